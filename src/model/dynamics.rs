@@ -1,0 +1,219 @@
+//! The taut-phase derivative: state in, all rates out, in a fixed pipeline of named phases
+//! (geometry -> friction -> tension -> accelerations -> spin rates), allocation-free.
+
+use nalgebra::Vector2;
+use thiserror::Error;
+
+use super::energy::PowerBalance;
+use super::friction::{AxleMode, Axles, SlipReference};
+use super::geometry::Kinematics;
+use super::params::Params;
+use super::state::{CartesianState, ReducedLayout, StateError};
+use super::tension::{self, Regularisation, StickInput, TensionSolution};
+
+/// Why a derivative could not be evaluated.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum DynamicsError {
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error("segment {segment} has length {length:.3e} m: object {segment} and object {} meet", segment + 1)]
+    SegmentCollapsed { segment: usize, length: f64 },
+    #[error("the derivative is not finite (the state is degenerate)")]
+    NonFinite,
+}
+
+/// Workspace for the taut-phase dynamics of N diabolos. Build it once; [`TautDynamics::evaluate`]
+/// then allocates nothing.
+#[derive(Clone, Debug)]
+pub struct TautDynamics {
+    params: Params,
+    layout: ReducedLayout,
+    regularisation: Regularisation,
+    kin: Kinematics,
+    axles: Axles,
+    spins: Vec<f64>,
+    solution: TensionSolution,
+    accelerations: Vec<(f64, f64)>,
+    spin_rates: Vec<f64>,
+}
+
+impl TautDynamics {
+    /// Workspace for `n` diabolos with the default [`Regularisation`].
+    pub fn new(params: &Params, n: usize) -> Self {
+        Self {
+            params: *params,
+            layout: ReducedLayout::new(n),
+            regularisation: Regularisation::default(),
+            kin: Kinematics::new(n),
+            axles: Axles::new(n),
+            spins: vec![0.0; n],
+            solution: TensionSolution::default(),
+            accelerations: vec![(0.0, 0.0); n + 2],
+            spin_rates: vec![0.0; n],
+        }
+    }
+
+    /// Sets how the stick-force solve behaves near the straight string.
+    pub fn with_regularisation(mut self, regularisation: Regularisation) -> Self {
+        self.regularisation = regularisation;
+        self
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+    pub fn layout(&self) -> ReducedLayout {
+        self.layout
+    }
+
+    /// Evaluates everything at reduced state `x` for the hands' `inputs` and the axle `modes`
+    /// (one per diabolo; ignored by the tanh law).
+    pub fn evaluate(
+        &mut self,
+        x: &[f64],
+        inputs: &[StickInput; 2],
+        modes: &[AxleMode],
+    ) -> Result<(), DynamicsError> {
+        self.layout.check(x)?;
+        let n = self.layout.diabolos();
+        // Phase 1: geometry and kinematic rates.
+        self.kin.load_reduced(&self.layout, x, self.params.string_length);
+        if let Some((segment, s)) =
+            self.kin.segments().iter().enumerate().find(|(_, s)| !(s.length > 0.0))
+        {
+            return Err(DynamicsError::SegmentCollapsed { segment, length: s.length });
+        }
+        // Phase 2: friction (slip speeds, contact angles, tension ratios).
+        for i in 1..=n {
+            self.spins[i - 1] = x[self.layout.spin(i)];
+        }
+        self.axles.update(
+            self.params.friction_law,
+            self.params.friction,
+            &self.kin,
+            &self.spins,
+            Some(modes),
+            SlipReference::LeftSide,
+        );
+        // Phase 3: tension.
+        self.solution = tension::solve(&self.params, &self.kin, &self.axles, inputs, self.regularisation);
+        // Phase 4: accelerations.
+        tension::accelerations(
+            &self.params,
+            &self.kin,
+            self.axles.tension_ratios(),
+            &self.solution,
+            &mut self.accelerations,
+        );
+        // Phase 5: spin rates w_i' = sigma_i (T_{i-1} - T_i) / (m J) - D w_i.
+        let ratios = self.axles.tension_ratios();
+        let spin_mass = self.params.diabolo_mass * self.params.spin_inertia;
+        for i in 1..=n {
+            let side = self.axles.contacts()[i - 1].side;
+            let torque = self.solution.base_tension * (ratios[i - 1] - ratios[i]);
+            self.spin_rates[i - 1] = side * torque / spin_mass - self.params.spin_drag * self.spins[i - 1];
+        }
+        if !(self.solution.base_tension.is_finite() && self.accelerations.iter().all(|a| a.0.is_finite() && a.1.is_finite())) {
+            return Err(DynamicsError::NonFinite);
+        }
+        Ok(())
+    }
+
+    /// Writes dX/dt of the last evaluated state into `out` (the layout's length).
+    pub fn write_rates(&self, out: &mut [f64]) {
+        let layout = &self.layout;
+        let n = layout.diabolos();
+        let o = self.kin.objects();
+        let x0_rate = o[0].velocity();
+        out[0] = x0_rate.x;
+        out[1] = x0_rate.y;
+        for i in 0..n {
+            out[layout.segment_length(i)] = self.kin.segments()[i].length_rate;
+        }
+        out[layout.phi0()] = o[0].phi_rate;
+        for i in 1..=n {
+            out[layout.theta(i)] = self.kin.theta_rate(i);
+            out[layout.spin(i)] = self.spin_rates[i - 1];
+        }
+        for (k, &(aa, ab)) in self.accelerations.iter().enumerate() {
+            // u^a' = a^a + u^b phi', u^b' = a^b - u^a phi'.
+            let alpha_rate = aa + o[k].u_beta * o[k].phi_rate;
+            if k <= n {
+                out[layout.u_alpha(k)] = alpha_rate;
+                out[layout.u_beta(k)] = ab - o[k].u_alpha * o[k].phi_rate;
+            } else {
+                out[layout.u_alpha_right()] = alpha_rate;
+            }
+        }
+    }
+
+    /// Evaluates and writes the rates in one call.
+    pub fn rates(
+        &mut self,
+        x: &[f64],
+        inputs: &[StickInput; 2],
+        modes: &[AxleMode],
+        out: &mut [f64],
+    ) -> Result<(), DynamicsError> {
+        self.evaluate(x, inputs, modes)?;
+        self.write_rates(out);
+        Ok(())
+    }
+
+    /// Kinematics of the last evaluated state.
+    pub fn kinematics(&self) -> &Kinematics {
+        &self.kin
+    }
+    /// Axle contacts and tension ratios of the last evaluated state.
+    pub fn axles(&self) -> &Axles {
+        &self.axles
+    }
+    /// The tension solution of the last evaluated state.
+    pub fn tension(&self) -> &TensionSolution {
+        &self.solution
+    }
+    /// T_i = T_0 d_i of segment i, N.
+    pub fn segment_tension(&self, i: usize) -> f64 {
+        self.solution.base_tension * self.axles.tension_ratios()[i]
+    }
+    /// (a^alpha, a^beta) of every object in its own frame, m/s^2.
+    pub fn frame_accelerations(&self) -> &[(f64, f64)] {
+        &self.accelerations
+    }
+    /// Acceleration of object k in x-y, m/s^2.
+    pub fn acceleration(&self, k: usize) -> Vector2<f64> {
+        let (aa, ab) = self.accelerations[k];
+        self.kin.objects()[k].to_world(aa, ab)
+    }
+    /// w_i' of diabolo i (1..=N), m/s^2.
+    pub fn spin_rate(&self, i: usize) -> f64 {
+        self.spin_rates[i - 1]
+    }
+    /// Spin w_i of diabolo i (1..=N), m/s.
+    pub fn spin(&self, i: usize) -> f64 {
+        self.spins[i - 1]
+    }
+
+    /// The Cartesian state of the last evaluated state.
+    pub fn cartesian(&self, x: &[f64]) -> CartesianState {
+        self.kin.to_cartesian(Vector2::new(x[0], x[1]), |i| self.spins[i - 1])
+    }
+
+    /// The power terms of the energy balance at the last evaluated state:
+    /// dE/dt = hand_power - friction_dissipation - drag_loss.
+    pub fn power_balance(&self) -> PowerBalance {
+        let n = self.layout.diabolos();
+        let o = self.kin.objects();
+        let hand_power = self.solution.hand_forces[0].dot(&o[0].velocity())
+            + self.solution.hand_forces[1].dot(&o[n + 1].velocity());
+        let ratios = self.axles.tension_ratios();
+        let friction_dissipation = (1..=n)
+            .map(|i| {
+                self.solution.base_tension * (ratios[i] - ratios[i - 1]) * self.axles.contacts()[i - 1].slip_speed
+            })
+            .sum();
+        let spin_mass = self.params.diabolo_mass * self.params.spin_inertia;
+        let drag_loss = self.spins.iter().map(|w| spin_mass * self.params.spin_drag * w * w).sum();
+        PowerBalance { hand_power, friction_dissipation, drag_loss }
+    }
+}

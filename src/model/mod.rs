@@ -1,0 +1,30 @@
+//! The physics of one instant: geometry of the string, capstan friction, the rotating-frame
+//! tension solution, loose-phase accelerations, the tensing impulse and the energy budget.
+//!
+//! Objects are numbered left to right: left stick 0, diabolos 1..N, right stick N+1.
+//! Segment i joins object i and i+1. Everything is SI (m, kg, s, N) and angles are radians.
+
+pub mod dynamics;
+pub mod energy;
+pub mod friction;
+pub mod geometry;
+pub mod impulse;
+pub mod params;
+pub mod state;
+pub mod tension;
+
+pub use dynamics::{DynamicsError, TautDynamics};
+pub use energy::{mechanical_energy, PowerBalance};
+pub use friction::{AxleContact, AxleMode, SlipDirection};
+pub use geometry::Kinematics;
+pub use impulse::{tensing_impulse, TensingImpulse};
+pub use params::{FrictionLaw, ParamError, ParamValues, Params};
+pub use state::{Body, CartesianState, DiaboloState, ReducedLayout, ReducedState, StateError};
+pub use tension::{
+    loose_accelerations, Regularisation, StickInput, StickMatrix, TensionSolution,
+};
+
+/// Number of objects (two sticks and N diabolos) for N diabolos.
+pub const fn object_count(n_diabolos: usize) -> usize {
+    n_diabolos + 2
+}

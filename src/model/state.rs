@@ -1,0 +1,327 @@
+//! The two descriptions of the system's state and the conversions between them.
+//!
+//! - [`CartesianState`]: positions and velocities of every object in x-y, spins and knot degrees.
+//!   Intuitive, and what the loose phase integrates.
+//! - [`ReducedState`]: the taut-phase state of the note (section 2-2),
+//!   X = (x_0, l_0..l_{N-1}, phi_0, theta_1..theta_N, u_{0..N}^{alpha,beta}, u_{N+1}^alpha, w_1..w_N),
+//!   where l_N = L - sum l_j and u_{N+1}^beta = -u_0^beta + 2 sum u_i^beta sin psi_i hold the string
+//!   constraint exactly.
+
+use nalgebra::Vector2;
+use std::f64::consts::{PI, TAU};
+use thiserror::Error;
+
+use super::geometry::{self, Kinematics};
+use super::params::Params;
+
+/// A stick tip: a point mass with position (m) and velocity (m/s).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Body {
+    pub pos: Vector2<f64>,
+    pub vel: Vector2<f64>,
+}
+
+/// One diabolo on the string.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DiaboloState {
+    /// Centre position, m.
+    pub pos: Vector2<f64>,
+    /// Centre velocity, m/s.
+    pub vel: Vector2<f64>,
+    /// w = r omega: axle surface speed, m/s; positive is a clockwise spin (x right, y up), the
+    /// string running under the axle from left to right.
+    pub spin: f64,
+    /// k: knot degree (wraps of the string around the axle; negative for recaptured states).
+    pub knot: i32,
+}
+
+/// Positions, velocities, spins and knot degrees of all objects.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CartesianState {
+    pub left: Body,
+    pub right: Body,
+    /// Diabolos 1..N, left to right.
+    pub diabolos: Vec<DiaboloState>,
+}
+
+/// Something wrong with a state as a description of a diabolo on a string.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum StateError {
+    #[error("a state needs at least one diabolo")]
+    NoDiabolo,
+    #[error("segment {segment} (between object {segment} and {}) has zero length: two objects coincide", segment + 1)]
+    SegmentCollapsed { segment: usize },
+    #[error("the string is not taut: slack L - sum l = {slack:.3e} m (tolerance {tolerance:.1e} m)")]
+    NotTaut { slack: f64, tolerance: f64 },
+    #[error("the string length is changing: L' = {rate:.3e} m/s on a taut string (tolerance {tolerance:.1e} m/s)")]
+    LengthChanging { rate: f64, tolerance: f64 },
+    #[error("the sticks are {distance:.4} m apart, farther than the string length {length:.4} m")]
+    SticksTooFarApart { distance: f64, length: f64 },
+    #[error("x = {x:.4} m cannot be on a taut string of length {length:.4} m between the sticks")]
+    OffString { x: f64, length: f64 },
+    #[error("state vector has {got} entries, the layout for {diabolos} diabolos needs {expected}")]
+    WrongLength { got: usize, expected: usize, diabolos: usize },
+    #[error("{what} is not finite")]
+    NonFinite { what: &'static str },
+}
+
+impl CartesianState {
+    /// Number of diabolos N.
+    pub fn diabolo_count(&self) -> usize {
+        self.diabolos.len()
+    }
+
+    /// Position of object k (0 = left stick, 1..N diabolos, N+1 = right stick).
+    pub fn position(&self, k: usize) -> Vector2<f64> {
+        self.body(k).0
+    }
+
+    /// Velocity of object k.
+    pub fn velocity(&self, k: usize) -> Vector2<f64> {
+        self.body(k).1
+    }
+
+    fn body(&self, k: usize) -> (Vector2<f64>, Vector2<f64>) {
+        let n = self.diabolos.len();
+        match k {
+            0 => (self.left.pos, self.left.vel),
+            k if k == n + 1 => (self.right.pos, self.right.vel),
+            k => (self.diabolos[k - 1].pos, self.diabolos[k - 1].vel),
+        }
+    }
+
+    /// Mutable velocity of object k.
+    pub fn velocity_mut(&mut self, k: usize) -> &mut Vector2<f64> {
+        let n = self.diabolos.len();
+        match k {
+            0 => &mut self.left.vel,
+            k if k == n + 1 => &mut self.right.vel,
+            k => &mut self.diabolos[k - 1].vel,
+        }
+    }
+
+    /// Sum of segment lengths, m.
+    pub fn string_used(&self) -> f64 {
+        (0..=self.diabolos.len())
+            .map(|i| (self.position(i + 1) - self.position(i)).norm())
+            .sum()
+    }
+
+    /// One diabolo at rest on the taut string below two still sticks, at horizontal position `x`
+    /// (the lower branch of the ellipse whose foci are the stick tips), with spin `spin` (m/s).
+    pub fn hanging(
+        params: &Params,
+        left: [f64; 2],
+        right: [f64; 2],
+        x: f64,
+        spin: f64,
+    ) -> Result<Self, StateError> {
+        let pos = taut_point_below(left.into(), right.into(), x, params.string_length)?;
+        Ok(Self {
+            left: Body { pos: left.into(), vel: Vector2::zeros() },
+            right: Body { pos: right.into(), vel: Vector2::zeros() },
+            diabolos: vec![DiaboloState { pos, vel: Vector2::zeros(), spin, knot: 0 }],
+        })
+    }
+}
+
+/// The point at horizontal position `x` below the sticks where a single diabolo sits on a taut
+/// string of length `length`: |p - a| + |p - b| = length, p.y below both tips.
+pub fn taut_point_below(
+    a: Vector2<f64>,
+    b: Vector2<f64>,
+    x: f64,
+    length: f64,
+) -> Result<Vector2<f64>, StateError> {
+    let distance = (b - a).norm();
+    if distance >= length {
+        return Err(StateError::SticksTooFarApart { distance, length });
+    }
+    let used = |y: f64| {
+        let p = Vector2::new(x, y);
+        (p - a).norm() + (p - b).norm()
+    };
+    let mut high = a.y.min(b.y);
+    if used(high) > length {
+        return Err(StateError::OffString { x, length });
+    }
+    let mut low = high - length;
+    // used() decreases monotonically as y rises toward the tips: bisect to round-off.
+    for _ in 0..200 {
+        let mid = 0.5 * (low + high);
+        if mid == low || mid == high {
+            break;
+        }
+        if used(mid) > length {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    Ok(Vector2::new(x, 0.5 * (low + high)))
+}
+
+/// Index map of the reduced state vector for N diabolos (length 5N + 6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReducedLayout {
+    n: usize,
+}
+
+impl ReducedLayout {
+    /// Layout for `n` diabolos (n >= 1).
+    pub fn new(n: usize) -> Self {
+        assert!(n >= 1, "a reduced state needs at least one diabolo");
+        Self { n }
+    }
+    /// N, the number of diabolos.
+    pub fn diabolos(&self) -> usize {
+        self.n
+    }
+    /// Length of the state vector, 5N + 6.
+    pub fn len(&self) -> usize {
+        5 * self.n + 6
+    }
+    /// Never empty (N >= 1); present for clippy's len-without-is-empty rule.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+    /// Index of x_0 (x at this index, y at the next).
+    pub fn x0(&self) -> usize {
+        0
+    }
+    /// Index of l_i, the length of segment i < N.
+    pub fn segment_length(&self, i: usize) -> usize {
+        debug_assert!(i < self.n);
+        2 + i
+    }
+    /// Index of phi_0, the frame angle of the left stick.
+    pub fn phi0(&self) -> usize {
+        2 + self.n
+    }
+    /// Index of theta_i, the string angle at diabolo i (1..=N).
+    pub fn theta(&self, i: usize) -> usize {
+        debug_assert!((1..=self.n).contains(&i));
+        2 + self.n + i
+    }
+    /// Index of u_k^alpha for object k in 0..=N (u_k^beta is the next index).
+    pub fn u_alpha(&self, k: usize) -> usize {
+        debug_assert!(k <= self.n);
+        3 + 2 * self.n + 2 * k
+    }
+    /// Index of u_k^beta for object k in 0..=N.
+    pub fn u_beta(&self, k: usize) -> usize {
+        self.u_alpha(k) + 1
+    }
+    /// Index of u_{N+1}^alpha (the right stick's beta velocity is held by the constraint).
+    pub fn u_alpha_right(&self) -> usize {
+        5 + 4 * self.n
+    }
+    /// Index of w_i, the spin (axle surface speed) of diabolo i (1..=N).
+    pub fn spin(&self, i: usize) -> usize {
+        debug_assert!((1..=self.n).contains(&i));
+        5 + 4 * self.n + i
+    }
+
+    /// Checks a slice has this layout's length.
+    pub fn check(&self, x: &[f64]) -> Result<(), StateError> {
+        if x.len() == self.len() {
+            Ok(())
+        } else {
+            Err(StateError::WrongLength { got: x.len(), expected: self.len(), diabolos: self.n })
+        }
+    }
+
+    /// Converts a taut Cartesian state to the reduced state. The string must be taut
+    /// (|L - sum l| <= tolerance * L) and not changing length (|L'| <= tolerance * (1 m/s + the
+    /// largest speed)), because the reduced state holds both by construction.
+    pub fn reduce(
+        &self,
+        state: &CartesianState,
+        string_length: f64,
+        tolerance: f64,
+    ) -> Result<ReducedState, StateError> {
+        if state.diabolo_count() != self.n {
+            return Err(StateError::WrongLength {
+                got: state.diabolo_count(),
+                expected: self.n,
+                diabolos: self.n,
+            });
+        }
+        let mut kin = Kinematics::new(self.n);
+        kin.load_cartesian(state)?;
+        let slack = string_length - kin.total_length();
+        if slack.abs() > tolerance * string_length {
+            return Err(StateError::NotTaut { slack, tolerance: tolerance * string_length });
+        }
+        let speed = (0..self.n + 2).map(|k| state.velocity(k).norm()).fold(0.0, f64::max);
+        let rate = kin.total_length_rate();
+        if rate.abs() > tolerance * (1.0 + speed) {
+            return Err(StateError::LengthChanging { rate, tolerance: tolerance * (1.0 + speed) });
+        }
+        let mut x = vec![0.0; self.len()];
+        x[0] = state.left.pos.x;
+        x[1] = state.left.pos.y;
+        let objects = kin.objects();
+        for i in 0..self.n {
+            x[self.segment_length(i)] = kin.segments()[i].length;
+        }
+        x[self.phi0()] = objects[0].phi;
+        for i in 1..=self.n {
+            x[self.theta(i)] = objects[i].theta;
+            x[self.spin(i)] = state.diabolos[i - 1].spin;
+        }
+        for (k, object) in objects.iter().enumerate().take(self.n + 1) {
+            x[self.u_alpha(k)] = object.u_alpha;
+            x[self.u_beta(k)] = object.u_beta;
+        }
+        x[self.u_alpha_right()] = objects[self.n + 1].u_alpha;
+        Ok(ReducedState { layout: *self, values: x })
+    }
+
+    /// Converts a reduced state back to positions, velocities, spins and knot degrees
+    /// (k_i = floor(theta_i / 2 pi)).
+    pub fn expand(&self, x: &[f64], string_length: f64) -> Result<CartesianState, StateError> {
+        self.check(x)?;
+        let mut kin = Kinematics::new(self.n);
+        kin.load_reduced(self, x, string_length);
+        Ok(kin.to_cartesian(Vector2::new(x[0], x[1]), |i| x[self.spin(i)]))
+    }
+}
+
+/// A reduced taut-phase state with its layout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReducedState {
+    layout: ReducedLayout,
+    values: Vec<f64>,
+}
+
+impl ReducedState {
+    /// Wraps a vector in a layout, checking its length.
+    pub fn from_values(layout: ReducedLayout, values: Vec<f64>) -> Result<Self, StateError> {
+        layout.check(&values)?;
+        Ok(Self { layout, values })
+    }
+    pub fn layout(&self) -> ReducedLayout {
+        self.layout
+    }
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+    pub fn values_mut(&mut self) -> &mut [f64] {
+        &mut self.values
+    }
+    pub fn into_values(self) -> Vec<f64> {
+        self.values
+    }
+}
+
+/// The knot degree k = floor(theta / 2 pi) of a string angle theta.
+pub fn knot_degree(theta: f64) -> i32 {
+    (theta / TAU).floor() as i32
+}
+
+/// The string angle theta = pi + tau + 2 pi k of a diabolo whose string turns by tau (in
+/// [-pi, pi), counter-clockwise positive) and whose knot degree is k.
+pub fn theta_from_turn(turn: f64, knot: i32) -> f64 {
+    PI + geometry::wrap_angle(turn) + TAU * f64::from(knot)
+}
