@@ -1,0 +1,241 @@
+//! Shared test support: a seeded random generator, random physical states, and an independent
+//! Cartesian Newton solve of the taut string (model.md, "Independent cross-check").
+#![allow(dead_code)]
+
+use diabolo::model::{Body, CartesianState, DiaboloState, FrictionLaw, ParamValues, Params, StickInput};
+use nalgebra::Vector2;
+use std::f64::consts::{PI, TAU};
+
+/// SplitMix64: small, seeded, deterministic.
+pub struct SplitMix(u64);
+
+impl SplitMix {
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [lo, hi).
+    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
+    }
+    /// Uniform integer in lo..=hi.
+    pub fn int(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next_u64() % ((hi - lo + 1) as u64)) as i64
+    }
+    pub fn coin(&mut self) -> bool {
+        self.next_u64() & 1 == 1
+    }
+    pub fn vector(&mut self, scale: f64) -> Vector2<f64> {
+        Vector2::new(self.uniform(-scale, scale), self.uniform(-scale, scale))
+    }
+}
+
+/// Random but physical parameters; `law` chooses the friction law.
+pub fn random_params(rng: &mut SplitMix, law: FrictionLaw, string_length: f64) -> Params {
+    Params::new(ParamValues {
+        string_length,
+        diabolo_mass: rng.uniform(0.05, 0.5),
+        stick_mass: rng.uniform(0.01, 0.3),
+        friction: rng.uniform(0.0, 0.4),
+        spin_inertia: rng.uniform(5.0, 80.0),
+        spin_drag: rng.uniform(0.0, 0.2),
+        gravity: rng.uniform(0.0, 15.0),
+        restitution: rng.uniform(0.0, 1.0),
+        friction_law: law,
+    })
+    .unwrap()
+}
+
+/// A random turn angle tau at a diabolo of knot degree `knot` that keeps the string on the axle
+/// (theta = pi + tau + 2 pi k > pi, or theta < -pi for recaptured states), away from the branch
+/// boundaries by `margin`.
+pub fn random_turn(rng: &mut SplitMix, knot: i32, margin: f64) -> f64 {
+    match knot {
+        0 => rng.uniform(margin, PI - margin),
+        -1 => rng.uniform(-PI + margin, -margin),
+        _ => rng.uniform(-PI + margin, PI - margin),
+    }
+}
+
+/// Random positions of N diabolos with knots in `knots`, segment lengths in [0.1, 0.6] m, and
+/// random velocities and spins; L = sum l (taut), and the right stick's velocity is corrected
+/// along e_N so that L' = 0. Returns the state and L.
+pub fn random_taut_state(rng: &mut SplitMix, n: usize, knots: (i32, i32)) -> (CartesianState, f64) {
+    let mut state = random_positions(rng, n, knots);
+    let length = state.string_used();
+    for k in 0..n + 2 {
+        *state.velocity_mut(k) = rng.vector(2.0);
+    }
+    for d in &mut state.diabolos {
+        d.spin = rng.uniform(-1.0, 1.0);
+    }
+    let rate = length_rate(&state);
+    let e_n = (state.right.pos - state.diabolos[n - 1].pos).normalize();
+    state.right.vel -= rate * e_n;
+    (state, length)
+}
+
+/// Random positions (velocities zero) as in [`random_taut_state`].
+pub fn random_positions(rng: &mut SplitMix, n: usize, knots: (i32, i32)) -> CartesianState {
+    let mut direction = rng.uniform(-PI, PI);
+    let mut pos = rng.vector(0.5);
+    let left = Body { pos, vel: Vector2::zeros() };
+    let mut diabolos = Vec::new();
+    for i in 0..=n {
+        pos += rng.uniform(0.1, 0.6) * Vector2::new(direction.cos(), direction.sin());
+        if i < n {
+            let knot = rng.int(knots.0 as i64, knots.1 as i64) as i32;
+            diabolos.push(DiaboloState { pos, vel: Vector2::zeros(), spin: 0.0, knot });
+            direction += random_turn(rng, knot, 0.05);
+        }
+    }
+    CartesianState { left, right: Body { pos, vel: Vector2::zeros() }, diabolos }
+}
+
+/// L' = sum_i e_i . (v_{i+1} - v_i).
+pub fn length_rate(state: &CartesianState) -> f64 {
+    (0..=state.diabolo_count())
+        .map(|i| {
+            let d = state.position(i + 1) - state.position(i);
+            d.normalize().dot(&(state.velocity(i + 1) - state.velocity(i)))
+        })
+        .sum()
+}
+
+/// The independent Cartesian solution of one taut instant.
+#[derive(Debug, Clone)]
+pub struct CartesianSolution {
+    pub base_tension: f64,
+    /// a_k in x-y for k = 0..=N+1.
+    pub accelerations: Vec<Vector2<f64>>,
+    /// w_i' for i = 1..=N.
+    pub spin_rates: Vec<f64>,
+    /// Hand forces (x-y, N).
+    pub hand_forces: [Vector2<f64>; 2],
+    /// d_0..d_N.
+    pub ratios: Vec<f64>,
+    /// sigma_i w_i - sum_{j<i} l_j'.
+    pub slip_speeds: Vec<f64>,
+}
+
+/// String angle at diabolo i computed from Cartesian positions and the knot degree.
+pub fn cartesian_theta(state: &CartesianState, i: usize) -> f64 {
+    let a = state.position(i) - state.position(i - 1);
+    let b = state.position(i + 1) - state.position(i);
+    let turn = (a.x * b.y - a.y * b.x).atan2(a.dot(&b));
+    let turn = if turn >= PI { turn - TAU } else { turn };
+    PI + turn + TAU * f64::from(state.diabolos[i - 1].knot)
+}
+
+/// Newton's law for every object with T_i = T_0 d_i along e_i, and T_0 from
+/// d^2/dt^2 sum l_i = 0, l_i'' = e_i . (a_{i+1} - a_i) + (|v_{i+1} - v_i|^2 - (e_i . (v_{i+1} - v_i))^2) / l_i.
+/// `slip_sign[i-1]` chooses c' = +-c for the step law; the tanh law uses the slip speed.
+/// A stick with an `Accel` input is infinitely heavy: its acceleration is given.
+pub fn cartesian_solve(
+    params: &Params,
+    state: &CartesianState,
+    slip_sign: &[f64],
+    inputs: &[StickInput; 2],
+) -> CartesianSolution {
+    let n = state.diabolo_count();
+    let g = Vector2::new(0.0, -params.gravity);
+    let (m, big_m) = (params.diabolo_mass, params.stick_mass);
+    let e: Vec<Vector2<f64>> =
+        (0..=n).map(|i| (state.position(i + 1) - state.position(i)).normalize()).collect();
+    let l: Vec<f64> = (0..=n).map(|i| (state.position(i + 1) - state.position(i)).norm()).collect();
+    let rate: Vec<f64> = (0..=n).map(|i| e[i].dot(&(state.velocity(i + 1) - state.velocity(i)))).collect();
+    let mut ratios = vec![1.0];
+    let mut slip_speeds = Vec::new();
+    let mut sides = Vec::new();
+    let mut feed = 0.0;
+    for i in 1..=n {
+        feed += rate[i - 1];
+        let theta = cartesian_theta(state, i);
+        let (side, angle) = if theta > PI {
+            (1.0, theta - PI)
+        } else if theta < -PI {
+            (-1.0, -(theta + PI))
+        } else {
+            (0.0, 0.0)
+        };
+        let slip = side * state.diabolos[i - 1].spin - feed;
+        let c_eff = match params.friction_law {
+            FrictionLaw::Tanh { width } => params.friction * (slip / width).tanh(),
+            FrictionLaw::Step => params.friction * slip_sign[i - 1],
+            FrictionLaw::Bearing => {
+                if slip_sign[i - 1] < 0.0 {
+                    -params.friction
+                } else {
+                    0.0
+                }
+            }
+        };
+        let previous = ratios[i - 1];
+        ratios.push(previous * (c_eff * angle).exp());
+        slip_speeds.push(slip);
+        sides.push(side);
+    }
+    // Accelerations affine in T_0: a_k = a0[k] + T_0 a1[k].
+    let mut a0 = vec![Vector2::zeros(); n + 2];
+    let mut a1 = vec![Vector2::zeros(); n + 2];
+    for (s, k, pull) in [(0usize, 0usize, e[0]), (1, n + 1, -ratios[n] * e[n])] {
+        match inputs[s] {
+            StickInput::Force(f) => {
+                a0[k] = g + f / big_m;
+                a1[k] = pull / big_m;
+            }
+            StickInput::Accel(a) => a0[k] = a,
+        }
+    }
+    for i in 1..=n {
+        a0[i] = g;
+        a1[i] = (ratios[i] * e[i] - ratios[i - 1] * e[i - 1]) / m;
+    }
+    let mut constant = 0.0;
+    let mut slope = 0.0;
+    for i in 0..=n {
+        let dv = state.velocity(i + 1) - state.velocity(i);
+        constant += e[i].dot(&(a0[i + 1] - a0[i])) + (dv.norm_squared() - e[i].dot(&dv).powi(2)) / l[i];
+        slope += e[i].dot(&(a1[i + 1] - a1[i]));
+    }
+    let base_tension = -constant / slope;
+    let accelerations: Vec<Vector2<f64>> = (0..n + 2).map(|k| a0[k] + base_tension * a1[k]).collect();
+    let spin_rates = (1..=n)
+        .map(|i| {
+            sides[i - 1] * base_tension * (ratios[i - 1] - ratios[i]) / (m * params.spin_inertia)
+                - params.spin_drag * state.diabolos[i - 1].spin
+        })
+        .collect();
+    let hand_forces = [
+        big_m * (accelerations[0] - g) - base_tension * e[0],
+        big_m * (accelerations[n + 1] - g) + base_tension * ratios[n] * e[n],
+    ];
+    CartesianSolution { base_tension, accelerations, spin_rates, hand_forces, ratios, slip_speeds }
+}
+
+/// Random axle modes as slip signs (+1 / -1), one per diabolo.
+pub fn random_signs(rng: &mut SplitMix, n: usize) -> Vec<f64> {
+    (0..n).map(|_| if rng.coin() { 1.0 } else { -1.0 }).collect()
+}
+
+/// The axle modes matching slip signs.
+pub fn modes_from_signs(signs: &[f64]) -> Vec<diabolo::model::AxleMode> {
+    signs.iter().map(|&s| diabolo::model::AxleMode::from_slip(s)).collect()
+}
+
+/// Asserts |actual - expected| <= rel * scale, naming the quantity.
+#[track_caller]
+pub fn assert_close(actual: f64, expected: f64, rel: f64, scale: f64, what: &str) {
+    assert!(
+        (actual - expected).abs() <= rel * scale,
+        "{what}: {actual} vs {expected} (difference {:.3e}, allowed {:.3e})",
+        (actual - expected).abs(),
+        rel * scale
+    );
+}
