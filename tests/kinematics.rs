@@ -53,25 +53,52 @@ fn kinematic_rates_match_finite_differences_of_the_geometry() {
             *state.velocity_mut(k) = rng.vector(2.0);
         }
         let kin = kinematics(&state);
-        let (plus, minus) = (kinematics(&advanced(&state, h)), kinematics(&advanced(&state, -h)));
+        let (plus, minus) = (
+            kinematics(&advanced(&state, h)),
+            kinematics(&advanced(&state, -h)),
+        );
         // Central differences have error O(h^2 |x'''|); with rates of order 10 / s that is ~1e-9.
         let tol = 1e-6;
         for i in 0..=n {
             let fd = (plus.segments()[i].length - minus.segments()[i].length) / (2.0 * h);
-            assert_close(kin.segments()[i].length_rate, fd, tol, 1.0 + fd.abs(), &format!("l_{i}'"));
+            assert_close(
+                kin.segments()[i].length_rate,
+                fd,
+                tol,
+                1.0 + fd.abs(),
+                &format!("l_{i}'"),
+            );
         }
         for k in 0..n + 2 {
             let o = |kin: &Kinematics| kin.objects()[k].phi;
             let fd = angle_difference(o(&plus), o(&minus)) / (2.0 * h);
-            assert_close(kin.objects()[k].phi_rate, fd, tol, 1.0 + fd.abs(), &format!("phi_{k}'"));
+            assert_close(
+                kin.objects()[k].phi_rate,
+                fd,
+                tol,
+                1.0 + fd.abs(),
+                &format!("phi_{k}'"),
+            );
         }
         for i in 1..=n {
             let fd = (plus.objects()[i].theta - minus.objects()[i].theta) / (2.0 * h);
-            assert_close(kin.theta_rate(i), fd, tol, 1.0 + fd.abs(), &format!("theta_{i}'"));
+            assert_close(
+                kin.theta_rate(i),
+                fd,
+                tol,
+                1.0 + fd.abs(),
+                &format!("theta_{i}'"),
+            );
         }
         let fd = (plus.total_length() - minus.total_length()) / (2.0 * h);
         assert_close(kin.total_length_rate(), fd, tol, 1.0 + fd.abs(), "L'");
-        assert_close(kin.total_length_rate_closed_form(), kin.total_length_rate(), 1e-12, 10.0, "L' closed form");
+        assert_close(
+            kin.total_length_rate_closed_form(),
+            kin.total_length_rate(),
+            1e-12,
+            10.0,
+            "L' closed form",
+        );
     }
 }
 
@@ -102,7 +129,13 @@ fn reduced_state_frames_satisfy_the_lemma() {
         let kin = kinematics(&random_positions(&mut rng, n, (-2, 2)));
         let o = kin.objects();
         let right: f64 = 2.0 * (1..=n).map(|i| o[i].cos_phi * o[i].sin_psi).sum::<f64>();
-        assert_close(o[0].cos_phi + o[n + 1].cos_phi, right, 1e-12, 1.0 + n as f64, "lemma");
+        assert_close(
+            o[0].cos_phi + o[n + 1].cos_phi,
+            right,
+            1e-12,
+            1.0 + n as f64,
+            "lemma",
+        );
     }
 }
 
@@ -140,34 +173,62 @@ fn reduced_derivative_maps_to_cartesian_velocity_and_newton_acceleration() {
         let (state, length) = random_taut_state(&mut rng, n, (-1, 2));
         let params = random_params(&mut rng, FrictionLaw::Step, length);
         let signs = random_signs(&mut rng, n);
-        let inputs = [StickInput::Force(rng.vector(3.0)), StickInput::Force(rng.vector(3.0))];
+        let inputs = [
+            StickInput::Force(rng.vector(3.0)),
+            StickInput::Force(rng.vector(3.0)),
+        ];
         let mut dynamics = TautDynamics::new(&params, n);
         let layout = dynamics.layout();
         let x = layout.reduce(&state, length, 1e-9).unwrap().into_values();
         let mut rates = vec![0.0; layout.len()];
-        dynamics.rates(&x, &inputs, &modes_from_signs(&signs), &mut rates).unwrap();
+        dynamics
+            .rates(&x, &inputs, &modes_from_signs(&signs), &mut rates)
+            .unwrap();
         let step = |sign: f64| -> CartesianState {
-            let y: Vec<f64> = x.iter().zip(&rates).map(|(a, b)| a + sign * h * b).collect();
+            let y: Vec<f64> = x
+                .iter()
+                .zip(&rates)
+                .map(|(a, b)| a + sign * h * b)
+                .collect();
             layout.expand(&y, length).unwrap()
         };
         let (plus, minus) = (step(1.0), step(-1.0));
         let expected = cartesian_solve(&params, &state, &signs, &inputs);
-        let scale = expected.accelerations.iter().map(|a| a.norm()).fold(10.0, f64::max);
+        let scale = expected
+            .accelerations
+            .iter()
+            .map(|a| a.norm())
+            .fold(10.0, f64::max);
         for k in 0..n + 2 {
             let v = (plus.position(k) - minus.position(k)) / (2.0 * h);
-            assert!((v - state.velocity(k)).norm() < 1e-6 * (1.0 + scale), "v_{k}: {v} vs {}", state.velocity(k));
+            assert!(
+                (v - state.velocity(k)).norm() < 1e-6 * (1.0 + scale),
+                "v_{k}: {v} vs {}",
+                state.velocity(k)
+            );
             let a = (plus.velocity(k) - minus.velocity(k)) / (2.0 * h);
-            assert!((a - expected.accelerations[k]).norm() < 1e-6 * scale, "a_{k}: {a} vs {}", expected.accelerations[k]);
+            assert!(
+                (a - expected.accelerations[k]).norm() < 1e-6 * scale,
+                "a_{k}: {a} vs {}",
+                expected.accelerations[k]
+            );
         }
         for i in 1..=n {
             let fd = (plus.diabolos[i - 1].spin - minus.diabolos[i - 1].spin) / (2.0 * h);
-            assert_close(fd, expected.spin_rates[i - 1], 1e-6, scale, &format!("w_{i}'"));
+            assert_close(
+                fd,
+                expected.spin_rates[i - 1],
+                1e-6,
+                scale,
+                &format!("w_{i}'"),
+            );
         }
     }
 }
 
 fn arbitrary_taut_state() -> impl Strategy<Value = (CartesianState, f64)> {
-    (1usize..=6, any::<u64>()).prop_map(|(n, seed)| random_taut_state(&mut SplitMix::new(seed), n, (-3, 3)))
+    (1usize..=6, any::<u64>())
+        .prop_map(|(n, seed)| random_taut_state(&mut SplitMix::new(seed), n, (-3, 3)))
 }
 
 proptest! {

@@ -16,29 +16,72 @@ fn laws(rng: &mut SplitMix) -> FrictionLaw {
     match rng.int(0, 2) {
         0 => FrictionLaw::Step,
         1 => FrictionLaw::Bearing,
-        _ => FrictionLaw::Tanh { width: rng.uniform(0.01, 1.0) },
+        _ => FrictionLaw::Tanh {
+            width: rng.uniform(0.01, 1.0),
+        },
     }
 }
 
 /// Evaluates the rotating-frame solution at a Cartesian state and compares it with the
 /// Cartesian one: T_0, every acceleration in x-y, every spin rate and both hand forces.
-fn compare(params: &Params, state: &diabolo::model::CartesianState, signs: &[f64], inputs: &[StickInput; 2]) -> f64 {
+fn compare(
+    params: &Params,
+    state: &diabolo::model::CartesianState,
+    signs: &[f64],
+    inputs: &[StickInput; 2],
+) -> f64 {
     let n = state.diabolo_count();
     let mut dynamics = TautDynamics::new(params, n);
-    let reduced = dynamics.layout().reduce(state, params.string_length, 1e-9).unwrap();
-    dynamics.evaluate(reduced.values(), inputs, &modes_from_signs(signs)).unwrap();
+    let reduced = dynamics
+        .layout()
+        .reduce(state, params.string_length, 1e-9)
+        .unwrap();
+    dynamics
+        .evaluate(reduced.values(), inputs, &modes_from_signs(signs))
+        .unwrap();
     let expected = cartesian_solve(params, state, signs, inputs);
-    let accel_scale = expected.accelerations.iter().map(|a| a.norm()).fold(params.gravity, f64::max);
-    let tension_scale = expected.base_tension.abs().max(params.diabolo_mass * accel_scale);
-    assert_close(dynamics.tension().base_tension, expected.base_tension, REL, tension_scale, "T_0");
+    let accel_scale = expected
+        .accelerations
+        .iter()
+        .map(|a| a.norm())
+        .fold(params.gravity, f64::max);
+    let tension_scale = expected
+        .base_tension
+        .abs()
+        .max(params.diabolo_mass * accel_scale);
+    assert_close(
+        dynamics.tension().base_tension,
+        expected.base_tension,
+        REL,
+        tension_scale,
+        "T_0",
+    );
     for k in 0..n + 2 {
         let a = dynamics.acceleration(k);
-        assert_close(a.x, expected.accelerations[k].x, REL, accel_scale, &format!("a_{k}.x"));
-        assert_close(a.y, expected.accelerations[k].y, REL, accel_scale, &format!("a_{k}.y"));
+        assert_close(
+            a.x,
+            expected.accelerations[k].x,
+            REL,
+            accel_scale,
+            &format!("a_{k}.x"),
+        );
+        assert_close(
+            a.y,
+            expected.accelerations[k].y,
+            REL,
+            accel_scale,
+            &format!("a_{k}.y"),
+        );
     }
     let spin_scale = tension_scale / (params.diabolo_mass * params.spin_inertia) + params.spin_drag;
     for i in 1..=n {
-        assert_close(dynamics.spin_rate(i), expected.spin_rates[i - 1], REL, spin_scale, &format!("w_{i}'"));
+        assert_close(
+            dynamics.spin_rate(i),
+            expected.spin_rates[i - 1],
+            REL,
+            spin_scale,
+            &format!("w_{i}'"),
+        );
         assert_close(
             dynamics.axles().tension_ratios()[i],
             expected.ratios[i],
@@ -50,8 +93,20 @@ fn compare(params: &Params, state: &diabolo::model::CartesianState, signs: &[f64
     let force_scale = params.stick_mass * accel_scale + tension_scale * expected.ratios[n].max(1.0);
     for s in 0..2 {
         let f = dynamics.tension().hand_forces[s];
-        assert_close(f.x, expected.hand_forces[s].x, REL, force_scale, &format!("F_{s}.x"));
-        assert_close(f.y, expected.hand_forces[s].y, REL, force_scale, &format!("F_{s}.y"));
+        assert_close(
+            f.x,
+            expected.hand_forces[s].x,
+            REL,
+            force_scale,
+            &format!("F_{s}.x"),
+        );
+        assert_close(
+            f.y,
+            expected.hand_forces[s].y,
+            REL,
+            force_scale,
+            &format!("F_{s}.y"),
+        );
     }
     expected.ratios[n]
 }
@@ -66,7 +121,10 @@ fn tension_matches_cartesian_solve() {
         let law = laws(&mut rng);
         let params = random_params(&mut rng, law, length);
         let signs = random_signs(&mut rng, n);
-        let inputs = [StickInput::Force(rng.vector(3.0)), StickInput::Force(rng.vector(3.0))];
+        let inputs = [
+            StickInput::Force(rng.vector(3.0)),
+            StickInput::Force(rng.vector(3.0)),
+        ];
         let last_ratio = compare(&params, &state, &signs, &inputs);
         let moving = (0..n + 2).any(|k| state.velocity(k).norm() > 0.1);
         if (last_ratio - 1.0).abs() > 0.01 && moving {
@@ -74,7 +132,10 @@ fn tension_matches_cartesian_solve() {
         }
     }
     // The source's misprint in the a_{N+1}^beta offset only shows with d_N != 1 and motion.
-    assert!(asymmetric_moving > 700, "only {asymmetric_moving} states with d_N != 1 and motion");
+    assert!(
+        asymmetric_moving > 700,
+        "only {asymmetric_moving} states with d_N != 1 and motion"
+    );
 }
 
 #[test]
@@ -97,10 +158,15 @@ fn prescribed_stick_accelerations_match_infinitely_heavy_sticks() {
             // straight string; keep to states whose conditioning supports a 1e-9 comparison.
             let mut dynamics = TautDynamics::new(&params, n);
             let reduced = dynamics.layout().reduce(&state, length, 1e-9).unwrap();
-            dynamics.evaluate(reduced.values(), &inputs, &modes_from_signs(&signs)).unwrap();
+            dynamics
+                .evaluate(reduced.values(), &inputs, &modes_from_signs(&signs))
+                .unwrap();
             let t = dynamics.tension();
-            let det = diabolo::model::StickMatrix { gear_ratio: t.gear_ratio, last_ratio: dynamics.axles().last_ratio() }
-                .determinant();
+            let det = diabolo::model::StickMatrix {
+                gear_ratio: t.gear_ratio,
+                last_ratio: dynamics.axles().last_ratio(),
+            }
+            .determinant();
             if det < 0.05 {
                 continue;
             }
@@ -108,7 +174,10 @@ fn prescribed_stick_accelerations_match_infinitely_heavy_sticks() {
         }
         compare(&params, &state, &signs, &inputs);
     }
-    assert!(both_driven > 250, "only {both_driven} both-driven states were compared");
+    assert!(
+        both_driven > 250,
+        "only {both_driven} both-driven states were compared"
+    );
 }
 
 #[test]
@@ -122,10 +191,15 @@ fn misprinted_offset_of_the_note_would_fail_the_cross_check() {
         let (state, length) = random_taut_state(&mut rng, 2, (0, 1));
         let params = random_params(&mut rng, FrictionLaw::Step, length);
         let signs = [1.0, 1.0];
-        let inputs = [StickInput::Force(rng.vector(3.0)), StickInput::Force(rng.vector(3.0))];
+        let inputs = [
+            StickInput::Force(rng.vector(3.0)),
+            StickInput::Force(rng.vector(3.0)),
+        ];
         let mut dynamics = TautDynamics::new(&params, 2);
         let reduced = dynamics.layout().reduce(&state, length, 1e-9).unwrap();
-        dynamics.evaluate(reduced.values(), &inputs, &modes_from_signs(&signs)).unwrap();
+        dynamics
+            .evaluate(reduced.values(), &inputs, &modes_from_signs(&signs))
+            .unwrap();
         let t = *dynamics.tension();
         let d_n = dynamics.axles().last_ratio();
         let right = &dynamics.kinematics().objects()[3];
@@ -138,7 +212,10 @@ fn misprinted_offset_of_the_note_would_fail_the_cross_check() {
             detected += 1;
         }
     }
-    assert!(detected > 100, "the misprint was visible on only {detected} of 200 states");
+    assert!(
+        detected > 100,
+        "the misprint was visible on only {detected} of 200 states"
+    );
 }
 
 #[test]
@@ -152,16 +229,42 @@ fn static_hang_tension_is_half_weight_over_cosine_of_half_opening() {
             ..Default::default()
         })
         .unwrap();
-        let state = diabolo::model::CartesianState::hanging(&params, [-half_width, 0.2], [half_width, 0.2], 0.0, 0.0)
-            .unwrap();
+        let state = diabolo::model::CartesianState::hanging(
+            &params,
+            [-half_width, 0.2],
+            [half_width, 0.2],
+            0.0,
+            0.0,
+        )
+        .unwrap();
         let mut dynamics = TautDynamics::new(&params, 1);
         let reduced = dynamics.layout().reduce(&state, length, 1e-12).unwrap();
-        let hold = [StickInput::Accel(Vector2::zeros()), StickInput::Accel(Vector2::zeros())];
-        dynamics.evaluate(reduced.values(), &hold, &modes_from_signs(&[1.0])).unwrap();
+        let hold = [
+            StickInput::Accel(Vector2::zeros()),
+            StickInput::Accel(Vector2::zeros()),
+        ];
+        dynamics
+            .evaluate(reduced.values(), &hold, &modes_from_signs(&[1.0]))
+            .unwrap();
         let cos_alpha = (1.0 - (2.0 * half_width / length).powi(2)).sqrt();
         let expected = params.diabolo_mass * params.gravity / (2.0 * cos_alpha);
-        assert_close(dynamics.segment_tension(0), expected, 1e-12, expected, "T_0");
-        assert_close(dynamics.segment_tension(1), expected, 1e-12, expected, "T_1");
-        assert!(dynamics.acceleration(1).norm() < 1e-12 * params.gravity, "the diabolo must stay at rest");
+        assert_close(
+            dynamics.segment_tension(0),
+            expected,
+            1e-12,
+            expected,
+            "T_0",
+        );
+        assert_close(
+            dynamics.segment_tension(1),
+            expected,
+            1e-12,
+            expected,
+            "T_1",
+        );
+        assert!(
+            dynamics.acceleration(1).norm() < 1e-12 * params.gravity,
+            "the diabolo must stay at rest"
+        );
     }
 }

@@ -77,11 +77,19 @@ impl TautDynamics {
         self.layout.check(x)?;
         let n = self.layout.diabolos();
         // Phase 1: geometry and kinematic rates.
-        self.kin.load_reduced(&self.layout, x, self.params.string_length);
-        if let Some((segment, s)) =
-            self.kin.segments().iter().enumerate().find(|(_, s)| !(s.length > 0.0))
+        self.kin
+            .load_reduced(&self.layout, x, self.params.string_length);
+        if let Some((segment, s)) = self
+            .kin
+            .segments()
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.length.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater))
         {
-            return Err(DynamicsError::SegmentCollapsed { segment, length: s.length });
+            return Err(DynamicsError::SegmentCollapsed {
+                segment,
+                length: s.length,
+            });
         }
         // Phase 2: friction (slip speeds, contact angles, tension ratios).
         for i in 1..=n {
@@ -96,7 +104,13 @@ impl TautDynamics {
             SlipReference::LeftSide,
         );
         // Phase 3: tension.
-        self.solution = tension::solve(&self.params, &self.kin, &self.axles, inputs, self.regularisation);
+        self.solution = tension::solve(
+            &self.params,
+            &self.kin,
+            &self.axles,
+            inputs,
+            self.regularisation,
+        );
         // Phase 4: accelerations.
         tension::accelerations(
             &self.params,
@@ -111,9 +125,15 @@ impl TautDynamics {
         for i in 1..=n {
             let side = self.axles.contacts()[i - 1].side;
             let torque = self.solution.base_tension * (ratios[i - 1] - ratios[i]);
-            self.spin_rates[i - 1] = side * torque / spin_mass - self.params.spin_drag * self.spins[i - 1];
+            self.spin_rates[i - 1] =
+                side * torque / spin_mass - self.params.spin_drag * self.spins[i - 1];
         }
-        if !(self.solution.base_tension.is_finite() && self.accelerations.iter().all(|a| a.0.is_finite() && a.1.is_finite())) {
+        if !(self.solution.base_tension.is_finite()
+            && self
+                .accelerations
+                .iter()
+                .all(|a| a.0.is_finite() && a.1.is_finite()))
+        {
             return Err(DynamicsError::NonFinite);
         }
         Ok(())
@@ -196,7 +216,8 @@ impl TautDynamics {
 
     /// The Cartesian state of the last evaluated state.
     pub fn cartesian(&self, x: &[f64]) -> CartesianState {
-        self.kin.to_cartesian(Vector2::new(x[0], x[1]), |i| self.spins[i - 1])
+        self.kin
+            .to_cartesian(Vector2::new(x[0], x[1]), |i| self.spins[i - 1])
     }
 
     /// The power terms of the energy balance at the last evaluated state:
@@ -209,11 +230,21 @@ impl TautDynamics {
         let ratios = self.axles.tension_ratios();
         let friction_dissipation = (1..=n)
             .map(|i| {
-                self.solution.base_tension * (ratios[i] - ratios[i - 1]) * self.axles.contacts()[i - 1].slip_speed
+                self.solution.base_tension
+                    * (ratios[i] - ratios[i - 1])
+                    * self.axles.contacts()[i - 1].slip_speed
             })
             .sum();
         let spin_mass = self.params.diabolo_mass * self.params.spin_inertia;
-        let drag_loss = self.spins.iter().map(|w| spin_mass * self.params.spin_drag * w * w).sum();
-        PowerBalance { hand_power, friction_dissipation, drag_loss }
+        let drag_loss = self
+            .spins
+            .iter()
+            .map(|w| spin_mass * self.params.spin_drag * w * w)
+            .sum();
+        PowerBalance {
+            hand_power,
+            friction_dissipation,
+            drag_loss,
+        }
     }
 }

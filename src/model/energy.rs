@@ -12,7 +12,8 @@ pub fn mechanical_energy(params: &Params, state: &CartesianState) -> f64 {
 /// Translational plus spin kinetic energy, J.
 pub fn kinetic_energy(params: &Params, state: &CartesianState) -> f64 {
     let m = params.diabolo_mass;
-    let sticks = 0.5 * params.stick_mass * (state.left.vel.norm_squared() + state.right.vel.norm_squared());
+    let sticks =
+        0.5 * params.stick_mass * (state.left.vel.norm_squared() + state.right.vel.norm_squared());
     let diabolos: f64 = state
         .diabolos
         .iter()

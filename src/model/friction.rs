@@ -100,7 +100,10 @@ pub struct Axles {
 impl Axles {
     /// Buffers for N diabolos.
     pub fn new(n: usize) -> Self {
-        Self { contacts: vec![AxleContact::default(); n], ratios: vec![1.0; n + 1] }
+        Self {
+            contacts: vec![AxleContact::default(); n],
+            ratios: vec![1.0; n + 1],
+        }
     }
 
     /// Contacts of diabolos 1..N (index i - 1).
@@ -145,7 +148,12 @@ impl Axles {
             let effective_friction = effective_friction(law, c, slip_speed, mode);
             log_ratio += effective_friction * contact_angle;
             self.ratios[i + 1] = log_ratio.exp();
-            *contact_i = AxleContact { side, contact_angle, slip_speed, effective_friction };
+            *contact_i = AxleContact {
+                side,
+                contact_angle,
+                slip_speed,
+                effective_friction,
+            };
         }
     }
 }
@@ -161,7 +169,10 @@ mod tests {
         assert_eq!(effective_friction(FrictionLaw::Step, 0.2, 1.0, pos), 0.2);
         assert_eq!(effective_friction(FrictionLaw::Step, 0.2, -1.0, neg), -0.2);
         assert_eq!(effective_friction(FrictionLaw::Bearing, 0.2, 1.0, pos), 0.0);
-        assert_eq!(effective_friction(FrictionLaw::Bearing, 0.2, -1.0, neg), -0.2);
+        assert_eq!(
+            effective_friction(FrictionLaw::Bearing, 0.2, -1.0, neg),
+            -0.2
+        );
     }
 
     #[test]

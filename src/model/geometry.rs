@@ -7,7 +7,9 @@
 use nalgebra::Vector2;
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
 
-use super::state::{knot_degree, theta_from_turn, Body, CartesianState, DiaboloState, ReducedLayout, StateError};
+use super::state::{
+    knot_degree, theta_from_turn, Body, CartesianState, DiaboloState, ReducedLayout, StateError,
+};
 
 /// Wraps an angle to [-pi, pi).
 pub fn wrap_angle(a: f64) -> f64 {
@@ -141,7 +143,11 @@ impl Kinematics {
             let o = &mut self.objects[k];
             o.u_alpha = x[layout.u_alpha(k)];
             o.u_beta = x[layout.u_beta(k)];
-            right_beta += if k == 0 { -o.u_beta } else { 2.0 * o.u_beta * o.sin_psi };
+            right_beta += if k == 0 {
+                -o.u_beta
+            } else {
+                2.0 * o.u_beta * o.sin_psi
+            };
         }
         self.objects[n + 1].u_alpha = x[layout.u_alpha_right()];
         self.objects[n + 1].u_beta = right_beta;
@@ -153,13 +159,17 @@ impl Kinematics {
     pub fn load_cartesian(&mut self, state: &CartesianState) -> Result<(), StateError> {
         let n = self.n;
         if state.diabolo_count() != n {
-            return Err(StateError::WrongLength { got: state.diabolo_count(), expected: n, diabolos: n });
+            return Err(StateError::WrongLength {
+                got: state.diabolo_count(),
+                expected: n,
+                diabolos: n,
+            });
         }
         let mut previous = 0.0;
         for i in 0..=n {
             let d = state.position(i + 1) - state.position(i);
             let length = d.norm();
-            if !(length > 0.0) {
+            if length.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
                 return Err(if length.is_finite() {
                     StateError::SegmentCollapsed { segment: i }
                 } else {
@@ -171,7 +181,8 @@ impl Kinematics {
             if i == 0 {
                 self.objects[0].theta = 0.0;
             } else {
-                self.objects[i].theta = theta_from_turn(direction - previous, state.diabolos[i - 1].knot);
+                self.objects[i].theta =
+                    theta_from_turn(direction - previous, state.diabolos[i - 1].knot);
             }
             previous = direction;
         }
@@ -196,12 +207,23 @@ impl Kinematics {
         for i in 1..=n {
             pos += self.segments[i - 1].length * self.segment_direction(i - 1);
             let o = &self.objects[i];
-            diabolos.push(DiaboloState { pos, vel: o.velocity(), spin: spin(i), knot: knot_degree(o.theta) });
+            diabolos.push(DiaboloState {
+                pos,
+                vel: o.velocity(),
+                spin: spin(i),
+                knot: knot_degree(o.theta),
+            });
         }
         let right = pos + self.segments[n].length * self.segment_direction(n);
         CartesianState {
-            left: Body { pos: left, vel: self.objects[0].velocity() },
-            right: Body { pos: right, vel: self.objects[n + 1].velocity() },
+            left: Body {
+                pos: left,
+                vel: self.objects[0].velocity(),
+            },
+            right: Body {
+                pos: right,
+                vel: self.objects[n + 1].velocity(),
+            },
             diabolos,
         }
     }
@@ -212,7 +234,11 @@ impl Kinematics {
         let mut previous_psi = -FRAC_PI_2;
         for k in 0..n + 2 {
             let o = &mut self.objects[k];
-            o.psi = if k == 0 || k == n + 1 { -FRAC_PI_2 } else { 0.5 * (o.theta - PI) };
+            o.psi = if k == 0 || k == n + 1 {
+                -FRAC_PI_2
+            } else {
+                0.5 * (o.theta - PI)
+            };
             if k > 0 {
                 phi += previous_psi + o.psi;
             }

@@ -1,30 +1,49 @@
 //! The tensing impulse (note section 3-1, model.md "Loose phase and tensing").
 //!
-//! When a slack string snaps taut with L' > 0, an impulsive tension J_i = J_0 d_i acts along the
-//! segments over an instant. Its tension ratios come from the pre-impact symmetric slip speeds
-//! w'_i = sigma_i w_i - (sum_{j<i} l_j' - sum_{j>=i} l_j')/2. Its magnitude makes
-//! L'+ = -e L'- (seed 003, eq. 6; e = 0 is the note's plastic impact):
-//! J_0 = (1 + e) L'- / (1/M_0 + d_N / M_{N+1} + (2/m) S),
-//! where a path-driven stick is infinitely heavy (1/M = 0: the hand absorbs the impulse).
+//! When a slack string snaps taut with L' > 0, impulsive tensions J_i act along the segments
+//! over an instant. A plastic impact (e = 0, the note's) ends when L' = 0. With restitution
+//! e > 0 the impact goes on until the normal part of the impulse has returned e^2 of the work it
+//! absorbed while compressing (the energetic coefficient): that is L'+ = -e L'- (seed 003,
+//! eq. 6) whenever no axle changes friction mode during the impact, always without friction.
+//! Newton's kinematic rule L'+ = -e L'- applied through a mode change can create energy; the
+//! energetic rule cannot. Positions do not move during the impact, so velocities and spins
+//! change linearly with the impulses; the process is followed in the decrease of L' (a
+//! Darboux-Keller parameter), in pieces within which every axle keeps its friction mode:
+//! - a slipping axle k carries J_k = J_{k-1} exp(c'_k theta'_k), c' with the sign of its
+//!   symmetric slip speed w'_k = sigma_k w_k - (sum_{j<k} l_j' - sum_{j>=k} l_j') / 2;
+//! - a piece ends when a slip speed reaches zero; there the Filippov rule decides: the axle
+//!   slips on in whichever direction is consistent, or grips the string (w'_k held at zero, its
+//!   impulse ratio solved) when both directions would drive the slip back to zero.
+//!
+//! With no slip reaching zero this is the note's closed form in one piece:
+//! J_0 = (1 + e) L'- / (1/M_0 + d_N / M_{N+1} + (2/m) S). Following the slip is what keeps the
+//! friction dissipative through the whole impact: with the friction direction frozen at its
+//! pre-impact value, an impact that reverses a slip can add energy.
+//! A path-driven stick is infinitely heavy (1/M = 0): the hand absorbs the impulse.
+
+use nalgebra::{DMatrix, DVector, Vector2};
 
 use super::energy::kinetic_energy;
-use super::friction::{Axles, SlipReference};
-use super::geometry::Kinematics;
-use super::params::Params;
+use super::friction::{contact, effective_friction, AxleMode, SlipDirection};
+use super::params::{FrictionLaw, Params};
 use super::state::{CartesianState, StateError};
-use super::tension::shape_sum;
 
 /// What a tensing impulse did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TensingImpulse {
-    /// J_0 = integral of T_0 over the impact: impulse carried by segment 0, N s.
+    /// J_0: impulse carried by segment 0 (integral of T_0 over the impact), N s.
     pub magnitude: f64,
-    /// J_N = J_0 d_N: impulse carried by the last segment, N s.
+    /// J_N: impulse carried by the last segment, N s.
     pub last_magnitude: f64,
     /// L' just before, m/s.
     pub length_rate_before: f64,
     /// L' just after (= -e L'-), m/s.
     pub length_rate_after: f64,
+    /// Number of pieces the impact took (compression and restitution, split where a slip
+    /// reached zero).
+    pub pieces: usize,
+    /// How many times an axle changed its friction mode during the impact.
+    pub mode_changes: usize,
     /// Work the hands did on path-driven (infinitely heavy) sticks during the impact, J.
     pub hand_work: f64,
     /// Energy dissipated: kinetic energy lost plus the hands' work, J (>= 0).
@@ -38,13 +57,8 @@ pub fn tensing_impulse(
     state: &mut CartesianState,
     heavy: [bool; 2],
 ) -> Result<TensingImpulse, StateError> {
-    let n = state.diabolo_count();
-    if n == 0 {
-        return Err(StateError::NoDiabolo);
-    }
-    let mut kin = Kinematics::new(n);
-    kin.load_cartesian(state)?;
-    let length_rate_before = kin.total_length_rate();
+    let mut impact = Impact::new(params, state, heavy)?;
+    let length_rate_before = impact.length_rate(state);
     if length_rate_before <= 0.0 {
         return Ok(TensingImpulse {
             length_rate_before,
@@ -52,45 +66,307 @@ pub fn tensing_impulse(
             ..TensingImpulse::default()
         });
     }
-    let spins: Vec<f64> = state.diabolos.iter().map(|d| d.spin).collect();
-    let mut axles = Axles::new(n);
-    // The friction direction of the impact is that of the pre-impact symmetric slip.
-    axles.update(params.friction_law, params.friction, &kin, &spins, None, SlipReference::Symmetric);
-    let ratios = axles.tension_ratios();
-    let d_n = axles.last_ratio();
-    let inverse_mass = heavy.map(|h| if h { 0.0 } else { 1.0 / params.stick_mass });
-    let m = params.diabolo_mass;
-    let compliance = inverse_mass[0] + d_n * inverse_mass[1] + 2.0 * shape_sum(&kin, ratios) / m;
-    let magnitude = (1.0 + params.restitution) * length_rate_before / compliance;
-
     let kinetic_before = kinetic_energy(params, state);
-    let o = kin.objects();
-    // Sticks: the string pulls stick 0 along e_0 = -beta_0 and stick N+1 along -e_N = -beta_{N+1}.
+    let e = params.restitution;
+    let mut length_rate = length_rate_before;
+    // Work absorbed by the normal (length) part of the impulse while L' > 0, and returned
+    // while L' < 0: the impact ends when e^2 of the absorbed work has been returned.
+    let (mut absorbed, mut returned) = (0.0, 0.0);
+    let mut impulses = vec![0.0; impact.n + 1];
+    let mut pieces = 0;
+    let mut mode_changes = 0;
     let mut hand_work = 0.0;
-    for (s, k, ratio) in [(0, 0, 1.0), (1, n + 1, d_n)] {
-        let impulse = magnitude * ratio;
-        if heavy[s] {
-            hand_work += impulse * o[k].u_beta;
+    let initial = impact.slip_speeds(state);
+    for (k, &slip) in initial.iter().enumerate() {
+        impact.modes[k] = AxleMode::from_slip(slip);
+        impact.pinned[k] = slip == 0.0;
+    }
+    let smooth = matches!(params.friction_law, FrictionLaw::Tanh { .. });
+    // Each piece ends a phase or brings one more slip to zero; the bound guards against a cycle
+    // of mode changes that round-off could cause.
+    while pieces < 64 + 16 * (impact.n + 1) {
+        let slips = impact.slip_speeds(state);
+        mode_changes += impact.decide_modes(&slips);
+        let rates = impact.impulse_rates(&impact.modes, &slips);
+        // dq/d(lambda), q = (J_0 + J_N) / 2: the normal impulse per unit decrease of L'.
+        let normal_rate = 0.5 * (rates[0] + rates[impact.n]);
+        let mut piece = if length_rate > 0.0 {
+            length_rate
         } else {
-            *state.velocity_mut(k) += o[k].to_world(0.0, -impulse * inverse_mass[s]);
+            // Returned work over a piece lambda: normal_rate (|L'| lambda + lambda^2 / 2).
+            let remaining = e * e * absorbed - returned;
+            if remaining <= 0.0 || normal_rate <= 0.0 {
+                break;
+            }
+            -length_rate.abs() + (length_rate * length_rate + 2.0 * remaining / normal_rate).sqrt()
+        };
+        if piece.is_nan() || piece <= 0.0 {
+            break;
+        }
+        pieces += 1;
+        let response = impact.response(&rates);
+        let mut reaching_zero = None;
+        let axles = impact.modes.iter().zip(slips.iter().zip(&response.slips));
+        for (k, (mode, (&slip, &trend))) in axles.enumerate() {
+            if let AxleMode::Slipping(direction) = mode {
+                let sign = match direction {
+                    SlipDirection::Positive => 1.0,
+                    SlipDirection::Negative => -1.0,
+                };
+                // Distance to zero along the slip's own direction, and its approach rate.
+                let (s, ds) = (sign * slip, sign * trend);
+                if ds < 0.0 && s.max(0.0) / -ds < piece {
+                    piece = s.max(0.0) / -ds;
+                    reaching_zero = Some(k);
+                }
+            }
+        }
+        if smooth && length_rate_before / 32.0 < piece {
+            // c' follows the slip continuously: keep pieces short so it is refreshed often.
+            piece = length_rate_before / 32.0;
+            reaching_zero = None;
+        }
+        // The hand holding a path-driven stick cancels the string's pull on it.
+        for (s, k, j) in [(0, 0, 0), (1, impact.n + 1, impact.n)] {
+            if heavy[s] {
+                hand_work -= piece * rates[j] * impact.pull(k).dot(&state.velocity(k));
+            }
+        }
+        impact.apply(state, &rates, piece);
+        for (total, rate) in impulses.iter_mut().zip(&rates) {
+            *total += piece * rate;
+        }
+        let work = normal_rate * piece * (length_rate - 0.5 * piece);
+        if length_rate > 0.0 {
+            absorbed += work;
+        } else {
+            returned -= work;
+        }
+        length_rate = if reaching_zero.is_none() && length_rate > 0.0 && piece == length_rate {
+            0.0
+        } else {
+            length_rate - piece
+        };
+        if let Some(k) = reaching_zero {
+            impact.pinned[k] = true;
         }
     }
-    let spin_mass = m * params.spin_inertia;
-    for i in 1..=n {
-        let (dd, ds) = (ratios[i] - ratios[i - 1], ratios[i] + ratios[i - 1]);
-        let dv = o[i].to_world(magnitude * dd * o[i].cos_psi / m, magnitude * ds * o[i].sin_psi / m);
-        let d = &mut state.diabolos[i - 1];
-        d.vel += dv;
-        d.spin -= axles.contacts()[i - 1].side * magnitude * dd / spin_mass;
-    }
-    kin.load_cartesian(state)?;
     let kinetic_after = kinetic_energy(params, state);
     Ok(TensingImpulse {
-        magnitude,
-        last_magnitude: magnitude * d_n,
+        magnitude: impulses[0],
+        last_magnitude: impulses[impact.n],
         length_rate_before,
-        length_rate_after: kin.total_length_rate(),
+        length_rate_after: impact.length_rate(state),
+        pieces,
+        mode_changes,
         hand_work,
         energy_lost: kinetic_before + hand_work - kinetic_after,
     })
+}
+
+/// Velocity and slip changes per unit impulse.
+struct Response {
+    /// d(L')/d(lambda).
+    length_rate: f64,
+    /// d(w'_k)/d(lambda) for each axle.
+    slips: Vec<f64>,
+}
+
+/// The fixed geometry of an impact and the axles' current modes.
+struct Impact<'a> {
+    params: &'a Params,
+    n: usize,
+    /// e_j, unit vectors of the segments.
+    directions: Vec<Vector2<f64>>,
+    /// 1/M, 1/m, ...: inverse masses of objects 0..=N+1 (0 for a path-driven stick).
+    inverse_mass: Vec<f64>,
+    /// sigma_k and theta'_k of each axle.
+    contacts: Vec<(f64, f64)>,
+    modes: Vec<AxleMode>,
+    /// Axles whose slip just reached zero: their mode is decided afresh (Filippov).
+    pinned: Vec<bool>,
+}
+
+impl<'a> Impact<'a> {
+    fn new(
+        params: &'a Params,
+        state: &CartesianState,
+        heavy: [bool; 2],
+    ) -> Result<Self, StateError> {
+        let n = state.diabolo_count();
+        if n == 0 {
+            return Err(StateError::NoDiabolo);
+        }
+        let mut kin = super::geometry::Kinematics::new(n);
+        kin.load_cartesian(state)?;
+        let directions = (0..=n)
+            .map(|j| (state.position(j + 1) - state.position(j)) / kin.segments()[j].length)
+            .collect();
+        let stick = |h: bool| if h { 0.0 } else { 1.0 / params.stick_mass };
+        let mut inverse_mass = vec![1.0 / params.diabolo_mass; n + 2];
+        inverse_mass[0] = stick(heavy[0]);
+        inverse_mass[n + 1] = stick(heavy[1]);
+        let contacts = (1..=n).map(|i| contact(kin.objects()[i].theta)).collect();
+        Ok(Self {
+            params,
+            n,
+            directions,
+            inverse_mass,
+            contacts,
+            modes: vec![AxleMode::Slipping(SlipDirection::Positive); n],
+            pinned: vec![false; n],
+        })
+    }
+
+    /// The pull of the string on stick k per unit impulse of its segment: +e_0 on the left
+    /// stick, -e_N on the right.
+    fn pull(&self, k: usize) -> Vector2<f64> {
+        if k == 0 {
+            self.directions[0]
+        } else {
+            -self.directions[self.n]
+        }
+    }
+
+    fn length_rates(&self, state: &CartesianState) -> Vec<f64> {
+        (0..=self.n)
+            .map(|j| self.directions[j].dot(&(state.velocity(j + 1) - state.velocity(j))))
+            .collect()
+    }
+
+    fn length_rate(&self, state: &CartesianState) -> f64 {
+        self.length_rates(state).iter().sum()
+    }
+
+    /// Symmetric slip speeds w'_k = sigma_k w_k - (sum_{j<k} l_j' - sum_{j>=k} l_j') / 2.
+    fn slip_speeds(&self, state: &CartesianState) -> Vec<f64> {
+        let spins: Vec<f64> = state.diabolos.iter().map(|d| d.spin).collect();
+        self.symmetric_slips(&self.length_rates(state), &spins)
+    }
+
+    fn symmetric_slips(&self, length_rates: &[f64], spins: &[f64]) -> Vec<f64> {
+        let total: f64 = length_rates.iter().sum();
+        let mut feed = 0.0;
+        (0..self.n)
+            .map(|k| {
+                feed += length_rates[k];
+                self.contacts[k].0 * spins[k] - (feed - 0.5 * total)
+            })
+            .collect()
+    }
+
+    /// Changes of every segment length rate and spin for segment impulses `impulses`.
+    fn changes(&self, impulses: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let n = self.n;
+        let mut dv = vec![Vector2::zeros(); n + 2];
+        for (j, &imp) in impulses.iter().enumerate() {
+            dv[j] += self.inverse_mass[j] * imp * self.directions[j];
+            dv[j + 1] -= self.inverse_mass[j + 1] * imp * self.directions[j];
+        }
+        let length_rates = (0..=n)
+            .map(|j| self.directions[j].dot(&(dv[j + 1] - dv[j])))
+            .collect();
+        let spin_mass = self.params.diabolo_mass * self.params.spin_inertia;
+        let spins = (1..=n)
+            .map(|k| self.contacts[k - 1].0 * (impulses[k - 1] - impulses[k]) / spin_mass)
+            .collect();
+        (length_rates, spins)
+    }
+
+    fn response(&self, impulses: &[f64]) -> Response {
+        let (length_rates, spins) = self.changes(impulses);
+        Response {
+            length_rate: length_rates.iter().sum(),
+            slips: self.symmetric_slips(&length_rates, &spins),
+        }
+    }
+
+    /// Segment impulses per unit decrease of L' for axle `modes` at slip speeds `slips`: one
+    /// equation for the length rate, one per axle (capstan ratio while slipping, no change of
+    /// the slip while stuck).
+    fn impulse_rates(&self, modes: &[AxleMode], slips: &[f64]) -> Vec<f64> {
+        let size = self.n + 1;
+        let unit: Vec<Response> = (0..size)
+            .map(|j| {
+                let mut e = vec![0.0; size];
+                e[j] = 1.0;
+                self.response(&e)
+            })
+            .collect();
+        let mut a = DMatrix::zeros(size, size);
+        let mut b = DVector::zeros(size);
+        for j in 0..size {
+            a[(0, j)] = unit[j].length_rate;
+        }
+        b[0] = -1.0;
+        for k in 1..=self.n {
+            match modes[k - 1] {
+                AxleMode::Stuck => {
+                    for j in 0..size {
+                        a[(k, j)] = unit[j].slips[k - 1];
+                    }
+                }
+                AxleMode::Slipping(_) => {
+                    let c_eff = effective_friction(
+                        self.params.friction_law,
+                        self.params.friction,
+                        slips[k - 1],
+                        modes[k - 1],
+                    );
+                    a[(k, k)] = 1.0;
+                    a[(k, k - 1)] = -(c_eff * self.contacts[k - 1].1).exp();
+                }
+            }
+        }
+        a.lu()
+            .solve(&b)
+            .map(|x| x.as_slice().to_vec())
+            .unwrap_or_else(|| vec![0.0; size])
+    }
+
+    /// Modes for the next piece: a slipping axle keeps its direction; an axle whose slip is at
+    /// zero (just reached, or held by grip) is decided by the Filippov rule. Returns how many
+    /// axles changed mode.
+    fn decide_modes(&mut self, slips: &[f64]) -> usize {
+        let mut changes = 0;
+        for k in 0..self.n {
+            if !(self.pinned[k] || self.modes[k] == AxleMode::Stuck) {
+                continue;
+            }
+            let trend = |dir: SlipDirection, this: &Self| {
+                let mut modes = this.modes.clone();
+                modes[k] = AxleMode::Slipping(dir);
+                this.response(&this.impulse_rates(&modes, slips)).slips[k]
+            };
+            let up = trend(SlipDirection::Positive, self);
+            let down = trend(SlipDirection::Negative, self);
+            let smooth = matches!(self.params.friction_law, FrictionLaw::Tanh { .. });
+            let before = self.modes[k];
+            self.modes[k] = if up > 0.0 || (smooth && up >= down) {
+                AxleMode::Slipping(SlipDirection::Positive)
+            } else if down < 0.0 {
+                AxleMode::Slipping(SlipDirection::Negative)
+            } else {
+                AxleMode::Stuck
+            };
+            changes += usize::from(self.modes[k] != before);
+            self.pinned[k] = false;
+        }
+        changes
+    }
+
+    /// Applies `rates * piece` of impulse to velocities and spins.
+    fn apply(&self, state: &mut CartesianState, rates: &[f64], piece: f64) {
+        let n = self.n;
+        let spin_mass = self.params.diabolo_mass * self.params.spin_inertia;
+        for (j, &rate) in rates.iter().enumerate() {
+            let imp = piece * rate;
+            *state.velocity_mut(j) += self.inverse_mass[j] * imp * self.directions[j];
+            *state.velocity_mut(j + 1) -= self.inverse_mass[j + 1] * imp * self.directions[j];
+        }
+        for k in 1..=n {
+            let (side, _) = self.contacts[k - 1];
+            state.diabolos[k - 1].spin += side * piece * (rates[k - 1] - rates[k]) / spin_mass;
+        }
+    }
 }

@@ -20,9 +20,7 @@ pub use geometry::Kinematics;
 pub use impulse::{tensing_impulse, TensingImpulse};
 pub use params::{FrictionLaw, ParamError, ParamValues, Params};
 pub use state::{Body, CartesianState, DiaboloState, ReducedLayout, ReducedState, StateError};
-pub use tension::{
-    loose_accelerations, Regularisation, StickInput, StickMatrix, TensionSolution,
-};
+pub use tension::{loose_accelerations, Regularisation, StickInput, StickMatrix, TensionSolution};
 
 /// Number of objects (two sticks and N diabolos) for N diabolos.
 pub const fn object_count(n_diabolos: usize) -> usize {

@@ -78,13 +78,48 @@ impl Params {
         let positive = "it must be a finite number greater than 0";
         let non_negative = "it must be a finite number of at least 0";
         let checks: [(&'static str, f64, bool, &'static str); 8] = [
-            ("string_length", values.string_length, values.string_length > 0.0, positive),
-            ("diabolo_mass", values.diabolo_mass, values.diabolo_mass > 0.0, positive),
-            ("stick_mass", values.stick_mass, values.stick_mass > 0.0, positive),
-            ("friction", values.friction, values.friction >= 0.0, non_negative),
-            ("spin_inertia", values.spin_inertia, values.spin_inertia > 0.0, positive),
-            ("spin_drag", values.spin_drag, values.spin_drag >= 0.0, non_negative),
-            ("gravity", values.gravity, values.gravity >= 0.0, non_negative),
+            (
+                "string_length",
+                values.string_length,
+                values.string_length > 0.0,
+                positive,
+            ),
+            (
+                "diabolo_mass",
+                values.diabolo_mass,
+                values.diabolo_mass > 0.0,
+                positive,
+            ),
+            (
+                "stick_mass",
+                values.stick_mass,
+                values.stick_mass > 0.0,
+                positive,
+            ),
+            (
+                "friction",
+                values.friction,
+                values.friction >= 0.0,
+                non_negative,
+            ),
+            (
+                "spin_inertia",
+                values.spin_inertia,
+                values.spin_inertia > 0.0,
+                positive,
+            ),
+            (
+                "spin_drag",
+                values.spin_drag,
+                values.spin_drag >= 0.0,
+                non_negative,
+            ),
+            (
+                "gravity",
+                values.gravity,
+                values.gravity >= 0.0,
+                non_negative,
+            ),
             (
                 "restitution",
                 values.restitution,
@@ -94,12 +129,20 @@ impl Params {
         ];
         for (field, value, ok, requirement) in checks {
             if !value.is_finite() || !ok {
-                return Err(ParamError { field, value, requirement });
+                return Err(ParamError {
+                    field,
+                    value,
+                    requirement,
+                });
             }
         }
         if let FrictionLaw::Tanh { width } = values.friction_law {
             if !(width.is_finite() && width > 0.0) {
-                return Err(ParamError { field: "friction_width", value: width, requirement: positive });
+                return Err(ParamError {
+                    field: "friction_width",
+                    value: width,
+                    requirement: positive,
+                });
             }
         }
         Ok(Self(values))
@@ -134,7 +177,8 @@ mod tests {
 
     #[test]
     fn each_out_of_range_value_names_its_field() {
-        let cases: [(&str, fn(&mut ParamValues)); 10] = [
+        type Spoil = fn(&mut ParamValues);
+        let cases: [(&str, Spoil); 10] = [
             ("string_length", |p| p.string_length = 0.0),
             ("diabolo_mass", |p| p.diabolo_mass = -0.1),
             ("stick_mass", |p| p.stick_mass = 0.0),
@@ -143,7 +187,9 @@ mod tests {
             ("spin_drag", |p| p.spin_drag = f64::NAN),
             ("gravity", |p| p.gravity = f64::INFINITY),
             ("restitution", |p| p.restitution = 1.5),
-            ("friction_width", |p| p.friction_law = FrictionLaw::Tanh { width: 0.0 }),
+            ("friction_width", |p| {
+                p.friction_law = FrictionLaw::Tanh { width: 0.0 }
+            }),
             ("string_length", |p| p.string_length = f64::NAN),
         ];
         for (field, spoil) in cases {
@@ -151,7 +197,10 @@ mod tests {
             spoil(&mut values);
             let err = Params::new(values).unwrap_err();
             assert_eq!(err.field, field);
-            assert!(err.to_string().starts_with(&format!("params.{field}: ")), "{err}");
+            assert!(
+                err.to_string().starts_with(&format!("params.{field}: ")),
+                "{err}"
+            );
         }
     }
 }

@@ -51,7 +51,9 @@ pub enum StateError {
     NoDiabolo,
     #[error("segment {segment} (between object {segment} and {}) has zero length: two objects coincide", segment + 1)]
     SegmentCollapsed { segment: usize },
-    #[error("the string is not taut: slack L - sum l = {slack:.3e} m (tolerance {tolerance:.1e} m)")]
+    #[error(
+        "the string is not taut: slack L - sum l = {slack:.3e} m (tolerance {tolerance:.1e} m)"
+    )]
     NotTaut { slack: f64, tolerance: f64 },
     #[error("the string length is changing: L' = {rate:.3e} m/s on a taut string (tolerance {tolerance:.1e} m/s)")]
     LengthChanging { rate: f64, tolerance: f64 },
@@ -60,7 +62,11 @@ pub enum StateError {
     #[error("x = {x:.4} m cannot be on a taut string of length {length:.4} m between the sticks")]
     OffString { x: f64, length: f64 },
     #[error("state vector has {got} entries, the layout for {diabolos} diabolos needs {expected}")]
-    WrongLength { got: usize, expected: usize, diabolos: usize },
+    WrongLength {
+        got: usize,
+        expected: usize,
+        diabolos: usize,
+    },
     #[error("{what} is not finite")]
     NonFinite { what: &'static str },
 }
@@ -118,9 +124,20 @@ impl CartesianState {
     ) -> Result<Self, StateError> {
         let pos = taut_point_below(left.into(), right.into(), x, params.string_length)?;
         Ok(Self {
-            left: Body { pos: left.into(), vel: Vector2::zeros() },
-            right: Body { pos: right.into(), vel: Vector2::zeros() },
-            diabolos: vec![DiaboloState { pos, vel: Vector2::zeros(), spin, knot: 0 }],
+            left: Body {
+                pos: left.into(),
+                vel: Vector2::zeros(),
+            },
+            right: Body {
+                pos: right.into(),
+                vel: Vector2::zeros(),
+            },
+            diabolos: vec![DiaboloState {
+                pos,
+                vel: Vector2::zeros(),
+                spin,
+                knot: 0,
+            }],
         })
     }
 }
@@ -227,7 +244,11 @@ impl ReducedLayout {
         if x.len() == self.len() {
             Ok(())
         } else {
-            Err(StateError::WrongLength { got: x.len(), expected: self.len(), diabolos: self.n })
+            Err(StateError::WrongLength {
+                got: x.len(),
+                expected: self.len(),
+                diabolos: self.n,
+            })
         }
     }
 
@@ -251,12 +272,20 @@ impl ReducedLayout {
         kin.load_cartesian(state)?;
         let slack = string_length - kin.total_length();
         if slack.abs() > tolerance * string_length {
-            return Err(StateError::NotTaut { slack, tolerance: tolerance * string_length });
+            return Err(StateError::NotTaut {
+                slack,
+                tolerance: tolerance * string_length,
+            });
         }
-        let speed = (0..self.n + 2).map(|k| state.velocity(k).norm()).fold(0.0, f64::max);
+        let speed = (0..self.n + 2)
+            .map(|k| state.velocity(k).norm())
+            .fold(0.0, f64::max);
         let rate = kin.total_length_rate();
         if rate.abs() > tolerance * (1.0 + speed) {
-            return Err(StateError::LengthChanging { rate, tolerance: tolerance * (1.0 + speed) });
+            return Err(StateError::LengthChanging {
+                rate,
+                tolerance: tolerance * (1.0 + speed),
+            });
         }
         let mut x = vec![0.0; self.len()];
         x[0] = state.left.pos.x;
@@ -275,7 +304,10 @@ impl ReducedLayout {
             x[self.u_beta(k)] = object.u_beta;
         }
         x[self.u_alpha_right()] = objects[self.n + 1].u_alpha;
-        Ok(ReducedState { layout: *self, values: x })
+        Ok(ReducedState {
+            layout: *self,
+            values: x,
+        })
     }
 
     /// Converts a reduced state back to positions, velocities, spins and knot degrees

@@ -137,7 +137,9 @@ pub struct TensionSolution {
 /// S = sum_{i=1}^N (d_i + d_{i-1}) sin^2 psi_i.
 pub fn shape_sum(kin: &Kinematics, ratios: &[f64]) -> f64 {
     let o = kin.objects();
-    (1..=kin.diabolos()).map(|i| (ratios[i] + ratios[i - 1]) * o[i].sin_psi * o[i].sin_psi).sum()
+    (1..=kin.diabolos())
+        .map(|i| (ratios[i] + ratios[i - 1]) * o[i].sin_psi * o[i].sin_psi)
+        .sum()
 }
 
 /// G = 2 / ((1 + d_N) + 2 (M/m) S).
@@ -182,7 +184,10 @@ pub fn solve(
     let shape_sum = shape_sum(kin, ratios);
     let gear_ratio = gear_ratio(shape_sum, d_n, params.mass_ratio());
     let centrifugal_term = centrifugal_term(kin);
-    let matrix = StickMatrix { gear_ratio, last_ratio: d_n };
+    let matrix = StickMatrix {
+        gear_ratio,
+        last_ratio: d_n,
+    };
     let frames = [&o[0], &o[n + 1]];
     let g = params.gravity;
     // C, beta rows: -g cos phi - (1, d_N) G F^_C.
@@ -211,20 +216,24 @@ pub fn solve(
     match wanted_beta {
         [Some(r0), Some(r1)] => {
             // B_bb^-1 = [[2 - d_N G, G], [d_N G, 2 - G]] / (2 - (1 + d_N) G).
+            // 2 det B >= 0; on the straight string it is 0 and the force diverges.
+            let floor = match regularisation {
+                Regularisation::DenominatorFloor(floor) => floor,
+                // Keep the direction of the divergent force; the cap then bounds its size.
+                Regularisation::ForceCap(_) => 1e-300,
+            };
             let mut denominator = 2.0 * matrix.determinant();
-            if let Regularisation::DenominatorFloor(floor) = regularisation {
-                if denominator < floor {
-                    denominator = floor;
-                    regularised = true;
-                }
+            if denominator < floor {
+                denominator = floor;
+                regularised = true;
             }
             forces[0].1 = ((2.0 - d_n * gear_ratio) * r0 + gear_ratio * r1) / denominator;
             forces[1].1 = (d_n * gear_ratio * r0 + (2.0 - gear_ratio) * r1) / denominator;
             if let Regularisation::ForceCap(cap) = regularisation {
                 for force in forces.iter_mut() {
                     let magnitude = params.stick_mass * force.0.hypot(force.1);
-                    if !(magnitude <= cap) {
-                        let scale = if magnitude.is_finite() { cap / magnitude } else { 0.0 };
+                    if magnitude > cap {
+                        let scale = cap / magnitude;
                         *force = (force.0 * scale, force.1 * scale);
                         regularised = true;
                     }
@@ -236,7 +245,8 @@ pub fn solve(
         [None, None] => {}
     }
     let drive = 0.5 * (forces[0].1 + forces[1].1) + centrifugal_term;
-    let hand_forces = [0, 1].map(|s| params.stick_mass * frames[s].to_world(forces[s].0, forces[s].1));
+    let hand_forces =
+        [0, 1].map(|s| params.stick_mass * frames[s].to_world(forces[s].0, forces[s].1));
     TensionSolution {
         shape_sum,
         gear_ratio,
@@ -281,7 +291,10 @@ pub fn accelerations(
 
 /// Loose phase (no tension): stick accelerations (x-y, m/s^2) and the hand forces (N) that go
 /// with the inputs. Diabolos fall freely (a = (0, -g)) and spins decay as w' = -D w.
-pub fn loose_accelerations(params: &Params, inputs: &[StickInput; 2]) -> [(Vector2<f64>, Vector2<f64>); 2] {
+pub fn loose_accelerations(
+    params: &Params,
+    inputs: &[StickInput; 2],
+) -> [(Vector2<f64>, Vector2<f64>); 2] {
     let gravity = Vector2::new(0.0, -params.gravity);
     inputs.map(|input| match input {
         StickInput::Force(f) => (f / params.stick_mass + gravity, f),

@@ -2,7 +2,9 @@
 //! Cartesian Newton solve of the taut string (model.md, "Independent cross-check").
 #![allow(dead_code)]
 
-use diabolo::model::{Body, CartesianState, DiaboloState, FrictionLaw, ParamValues, Params, StickInput};
+use diabolo::model::{
+    Body, CartesianState, DiaboloState, FrictionLaw, ParamValues, Params, StickInput,
+};
 use nalgebra::Vector2;
 use std::f64::consts::{PI, TAU};
 
@@ -85,17 +87,32 @@ pub fn random_taut_state(rng: &mut SplitMix, n: usize, knots: (i32, i32)) -> (Ca
 pub fn random_positions(rng: &mut SplitMix, n: usize, knots: (i32, i32)) -> CartesianState {
     let mut direction = rng.uniform(-PI, PI);
     let mut pos = rng.vector(0.5);
-    let left = Body { pos, vel: Vector2::zeros() };
+    let left = Body {
+        pos,
+        vel: Vector2::zeros(),
+    };
     let mut diabolos = Vec::new();
     for i in 0..=n {
         pos += rng.uniform(0.1, 0.6) * Vector2::new(direction.cos(), direction.sin());
         if i < n {
             let knot = rng.int(knots.0 as i64, knots.1 as i64) as i32;
-            diabolos.push(DiaboloState { pos, vel: Vector2::zeros(), spin: 0.0, knot });
+            diabolos.push(DiaboloState {
+                pos,
+                vel: Vector2::zeros(),
+                spin: 0.0,
+                knot,
+            });
             direction += random_turn(rng, knot, 0.05);
         }
     }
-    CartesianState { left, right: Body { pos, vel: Vector2::zeros() }, diabolos }
+    CartesianState {
+        left,
+        right: Body {
+            pos,
+            vel: Vector2::zeros(),
+        },
+        diabolos,
+    }
 }
 
 /// L' = sum_i e_i . (v_{i+1} - v_i).
@@ -103,7 +120,8 @@ pub fn length_rate(state: &CartesianState) -> f64 {
     (0..=state.diabolo_count())
         .map(|i| {
             let d = state.position(i + 1) - state.position(i);
-            d.normalize().dot(&(state.velocity(i + 1) - state.velocity(i)))
+            d.normalize()
+                .dot(&(state.velocity(i + 1) - state.velocity(i)))
         })
         .sum()
 }
@@ -146,10 +164,15 @@ pub fn cartesian_solve(
     let n = state.diabolo_count();
     let g = Vector2::new(0.0, -params.gravity);
     let (m, big_m) = (params.diabolo_mass, params.stick_mass);
-    let e: Vec<Vector2<f64>> =
-        (0..=n).map(|i| (state.position(i + 1) - state.position(i)).normalize()).collect();
-    let l: Vec<f64> = (0..=n).map(|i| (state.position(i + 1) - state.position(i)).norm()).collect();
-    let rate: Vec<f64> = (0..=n).map(|i| e[i].dot(&(state.velocity(i + 1) - state.velocity(i)))).collect();
+    let e: Vec<Vector2<f64>> = (0..=n)
+        .map(|i| (state.position(i + 1) - state.position(i)).normalize())
+        .collect();
+    let l: Vec<f64> = (0..=n)
+        .map(|i| (state.position(i + 1) - state.position(i)).norm())
+        .collect();
+    let rate: Vec<f64> = (0..=n)
+        .map(|i| e[i].dot(&(state.velocity(i + 1) - state.velocity(i))))
+        .collect();
     let mut ratios = vec![1.0];
     let mut slip_speeds = Vec::new();
     let mut sides = Vec::new();
@@ -201,11 +224,13 @@ pub fn cartesian_solve(
     let mut slope = 0.0;
     for i in 0..=n {
         let dv = state.velocity(i + 1) - state.velocity(i);
-        constant += e[i].dot(&(a0[i + 1] - a0[i])) + (dv.norm_squared() - e[i].dot(&dv).powi(2)) / l[i];
+        constant +=
+            e[i].dot(&(a0[i + 1] - a0[i])) + (dv.norm_squared() - e[i].dot(&dv).powi(2)) / l[i];
         slope += e[i].dot(&(a1[i + 1] - a1[i]));
     }
     let base_tension = -constant / slope;
-    let accelerations: Vec<Vector2<f64>> = (0..n + 2).map(|k| a0[k] + base_tension * a1[k]).collect();
+    let accelerations: Vec<Vector2<f64>> =
+        (0..n + 2).map(|k| a0[k] + base_tension * a1[k]).collect();
     let spin_rates = (1..=n)
         .map(|i| {
             sides[i - 1] * base_tension * (ratios[i - 1] - ratios[i]) / (m * params.spin_inertia)
@@ -216,17 +241,29 @@ pub fn cartesian_solve(
         big_m * (accelerations[0] - g) - base_tension * e[0],
         big_m * (accelerations[n + 1] - g) + base_tension * ratios[n] * e[n],
     ];
-    CartesianSolution { base_tension, accelerations, spin_rates, hand_forces, ratios, slip_speeds }
+    CartesianSolution {
+        base_tension,
+        accelerations,
+        spin_rates,
+        hand_forces,
+        ratios,
+        slip_speeds,
+    }
 }
 
 /// Random axle modes as slip signs (+1 / -1), one per diabolo.
 pub fn random_signs(rng: &mut SplitMix, n: usize) -> Vec<f64> {
-    (0..n).map(|_| if rng.coin() { 1.0 } else { -1.0 }).collect()
+    (0..n)
+        .map(|_| if rng.coin() { 1.0 } else { -1.0 })
+        .collect()
 }
 
 /// The axle modes matching slip signs.
 pub fn modes_from_signs(signs: &[f64]) -> Vec<diabolo::model::AxleMode> {
-    signs.iter().map(|&s| diabolo::model::AxleMode::from_slip(s)).collect()
+    signs
+        .iter()
+        .map(|&s| diabolo::model::AxleMode::from_slip(s))
+        .collect()
 }
 
 /// Asserts |actual - expected| <= rel * scale, naming the quantity.
