@@ -268,3 +268,61 @@ fn static_hang_tension_is_half_weight_over_cosine_of_half_opening() {
         );
     }
 }
+
+#[test]
+fn one_stick_inverse_needs_plus_centrifugal_offset() {
+    // Note, end of section 2-1: left stick released, right stick driven by acceleration a:
+    // F^ = R diag(1, 2/(2 - d_N G)) R^-1 a + R diag(1, 2/(2 - d_N G)) (g sin phi, g cos phi -+ d_N G F^_C).
+    // The note prints the minus; the Cartesian solve (infinitely heavy right stick) needs the plus.
+    let mut rng = SplitMix::new(101);
+    let mut distinguished = 0;
+    for _ in 0..300 {
+        let n = 2;
+        let (state, length) = random_taut_state(&mut rng, n, (0, 1));
+        let params = random_params(&mut rng, FrictionLaw::Step, length);
+        let signs = random_signs(&mut rng, n);
+        let a = rng.vector(4.0);
+        let inputs = [StickInput::RELEASED, StickInput::Accel(a)];
+        let mut dynamics = TautDynamics::new(&params, n);
+        let x = dynamics
+            .layout()
+            .reduce(&state, length, 1e-9)
+            .unwrap()
+            .into_values();
+        dynamics
+            .evaluate(&x, &inputs, &modes_from_signs(&signs))
+            .unwrap();
+        let t = *dynamics.tension();
+        let d_n = dynamics.axles().last_ratio();
+        let right = dynamics.kinematics().objects()[n + 1];
+        let g = params.gravity;
+        let (aa, ab) = right.to_frame(a);
+        let gain = 2.0 / (2.0 - d_n * t.gear_ratio);
+        let note = |sign: f64| {
+            params.stick_mass
+                * right.to_world(
+                    aa + g * right.sin_phi,
+                    gain * (ab
+                        + g * right.cos_phi
+                        + sign * d_n * t.gear_ratio * t.centrifugal_term),
+                )
+        };
+        let expected = cartesian_solve(&params, &state, &signs, &inputs).hand_forces[1];
+        let scale = expected.norm() + params.stick_mass * g;
+        assert!(
+            (note(1.0) - expected).norm() < 1e-9 * scale,
+            "corrected formula"
+        );
+        assert!(
+            (t.hand_forces[1] - expected).norm() < 1e-9 * scale,
+            "implementation"
+        );
+        if (note(-1.0) - expected).norm() > 1e-3 * scale {
+            distinguished += 1;
+        }
+    }
+    assert!(
+        distinguished > 100,
+        "the printed sign was distinguishable on only {distinguished} states"
+    );
+}

@@ -1,0 +1,63 @@
+//! The derivative evaluation is the hot path of every run: once its workspace is built it must
+//! not allocate. A counting global allocator measures allocations across many evaluations.
+
+use diabolo::model::{AxleMode, ParamValues, Params, StickInput, TautDynamics};
+use nalgebra::Vector2;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn derivative_evaluation_allocates_nothing() {
+    for n in [1usize, 3, 16] {
+        let params = Params::new(ParamValues {
+            string_length: 1.46,
+            ..Default::default()
+        })
+        .unwrap();
+        let mut dynamics = TautDynamics::new(&params, n);
+        let layout = dynamics.layout();
+        let mut x = vec![0.0; layout.len()];
+        for i in 0..n {
+            x[layout.segment_length(i)] = 1.46 / (n + 1) as f64;
+        }
+        x[layout.phi0()] = 0.6;
+        for i in 1..=n {
+            x[layout.theta(i)] = 3.6;
+            x[layout.spin(i)] = 0.4;
+        }
+        for k in 0..=n {
+            x[layout.u_alpha(k)] = 0.1 * k as f64;
+            x[layout.u_beta(k)] = -0.05;
+        }
+        let mut out = vec![0.0; layout.len()];
+        let modes = vec![AxleMode::from_slip(1.0); n];
+        let inputs = [
+            StickInput::Force(Vector2::new(0.1, 0.4)),
+            StickInput::Accel(Vector2::new(0.0, 1.0)),
+        ];
+        dynamics.rates(&x, &inputs, &modes, &mut out).unwrap();
+        let before = ALLOCATIONS.load(Ordering::SeqCst);
+        for step in 0..1000 {
+            x[0] = 1e-6 * step as f64;
+            dynamics.rates(&x, &inputs, &modes, &mut out).unwrap();
+            let _ = dynamics.power_balance();
+        }
+        assert_eq!(ALLOCATIONS.load(Ordering::SeqCst) - before, 0, "N = {n}");
+    }
+}
