@@ -14,6 +14,10 @@
 //! - a piece ends when a slip speed reaches zero; there the Filippov rule decides: the axle
 //!   slips on in whichever direction is consistent, or grips the string (w'_k held at zero, its
 //!   impulse ratio solved) when both directions would drive the slip back to zero.
+//!   The decision uses the steep limit of each law (c' = +-c; the bearing's 0 on its free
+//!   side); under the tanh law a slipping axle carries c tanh(|w'|/width) taken at the start of
+//!   each piece, pieces being at most 1/64 of L'-. Within a piece the friction always opposes
+//!   the slip, so the impact never creates energy.
 //!
 //! With no slip reaching zero this is the note's closed form in one piece:
 //! J_0 = (1 + e) L'- / (1/M_0 + d_N / M_{N+1} + (2/m) S). Following the slip is what keeps the
@@ -24,7 +28,7 @@
 use nalgebra::{DMatrix, DVector, Vector2};
 
 use super::energy::kinetic_energy;
-use super::friction::{contact, effective_friction, AxleMode, SlipDirection};
+use super::friction::{contact, AxleMode, SlipDirection};
 use super::params::{FrictionLaw, Params};
 use super::state::{CartesianState, StateError};
 
@@ -86,46 +90,53 @@ pub fn tensing_impulse(
     // of mode changes that round-off could cause.
     while pieces < 64 + 16 * (impact.n + 1) {
         let slips = impact.slip_speeds(state);
+        let phase_limit = |rates: &[f64]| {
+            if length_rate > 0.0 {
+                return Some(length_rate);
+            }
+            // Returned work over a piece lambda: normal_rate (|L'| lambda + lambda^2 / 2).
+            let normal_rate = 0.5 * (rates[0] + rates[rates.len() - 1]);
+            let remaining = e * e * absorbed - returned;
+            (remaining > 0.0 && normal_rate > 0.0).then(|| {
+                -length_rate.abs()
+                    + (length_rate * length_rate + 2.0 * remaining / normal_rate).sqrt()
+            })
+        };
         mode_changes += impact.decide_modes(&slips);
         let rates = impact.impulse_rates(&impact.modes, &slips);
-        // dq/d(lambda), q = (J_0 + J_N) / 2: the normal impulse per unit decrease of L'.
-        let normal_rate = 0.5 * (rates[0] + rates[impact.n]);
-        let mut piece = if length_rate > 0.0 {
-            length_rate
-        } else {
-            // Returned work over a piece lambda: normal_rate (|L'| lambda + lambda^2 / 2).
-            let remaining = e * e * absorbed - returned;
-            if remaining <= 0.0 || normal_rate <= 0.0 {
-                break;
-            }
-            -length_rate.abs() + (length_rate * length_rate + 2.0 * remaining / normal_rate).sqrt()
-        };
-        if piece.is_nan() || piece <= 0.0 {
-            break;
-        }
-        pieces += 1;
-        let response = impact.response(&rates);
+        let mut piece = phase_limit(&rates);
         let mut reaching_zero = None;
+        if smooth {
+            // c' = c tanh(w'/width) follows the slip: keep pieces short so it is refreshed.
+            piece = piece.map(|p| p.min(length_rate_before / 64.0));
+        }
+        let response = impact.response(&rates);
         let axles = impact.modes.iter().zip(slips.iter().zip(&response.slips));
         for (k, (mode, (&slip, &trend))) in axles.enumerate() {
-            if let AxleMode::Slipping(direction) = mode {
-                let sign = match direction {
-                    SlipDirection::Positive => 1.0,
-                    SlipDirection::Negative => -1.0,
-                };
+            if let (AxleMode::Slipping(direction), Some(p)) = (mode, piece) {
+                let sign = direction_sign(*direction);
                 // Distance to zero along the slip's own direction, and its approach rate.
                 let (s, ds) = (sign * slip, sign * trend);
-                if ds < 0.0 && s.max(0.0) / -ds < piece {
-                    piece = s.max(0.0) / -ds;
+                if ds < 0.0 && s.max(0.0) / -ds < p {
+                    piece = Some(s.max(0.0) / -ds);
                     reaching_zero = Some(k);
                 }
             }
         }
-        if smooth && length_rate_before / 32.0 < piece {
-            // c' follows the slip continuously: keep pieces short so it is refreshed often.
-            piece = length_rate_before / 32.0;
-            reaching_zero = None;
-        }
+        pieces += 1;
+        let piece = match (piece, reaching_zero) {
+            (None, _) => break,
+            // An axle at zero whose decided direction a neighbour's decision has since made
+            // inconsistent: decide it again.
+            (Some(p), Some(k)) if p <= 0.0 => {
+                impact.pinned[k] = true;
+                continue;
+            }
+            (Some(p), _) if p > 0.0 => p,
+            _ => break,
+        };
+        // dq/d(lambda), q = (J_0 + J_N) / 2: the normal impulse per unit decrease of L'.
+        let normal_rate = 0.5 * (rates[0] + rates[impact.n]);
         // The hand holding a path-driven stick cancels the string's pull on it.
         for (s, k, j) in [(0, 0, 0), (1, impact.n + 1, impact.n)] {
             if heavy[s] {
@@ -162,6 +173,14 @@ pub fn tensing_impulse(
         hand_work,
         energy_lost: kinetic_before + hand_work - kinetic_after,
     })
+}
+
+/// +1 for a positive slip direction, -1 for a negative one.
+fn direction_sign(direction: SlipDirection) -> f64 {
+    match direction {
+        SlipDirection::Positive => 1.0,
+        SlipDirection::Negative => -1.0,
+    }
 }
 
 /// Velocity and slip changes per unit impulse.
@@ -306,13 +325,8 @@ impl<'a> Impact<'a> {
                         a[(k, j)] = unit[j].slips[k - 1];
                     }
                 }
-                AxleMode::Slipping(_) => {
-                    let c_eff = effective_friction(
-                        self.params.friction_law,
-                        self.params.friction,
-                        slips[k - 1],
-                        modes[k - 1],
-                    );
+                AxleMode::Slipping(direction) => {
+                    let c_eff = self.capstan_coefficient(direction, slips[k - 1]);
                     a[(k, k)] = 1.0;
                     a[(k, k - 1)] = -(c_eff * self.contacts[k - 1].1).exp();
                 }
@@ -324,32 +338,61 @@ impl<'a> Impact<'a> {
             .unwrap_or_else(|| vec![0.0; size])
     }
 
+    /// c' of an axle slipping in `direction` at slip speed `slip`: the law's coefficient with the
+    /// sign of the direction (the tanh law's magnitude c tanh(|w'|/width); an infinite `slip`
+    /// gives the steep limit c, used to decide grip at zero slip for every law).
+    fn capstan_coefficient(&self, direction: SlipDirection, slip: f64) -> f64 {
+        let c = self.params.friction;
+        let magnitude = match self.params.friction_law {
+            FrictionLaw::Tanh { width } => c * (slip.abs() / width).tanh(),
+            FrictionLaw::Step => c,
+            FrictionLaw::Bearing => match direction {
+                SlipDirection::Positive => 0.0,
+                SlipDirection::Negative => c,
+            },
+        };
+        direction_sign(direction) * magnitude
+    }
+
     /// Modes for the next piece: a slipping axle keeps its direction; an axle whose slip is at
     /// zero (just reached, or held by grip) is decided by the Filippov rule. Returns how many
     /// axles changed mode.
     fn decide_modes(&mut self, slips: &[f64]) -> usize {
         let mut changes = 0;
-        for k in 0..self.n {
-            if !(self.pinned[k] || self.modes[k] == AxleMode::Stuck) {
-                continue;
+        let at_zero: Vec<usize> = (0..self.n)
+            .filter(|&k| self.pinned[k] || self.modes[k] == AxleMode::Stuck)
+            .collect();
+        // Decisions at several axles are coupled: repeat until they agree with each other.
+        for _ in 0..=at_zero.len() {
+            let mut changed = false;
+            for &k in &at_zero {
+                let trend = |direction: SlipDirection, this: &Self| {
+                    let mut modes = this.modes.clone();
+                    modes[k] = AxleMode::Slipping(direction);
+                    let mut steep = slips.to_vec();
+                    steep[k] = f64::INFINITY;
+                    this.response(&this.impulse_rates(&modes, &steep)).slips[k]
+                };
+                let up = trend(SlipDirection::Positive, self);
+                let down = trend(SlipDirection::Negative, self);
+                let decided = if up > 0.0 {
+                    AxleMode::Slipping(SlipDirection::Positive)
+                } else if down < 0.0 {
+                    AxleMode::Slipping(SlipDirection::Negative)
+                } else {
+                    AxleMode::Stuck
+                };
+                if decided != self.modes[k] {
+                    self.modes[k] = decided;
+                    changed = true;
+                    changes += 1;
+                }
             }
-            let trend = |dir: SlipDirection, this: &Self| {
-                let mut modes = this.modes.clone();
-                modes[k] = AxleMode::Slipping(dir);
-                this.response(&this.impulse_rates(&modes, slips)).slips[k]
-            };
-            let up = trend(SlipDirection::Positive, self);
-            let down = trend(SlipDirection::Negative, self);
-            let smooth = matches!(self.params.friction_law, FrictionLaw::Tanh { .. });
-            let before = self.modes[k];
-            self.modes[k] = if up > 0.0 || (smooth && up >= down) {
-                AxleMode::Slipping(SlipDirection::Positive)
-            } else if down < 0.0 {
-                AxleMode::Slipping(SlipDirection::Negative)
-            } else {
-                AxleMode::Stuck
-            };
-            changes += usize::from(self.modes[k] != before);
+            if !changed {
+                break;
+            }
+        }
+        for &k in &at_zero {
             self.pinned[k] = false;
         }
         changes
