@@ -7,6 +7,7 @@ use thiserror::Error;
 use super::energy::PowerBalance;
 use super::friction::{AxleMode, Axles, SlipReference};
 use super::geometry::Kinematics;
+use super::grip::{self, FrameInput, GripSolver};
 use super::params::Params;
 use super::state::{CartesianState, ReducedLayout, StateError};
 use super::tension::{self, Regularisation, StickInput, TensionSolution};
@@ -20,6 +21,8 @@ pub enum DynamicsError {
     SegmentCollapsed { segment: usize, length: f64 },
     #[error("the derivative is not finite (the state is degenerate)")]
     NonFinite,
+    #[error("the tension with gripping axles has no unique solution (a straight string between driven sticks)")]
+    SingularGrip,
 }
 
 /// Workspace for the taut-phase dynamics of N diabolos. Build it once; [`TautDynamics::evaluate`]
@@ -35,6 +38,7 @@ pub struct TautDynamics {
     solution: TensionSolution,
     accelerations: Vec<(f64, f64)>,
     spin_rates: Vec<f64>,
+    grip: GripSolver,
 }
 
 impl TautDynamics {
@@ -50,6 +54,7 @@ impl TautDynamics {
             solution: TensionSolution::default(),
             accelerations: vec![(0.0, 0.0); n + 2],
             spin_rates: vec![0.0; n],
+            grip: GripSolver::new(n),
         }
     }
 
@@ -103,22 +108,25 @@ impl TautDynamics {
             Some(modes),
             SlipReference::LeftSide,
         );
-        // Phase 3: tension.
-        self.solution = tension::solve(
-            &self.params,
-            &self.kin,
-            &self.axles,
-            inputs,
-            self.regularisation,
-        );
-        // Phase 4: accelerations.
-        tension::accelerations(
-            &self.params,
-            &self.kin,
-            self.axles.tension_ratios(),
-            &self.solution,
-            &mut self.accelerations,
-        );
+        // Phases 3 and 4: tension and accelerations.
+        if modes.contains(&AxleMode::Stuck) {
+            self.solve_with_grip(inputs, modes)?;
+        } else {
+            self.solution = tension::solve(
+                &self.params,
+                &self.kin,
+                &self.axles,
+                inputs,
+                self.regularisation,
+            );
+            tension::accelerations(
+                &self.params,
+                &self.kin,
+                self.axles.tension_ratios(),
+                &self.solution,
+                &mut self.accelerations,
+            );
+        }
         // Phase 5: spin rates w_i' = sigma_i (T_{i-1} - T_i) / (m J) - D w_i.
         let ratios = self.axles.tension_ratios();
         let spin_mass = self.params.diabolo_mass * self.params.spin_inertia;
@@ -136,6 +144,78 @@ impl TautDynamics {
         {
             return Err(DynamicsError::NonFinite);
         }
+        Ok(())
+    }
+
+    /// Tension and accelerations when some axles grip the string (see [`super::grip`]).
+    fn solve_with_grip(
+        &mut self,
+        inputs: &[StickInput; 2],
+        modes: &[AxleMode],
+    ) -> Result<(), DynamicsError> {
+        let n = self.layout.diabolos();
+        let params = &self.params;
+        let o = self.kin.objects();
+        let frames = [o[0], o[n + 1]];
+        let sticks = [0, 1].map(|s| match inputs[s] {
+            StickInput::Force(f) => {
+                let (fa, fb) = frames[s].to_frame(f / params.stick_mass);
+                FrameInput::Force(fa, fb)
+            }
+            StickInput::Accel(a) => {
+                let (aa, ab) = frames[s].to_frame(a);
+                FrameInput::Accel(aa, ab)
+            }
+        });
+        let contacts = self.axles.contacts();
+        let sides = |k: usize| contacts[k - 1].side;
+        let tensions = self
+            .grip
+            .solve(
+                params,
+                &self.kin,
+                &sticks,
+                self.axles.tension_ratios(),
+                modes,
+                &self.spins,
+                sides,
+            )
+            .map_err(|_| DynamicsError::SingularGrip)?;
+        grip::frame_accelerations(
+            params,
+            &self.kin,
+            &sticks,
+            tensions,
+            &mut self.accelerations,
+        );
+        let (first, last) = (tensions[0], tensions[n]);
+        self.axles.set_solved_tensions(tensions, modes);
+        let ratios = self.axles.tension_ratios();
+        let shape_sum = tension::shape_sum(&self.kin, ratios);
+        let gear_ratio = tension::gear_ratio(shape_sum, ratios[n], params.mass_ratio());
+        let g = params.gravity;
+        // The hand force on an acceleration-driven stick: M a = M g + F + string pull, the pull
+        // being -T beta in the stick's frame (T_0 on the left, T_N on the right).
+        let normalised_forces = [(0, first), (1, last)].map(|(s, t)| match sticks[s] {
+            FrameInput::Force(fa, fb) => (fa, fb),
+            FrameInput::Accel(aa, ab) => (
+                aa + g * frames[s].sin_phi,
+                ab + g * frames[s].cos_phi + t / params.stick_mass,
+            ),
+        });
+        self.solution = TensionSolution {
+            shape_sum,
+            gear_ratio,
+            centrifugal_term: tension::centrifugal_term(&self.kin),
+            drive: first / (params.stick_mass * gear_ratio),
+            base_tension: first,
+            normalised_forces,
+            hand_forces: [0, 1].map(|s| {
+                params.stick_mass
+                    * frames[s].to_world(normalised_forces[s].0, normalised_forces[s].1)
+            }),
+            regularised: false,
+        };
         Ok(())
     }
 

@@ -121,6 +121,21 @@ impl Axles {
         self.ratios[self.ratios.len() - 1]
     }
 
+    /// Replaces the tension ratios by those of solved segment tensions (d_j = T_j / T_0), and
+    /// records across each gripping axle the coefficient it needs, c' = ln(T_k/T_{k-1}) / theta'.
+    pub fn set_solved_tensions(&mut self, tensions: &[f64], modes: &[AxleMode]) {
+        let base = tensions[0];
+        for (d, t) in self.ratios.iter_mut().zip(tensions) {
+            *d = if base != 0.0 { t / base } else { 1.0 };
+        }
+        for (k, contact) in self.contacts.iter_mut().enumerate() {
+            if modes[k] == AxleMode::Stuck && contact.contact_angle > 0.0 {
+                contact.effective_friction =
+                    (self.ratios[k + 1] / self.ratios[k]).ln() / contact.contact_angle;
+            }
+        }
+    }
+
     /// Slip speeds, contact angles and tension ratios for the kinematics `kin`, spins
     /// `spins[i - 1]` = w_i and axle modes `modes[i - 1]` (`None`: each axle slips the way its
     /// slip speed points, [`AxleMode::from_slip`]).

@@ -8,6 +8,7 @@ pub mod dynamics;
 pub mod energy;
 pub mod friction;
 pub mod geometry;
+pub mod grip;
 pub mod impulse;
 pub mod params;
 pub mod state;

@@ -161,6 +161,17 @@ pub fn cartesian_solve(
     slip_sign: &[f64],
     inputs: &[StickInput; 2],
 ) -> CartesianSolution {
+    cartesian_solve_with(params, state, slip_sign, inputs, None)
+}
+
+/// [`cartesian_solve`] with the tension ratios d_0..d_N given instead of the friction law.
+pub fn cartesian_solve_with(
+    params: &Params,
+    state: &CartesianState,
+    slip_sign: &[f64],
+    inputs: &[StickInput; 2],
+    given_ratios: Option<&[f64]>,
+) -> CartesianSolution {
     let n = state.diabolo_count();
     let g = Vector2::new(0.0, -params.gravity);
     let (m, big_m) = (params.diabolo_mass, params.stick_mass);
@@ -203,6 +214,9 @@ pub fn cartesian_solve(
         ratios.push(previous * (c_eff * angle).exp());
         slip_speeds.push(slip);
         sides.push(side);
+    }
+    if let Some(given) = given_ratios {
+        ratios = given.to_vec();
     }
     // Accelerations affine in T_0: a_k = a0[k] + T_0 a1[k].
     let mut a0 = vec![Vector2::zeros(); n + 2];
