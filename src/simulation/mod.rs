@@ -1,2 +1,4 @@
 //! Time integration of the model: steppers with dense output, event location on the
 //! interpolant, and (later) the hybrid taut/loose simulation.
+
+pub mod drive;

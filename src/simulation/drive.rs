@@ -1,0 +1,592 @@
+//! What the hands do to the sticks over time (interface.md, `drive`): a force, nothing
+//! (released), an acceleration, a prescribed path, or a hand that pulls the stick toward a path
+//! with a stiffness, a damping and a force limit.
+
+use nalgebra::Vector2;
+use thiserror::Error;
+
+use crate::model::{Body, StickInput};
+
+/// A drive that cannot be built from its description.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum DriveError {
+    #[error("{what} needs at least {needed} points, got {got}")]
+    TooFewPoints {
+        what: &'static str,
+        needed: usize,
+        got: usize,
+    },
+    #[error("{what}: times must increase ({later} after {earlier} at index {index})")]
+    TimesNotIncreasing {
+        what: &'static str,
+        index: usize,
+        earlier: f64,
+        later: f64,
+    },
+    #[error("{what}: value at index {index} is not finite")]
+    NonFinite { what: &'static str, index: usize },
+    #[error("{what} must be a finite number greater than 0, got {value}")]
+    NotPositive { what: &'static str, value: f64 },
+}
+
+/// A 2-vector over time: constant, or linear between keyframes (held at the end values
+/// outside them).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Schedule {
+    Constant(Vector2<f64>),
+    Keyframes(Vec<(f64, Vector2<f64>)>),
+}
+
+impl Schedule {
+    /// Keyframes (t, value), checked: at least one, times increasing, all finite.
+    pub fn keyframes(points: Vec<(f64, Vector2<f64>)>) -> Result<Self, DriveError> {
+        check_points("keyframes", &points, 1)?;
+        Ok(Self::Keyframes(points))
+    }
+
+    /// The value at time t.
+    pub fn at(&self, t: f64) -> Vector2<f64> {
+        match self {
+            Self::Constant(v) => *v,
+            Self::Keyframes(points) => {
+                let i = points.partition_point(|(ti, _)| *ti <= t);
+                if i == 0 {
+                    return points[0].1;
+                }
+                if i == points.len() {
+                    return points[i - 1].1;
+                }
+                let ((t0, v0), (t1, v1)) = (points[i - 1], points[i]);
+                v0 + (v1 - v0) * ((t - t0) / (t1 - t0))
+            }
+        }
+    }
+}
+
+fn check_points(
+    what: &'static str,
+    points: &[(f64, Vector2<f64>)],
+    needed: usize,
+) -> Result<(), DriveError> {
+    if points.len() < needed {
+        return Err(DriveError::TooFewPoints {
+            what,
+            needed,
+            got: points.len(),
+        });
+    }
+    for (index, (t, v)) in points.iter().enumerate() {
+        if !(t.is_finite() && v.x.is_finite() && v.y.is_finite()) {
+            return Err(DriveError::NonFinite { what, index });
+        }
+        if index > 0 && *t <= points[index - 1].0 {
+            return Err(DriveError::TimesNotIncreasing {
+                what,
+                index,
+                earlier: points[index - 1].0,
+                later: *t,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Position, velocity and acceleration of a path at one time.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PathPoint {
+    pub pos: Vector2<f64>,
+    pub vel: Vector2<f64>,
+    pub acc: Vector2<f64>,
+}
+
+/// A C2 cubic spline through keyframes with zero velocity at the first and last one (a hand
+/// that starts and ends at rest), held at the first point before and the last point after.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClampedSpline {
+    points: Vec<(f64, Vector2<f64>)>,
+    /// Second derivatives at the keyframes.
+    curvature: Vec<Vector2<f64>>,
+}
+
+impl ClampedSpline {
+    pub fn new(points: Vec<(f64, Vector2<f64>)>) -> Result<Self, DriveError> {
+        check_points("path keyframes", &points, 1)?;
+        let n = points.len();
+        let mut curvature = vec![Vector2::zeros(); n];
+        if n >= 2 {
+            // Tridiagonal system for the second derivatives M_i with clamped ends (s' = 0):
+            // 2 h_0 M_0 + h_0 M_1 = 6 (d_0 - 0), h_{i-1} M_{i-1} + 2 (h_{i-1} + h_i) M_i + h_i M_{i+1}
+            // = 6 (d_i - d_{i-1}), h_{n-2} M_{n-2} + 2 h_{n-2} M_{n-1} = 6 (0 - d_{n-2}), d_i the slopes.
+            let h: Vec<f64> = points.windows(2).map(|w| w[1].0 - w[0].0).collect();
+            let slope: Vec<Vector2<f64>> = points
+                .windows(2)
+                .map(|w| (w[1].1 - w[0].1) / (w[1].0 - w[0].0))
+                .collect();
+            let mut diag = vec![0.0; n];
+            let mut upper = vec![0.0; n];
+            let mut lower = vec![0.0; n];
+            let mut rhs = vec![Vector2::zeros(); n];
+            for i in 0..n {
+                let left = if i > 0 { h[i - 1] } else { 0.0 };
+                let right = if i + 1 < n { h[i] } else { 0.0 };
+                diag[i] = 2.0 * (left + right);
+                lower[i] = left;
+                upper[i] = right;
+                let s_right = if i + 1 < n {
+                    slope[i]
+                } else {
+                    Vector2::zeros()
+                };
+                let s_left = if i > 0 {
+                    slope[i - 1]
+                } else {
+                    Vector2::zeros()
+                };
+                rhs[i] = 6.0 * (s_right - s_left);
+            }
+            // Thomas algorithm.
+            for i in 1..n {
+                let w = lower[i] / diag[i - 1];
+                diag[i] -= w * upper[i - 1];
+                let previous = rhs[i - 1];
+                rhs[i] -= w * previous;
+            }
+            curvature[n - 1] = rhs[n - 1] / diag[n - 1];
+            for i in (0..n - 1).rev() {
+                curvature[i] = (rhs[i] - upper[i] * curvature[i + 1]) / diag[i];
+            }
+        }
+        Ok(Self { points, curvature })
+    }
+
+    pub fn at(&self, t: f64) -> PathPoint {
+        let p = &self.points;
+        let i = p.partition_point(|(ti, _)| *ti <= t);
+        if i == 0 {
+            return PathPoint {
+                pos: p[0].1,
+                ..PathPoint::default()
+            };
+        }
+        if i == p.len() {
+            return PathPoint {
+                pos: p[i - 1].1,
+                ..PathPoint::default()
+            };
+        }
+        let ((t0, y0), (t1, y1)) = (p[i - 1], p[i]);
+        let (m0, m1) = (self.curvature[i - 1], self.curvature[i]);
+        let h = t1 - t0;
+        let (a, b) = ((t1 - t) / h, (t - t0) / h);
+        let pos = a * y0 + b * y1 + ((a * a * a - a) * m0 + (b * b * b - b) * m1) * (h * h / 6.0);
+        let vel = (y1 - y0) / h + ((1.0 - 3.0 * a * a) * m0 + (3.0 * b * b - 1.0) * m1) * (h / 6.0);
+        let acc = a * m0 + b * m1;
+        PathPoint { pos, vel, acc }
+    }
+}
+
+/// A recorded path (samples t, x, y) smoothed by local cubic least squares over a window and
+/// interpolated by quintic Hermite pieces through the smoothed position, velocity and
+/// acceleration at each sample: C2, and exact for cubic motion.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampledPath {
+    times: Vec<f64>,
+    points: Vec<PathPoint>,
+}
+
+impl SampledPath {
+    /// Smooths `samples` with a window of half-width `half_window` seconds (at least the two
+    /// nearest samples on each side are always used).
+    pub fn new(samples: Vec<(f64, Vector2<f64>)>, half_window: f64) -> Result<Self, DriveError> {
+        check_points("path samples", &samples, 4)?;
+        if !(half_window.is_finite() && half_window > 0.0) {
+            return Err(DriveError::NotPositive {
+                what: "smoothing window",
+                value: half_window,
+            });
+        }
+        let times: Vec<f64> = samples.iter().map(|s| s.0).collect();
+        let points = (0..samples.len())
+            .map(|i| local_cubic(&samples, i, half_window))
+            .collect();
+        Ok(Self { times, points })
+    }
+
+    pub fn at(&self, t: f64) -> PathPoint {
+        let i = self.times.partition_point(|ti| *ti <= t);
+        if i == 0 {
+            return PathPoint {
+                pos: self.points[0].pos,
+                ..PathPoint::default()
+            };
+        }
+        if i == self.times.len() {
+            return PathPoint {
+                pos: self.points[i - 1].pos,
+                ..PathPoint::default()
+            };
+        }
+        quintic_hermite(
+            self.times[i - 1],
+            self.points[i - 1],
+            self.times[i],
+            self.points[i],
+            t,
+        )
+    }
+}
+
+/// Weighted least-squares cubic through the samples within `half_window` of sample `center`
+/// (tricube weights), evaluated at the sample: position, velocity, acceleration.
+fn local_cubic(samples: &[(f64, Vector2<f64>)], center: usize, half_window: f64) -> PathPoint {
+    let tc = samples[center].0;
+    let mut lo = center;
+    let mut hi = center;
+    while lo > 0 && (tc - samples[lo - 1].0 <= half_window || center - lo < 2) {
+        lo -= 1;
+    }
+    while hi + 1 < samples.len() && (samples[hi + 1].0 - tc <= half_window || hi - center < 2) {
+        hi += 1;
+    }
+    // Keep at least 5 points for a cubic fit (4 unknowns).
+    while hi - lo < 4 {
+        if lo > 0 {
+            lo -= 1;
+        } else if hi + 1 < samples.len() {
+            hi += 1;
+        } else {
+            break;
+        }
+    }
+    let reach = (tc - samples[lo].0).max(samples[hi].0 - tc) * 1.0001;
+    let mut normal = nalgebra::Matrix4::<f64>::zeros();
+    let mut rhs = nalgebra::Matrix4x2::<f64>::zeros();
+    for (t, p) in &samples[lo..=hi] {
+        let u = (t - tc) / reach;
+        let w = (1.0 - u.abs().powi(3)).powi(3);
+        let basis = nalgebra::Vector4::new(1.0, u, u * u, u * u * u);
+        normal += w * basis * basis.transpose();
+        rhs += w * basis * p.transpose();
+    }
+    let coefficients = normal.lu().solve(&rhs).unwrap_or_else(|| {
+        let mut c = nalgebra::Matrix4x2::zeros();
+        c.set_row(0, &samples[center].1.transpose());
+        c
+    });
+    let row = |k: usize| Vector2::new(coefficients[(k, 0)], coefficients[(k, 1)]);
+    PathPoint {
+        pos: row(0),
+        vel: row(1) / reach,
+        acc: 2.0 * row(2) / (reach * reach),
+    }
+}
+
+/// The quintic through (p, v, a) at t0 and t1, evaluated at t.
+fn quintic_hermite(t0: f64, start: PathPoint, t1: f64, end: PathPoint, t: f64) -> PathPoint {
+    let h = t1 - t0;
+    let s = (t - t0) / h;
+    let (s2, s3, s4, s5) = (s * s, s * s * s, s.powi(4), s.powi(5));
+    // Basis functions of position and their first and second derivatives in s.
+    let h0 = [
+        1.0 - 10.0 * s3 + 15.0 * s4 - 6.0 * s5,
+        -30.0 * s2 + 60.0 * s3 - 30.0 * s4,
+        -60.0 * s + 180.0 * s2 - 120.0 * s3,
+    ];
+    let h1 = [
+        s - 6.0 * s3 + 8.0 * s4 - 3.0 * s5,
+        1.0 - 18.0 * s2 + 32.0 * s3 - 15.0 * s4,
+        -36.0 * s + 96.0 * s2 - 60.0 * s3,
+    ];
+    let h2 = [
+        0.5 * s2 - 1.5 * s3 + 1.5 * s4 - 0.5 * s5,
+        s - 4.5 * s2 + 6.0 * s3 - 2.5 * s4,
+        1.0 - 9.0 * s + 18.0 * s2 - 10.0 * s3,
+    ];
+    let h3 = [
+        10.0 * s3 - 15.0 * s4 + 6.0 * s5,
+        30.0 * s2 - 60.0 * s3 + 30.0 * s4,
+        60.0 * s - 180.0 * s2 + 120.0 * s3,
+    ];
+    let h4 = [
+        -4.0 * s3 + 7.0 * s4 - 3.0 * s5,
+        -12.0 * s2 + 28.0 * s3 - 15.0 * s4,
+        -24.0 * s + 84.0 * s2 - 60.0 * s3,
+    ];
+    let h5 = [
+        0.5 * s3 - s4 + 0.5 * s5,
+        1.5 * s2 - 4.0 * s3 + 2.5 * s4,
+        3.0 * s - 12.0 * s2 + 10.0 * s3,
+    ];
+    let combine = |d: usize| {
+        start.pos * h0[d]
+            + start.vel * (h * h1[d])
+            + start.acc * (h * h * h2[d])
+            + end.pos * h3[d]
+            + end.vel * (h * h4[d])
+            + end.acc * (h * h * h5[d])
+    };
+    PathPoint {
+        pos: combine(0),
+        vel: combine(1) / h,
+        acc: combine(2) / (h * h),
+    }
+}
+
+/// A prescribed stick path.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Path {
+    Keyframes(ClampedSpline),
+    /// center + amplitude * sin(2 pi frequency t + phase), per component.
+    Sine {
+        center: Vector2<f64>,
+        amplitude: Vector2<f64>,
+        frequency: f64,
+        phase: Vector2<f64>,
+    },
+    Samples(SampledPath),
+}
+
+impl Path {
+    pub fn at(&self, t: f64) -> PathPoint {
+        match self {
+            Self::Keyframes(spline) => spline.at(t),
+            Self::Samples(samples) => samples.at(t),
+            Self::Sine {
+                center,
+                amplitude,
+                frequency,
+                phase,
+            } => {
+                let w = std::f64::consts::TAU * frequency;
+                let (sx, cx) = (w * t + phase.x).sin_cos();
+                let (sy, cy) = (w * t + phase.y).sin_cos();
+                PathPoint {
+                    pos: center + Vector2::new(amplitude.x * sx, amplitude.y * sy),
+                    vel: w * Vector2::new(amplitude.x * cx, amplitude.y * cy),
+                    acc: -w * w * Vector2::new(amplitude.x * sx, amplitude.y * sy),
+                }
+            }
+        }
+    }
+}
+
+/// A hand that pulls its stick toward a path: F = k (p - x) + b (p' - v), at most `max_force`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tracking {
+    /// k, N/m.
+    pub stiffness: f64,
+    /// b, N s/m.
+    pub damping: f64,
+    /// Largest force the hand applies, N.
+    pub max_force: f64,
+}
+
+/// Rate (1/s) at which a path-driven stick's integration drift is pulled back onto its path
+/// (critically damped): small enough not to limit the step size, large enough that round-off
+/// never accumulates.
+pub const PATH_CORRECTION_RATE: f64 = 200.0;
+
+/// What one hand does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Drive {
+    Released,
+    Force(Schedule),
+    Accel(Schedule),
+    /// The stick follows the path exactly (infinitely heavy for the tension and the impulse).
+    Path(Path),
+    /// The stick is pulled toward the path by a hand with its own stiffness and limit.
+    Tracking(Path, Tracking),
+}
+
+impl Drive {
+    /// Whether the stick's motion is prescribed (path drive): it is infinitely heavy.
+    pub fn prescribes_motion(&self) -> bool {
+        matches!(self, Self::Path(_))
+    }
+
+    /// The path a stick follows or tracks, if any.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Self::Path(p) | Self::Tracking(p, _) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The model input at time t for a stick in state `stick`.
+    pub fn input(&self, t: f64, stick: &Body) -> StickInput {
+        match self {
+            Self::Released => StickInput::RELEASED,
+            Self::Force(schedule) => StickInput::Force(schedule.at(t)),
+            Self::Accel(schedule) => StickInput::Accel(schedule.at(t)),
+            Self::Path(path) => {
+                // The path's acceleration, with a critically damped pull-back of any drift.
+                let p = path.at(t);
+                let w = PATH_CORRECTION_RATE;
+                StickInput::Accel(
+                    p.acc + 2.0 * w * (p.vel - stick.vel) + w * w * (p.pos - stick.pos),
+                )
+            }
+            Self::Tracking(path, hand) => {
+                let p = path.at(t);
+                let force =
+                    hand.stiffness * (p.pos - stick.pos) + hand.damping * (p.vel - stick.vel);
+                let size = force.norm();
+                StickInput::Force(if size > hand.max_force {
+                    force * (hand.max_force / size)
+                } else {
+                    force
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(x: f64, y: f64) -> Vector2<f64> {
+        Vector2::new(x, y)
+    }
+
+    fn finite_difference(path: &Path, t: f64) -> (Vector2<f64>, Vector2<f64>) {
+        let h = 1e-5;
+        let (a, b, c) = (path.at(t - h).pos, path.at(t).pos, path.at(t + h).pos);
+        ((c - a) / (2.0 * h), (c - 2.0 * b + a) / (h * h))
+    }
+
+    #[test]
+    fn clamped_spline_passes_through_keyframes_starts_and_ends_at_rest_and_is_c2() {
+        let keys = vec![
+            (0.0, v(0.0, 0.0)),
+            (0.4, v(0.3, 0.1)),
+            (1.0, v(-0.2, 0.5)),
+            (1.3, v(0.0, 0.2)),
+        ];
+        let spline = ClampedSpline::new(keys.clone()).unwrap();
+        for (t, p) in &keys {
+            assert!((spline.at(*t).pos - p).norm() < 1e-14);
+        }
+        assert!(spline.at(0.0).vel.norm() < 1e-13 && spline.at(1.3 - 1e-12).vel.norm() < 1e-9);
+        for t in [0.4, 1.0] {
+            let (before, after) = (spline.at(t - 1e-9), spline.at(t + 1e-9));
+            assert!((before.vel - after.vel).norm() < 1e-6);
+            assert!((before.acc - after.acc).norm() < 1e-6);
+        }
+        let path = Path::Keyframes(spline);
+        for t in [0.1, 0.5, 0.77, 1.2] {
+            let (vel, acc) = finite_difference(&path, t);
+            assert!((path.at(t).vel - vel).norm() < 1e-7);
+            assert!((path.at(t).acc - acc).norm() < 1e-3);
+        }
+        assert_eq!(path.at(-1.0).pos, keys[0].1);
+        assert_eq!(path.at(5.0).pos, keys[3].1);
+    }
+
+    #[test]
+    fn sine_path_derivatives_match_finite_differences() {
+        let path = Path::Sine {
+            center: v(0.1, 0.2),
+            amplitude: v(0.3, 0.05),
+            frequency: 1.7,
+            phase: v(0.0, 1.0),
+        };
+        for t in [0.0, 0.3, 1.1] {
+            let (vel, acc) = finite_difference(&path, t);
+            assert!((path.at(t).vel - vel).norm() < 1e-7);
+            assert!((path.at(t).acc - acc).norm() < 1e-3);
+        }
+    }
+
+    #[test]
+    fn sampled_path_reproduces_cubic_motion_exactly() {
+        let motion = |t: f64| {
+            v(
+                0.2 + 0.5 * t - 0.3 * t * t + 0.7 * t * t * t,
+                -0.1 * t + 0.4 * t * t * t,
+            )
+        };
+        let velocity = |t: f64| v(0.5 - 0.6 * t + 2.1 * t * t, -0.1 + 1.2 * t * t);
+        let accel = |t: f64| v(-0.6 + 4.2 * t, 2.4 * t);
+        // Uneven sampling, as in a recording with dropped frames.
+        let times: Vec<f64> = (0..60)
+            .map(|i| i as f64 / 120.0 + if i % 7 == 3 { 1.0 / 240.0 } else { 0.0 })
+            .collect();
+        let samples = times.iter().map(|&t| (t, motion(t))).collect();
+        let path = SampledPath::new(samples, 0.03).unwrap();
+        for t in [0.05, 0.101, 0.2, 0.33, 0.45] {
+            let p = path.at(t);
+            assert!((p.pos - motion(t)).norm() < 1e-10, "{t}");
+            assert!((p.vel - velocity(t)).norm() < 1e-8, "{t}");
+            assert!((p.acc - accel(t)).norm() < 1e-6, "{t}");
+        }
+    }
+
+    #[test]
+    fn sampled_path_smooths_noise() {
+        // Millimetre noise on a still hand: the smoothed velocity stays small.
+        let samples = (0..240).map(|i| {
+            let noise = if i % 2 == 0 { 0.001 } else { -0.001 };
+            (i as f64 / 120.0, v(noise, -noise))
+        });
+        let path = SampledPath::new(samples.collect(), 0.05).unwrap();
+        let raw_speed = 0.002 * 120.0;
+        assert!(
+            path.at(1.0).vel.norm() < 0.1 * raw_speed,
+            "{}",
+            path.at(1.0).vel.norm()
+        );
+    }
+
+    #[test]
+    fn bad_keyframes_are_rejected_with_the_reason() {
+        assert!(matches!(
+            Schedule::keyframes(vec![]),
+            Err(DriveError::TooFewPoints { .. })
+        ));
+        let unsorted = vec![(0.0, v(0.0, 0.0)), (0.8, v(0.0, 0.0)), (0.5, v(0.0, 0.0))];
+        assert_eq!(
+            ClampedSpline::new(unsorted).unwrap_err(),
+            DriveError::TimesNotIncreasing {
+                what: "path keyframes",
+                index: 2,
+                earlier: 0.8,
+                later: 0.5
+            }
+        );
+        assert!(matches!(
+            SampledPath::new(vec![(0.0, v(f64::NAN, 0.0)); 5], 0.1),
+            Err(DriveError::NonFinite { .. })
+        ));
+    }
+
+    #[test]
+    fn tracking_hand_force_is_capped() {
+        let path = Path::Sine {
+            center: v(1.0, 0.0),
+            amplitude: v(0.0, 0.0),
+            frequency: 1.0,
+            phase: v(0.0, 0.0),
+        };
+        let drive = Drive::Tracking(
+            path,
+            Tracking {
+                stiffness: 100.0,
+                damping: 5.0,
+                max_force: 2.0,
+            },
+        );
+        let StickInput::Force(f) = drive.input(0.0, &Body::default()) else {
+            panic!("force expected")
+        };
+        assert!((f.norm() - 2.0).abs() < 1e-12 && f.x > 0.0);
+    }
+
+    #[test]
+    fn linear_schedule_interpolates_and_holds() {
+        let s = Schedule::keyframes(vec![(1.0, v(0.0, 2.0)), (3.0, v(4.0, 0.0))]).unwrap();
+        assert_eq!(s.at(0.0), v(0.0, 2.0));
+        assert_eq!(s.at(2.0), v(2.0, 1.0));
+        assert_eq!(s.at(9.0), v(4.0, 0.0));
+    }
+}
