@@ -9,7 +9,7 @@ use super::friction::{AxleMode, Axles, SlipReference};
 use super::geometry::Kinematics;
 use super::grip::{self, FrameInput, GripSolver};
 use super::params::Params;
-use super::state::{CartesianState, ReducedLayout, StateError};
+use super::state::{Body, CartesianState, ReducedLayout, StateError};
 use super::tension::{self, Regularisation, StickInput, TensionSolution};
 
 /// Why a derivative could not be evaluated.
@@ -79,6 +79,18 @@ impl TautDynamics {
         inputs: &[StickInput; 2],
         modes: &[AxleMode],
     ) -> Result<(), DynamicsError> {
+        self.evaluate_with(x, |_| *inputs, modes)
+    }
+
+    /// As [`TautDynamics::evaluate`], with the hands' inputs decided from the sticks' current
+    /// states (positions and velocities of the left and right stick), as a tracking hand or a
+    /// path correction needs.
+    pub fn evaluate_with(
+        &mut self,
+        x: &[f64],
+        inputs: impl FnOnce([Body; 2]) -> [StickInput; 2],
+        modes: &[AxleMode],
+    ) -> Result<(), DynamicsError> {
         self.layout.check(x)?;
         let n = self.layout.diabolos();
         // Phase 1: geometry and kinematic rates.
@@ -96,6 +108,7 @@ impl TautDynamics {
                 length: s.length,
             });
         }
+        let inputs = &inputs(self.sticks(x));
         // Phase 2: friction (slip speeds, contact angles, tension ratios).
         for i in 1..=n {
             self.spins[i - 1] = x[self.layout.spin(i)];
@@ -292,6 +305,23 @@ impl TautDynamics {
     /// Spin w_i of diabolo i (1..=N), m/s.
     pub fn spin(&self, i: usize) -> f64 {
         self.spins[i - 1]
+    }
+
+    /// Left and right stick (position, velocity) of the last loaded state `x`.
+    pub fn sticks(&self, x: &[f64]) -> [Body; 2] {
+        let o = self.kin.objects();
+        let left = Vector2::new(x[0], x[1]);
+        let n = self.layout.diabolos();
+        [
+            Body {
+                pos: left,
+                vel: o[0].velocity(),
+            },
+            Body {
+                pos: left + self.kin.span(),
+                vel: o[n + 1].velocity(),
+            },
+        ]
     }
 
     /// The Cartesian state of the last evaluated state.

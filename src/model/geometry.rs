@@ -281,6 +281,20 @@ impl Kinematics {
         unit(o.phi + o.psi)
     }
 
+    /// x_{N+1} - x_0 = sum_i l_i e_i: from the left stick to the right one, m.
+    pub fn span(&self) -> Vector2<f64> {
+        self.segments
+            .iter()
+            .zip(&self.objects)
+            .map(|(s, o)| {
+                // e_i at angle phi_i + psi_i, from the stored sines and cosines.
+                let c = o.cos_phi * o.cos_psi - o.sin_phi * o.sin_psi;
+                let si = o.sin_phi * o.cos_psi + o.cos_phi * o.sin_psi;
+                s.length * Vector2::new(c, si)
+            })
+            .sum()
+    }
+
     /// sum l_i, m.
     pub fn total_length(&self) -> f64 {
         self.segments.iter().map(|s| s.length).sum()
