@@ -2,3 +2,4 @@
 //! interpolant, and (later) the hybrid taut/loose simulation.
 
 pub mod drive;
+pub mod phase;

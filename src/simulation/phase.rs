@@ -1,0 +1,347 @@
+//! The two phases of a run as ODE systems, with their event functions.
+//!
+//! - Taut: the reduced rotating-frame state of the note (the string length holds by
+//!   construction), followed by three energy accumulators.
+//! - Loose: positions and velocities of every object, then spins, then the accumulators.
+//!
+//! The accumulators integrate the power terms of the energy balance along the run:
+//! hand work W, friction loss and drag loss, so that E(t) - E(0) = W - friction - drag -
+//! impulse losses can be checked at any time.
+
+use nalgebra::Vector2;
+use std::f64::consts::{PI, TAU};
+
+use crate::model::friction::{Axles, SlipReference};
+use crate::model::{
+    tension, AxleMode, Body, CartesianState, DiaboloState, DynamicsError, FrictionLaw, Kinematics,
+    Params, StickInput, TautDynamics,
+};
+
+use super::drive::Drive;
+
+/// Number of energy accumulators at the end of every phase state: hand work, friction loss,
+/// drag loss (J).
+pub const ACCUMULATORS: usize = 3;
+
+/// Which phase the string is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Taut,
+    Loose,
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Taut => "taut",
+            Self::Loose => "loose",
+        }
+    }
+}
+
+/// The hands' inputs at time t for sticks in the given states.
+pub fn hand_inputs(drives: &[Drive; 2], t: f64, sticks: &[Body; 2]) -> [StickInput; 2] {
+    [
+        drives[0].input(t, &sticks[0]),
+        drives[1].input(t, &sticks[1]),
+    ]
+}
+
+/// The taut phase: reduced state + accumulators.
+#[derive(Clone, Debug)]
+pub struct TautSystem {
+    pub dynamics: TautDynamics,
+    pub drives: [Drive; 2],
+    /// Friction mode of each axle, locked between events (ignored by the tanh law).
+    pub modes: Vec<AxleMode>,
+}
+
+impl TautSystem {
+    pub fn new(params: &Params, n: usize, drives: [Drive; 2]) -> Self {
+        Self {
+            dynamics: TautDynamics::new(params, n),
+            drives,
+            modes: vec![AxleMode::from_slip(0.0); n],
+        }
+    }
+
+    /// Length of the phase state: 5N + 6 + accumulators.
+    pub fn dimension(&self) -> usize {
+        self.dynamics.layout().len() + ACCUMULATORS
+    }
+
+    /// Evaluates the dynamics at (t, y) with the current modes.
+    pub fn evaluate(&mut self, t: f64, y: &[f64]) -> Result<(), DynamicsError> {
+        let reduced = &y[..self.dynamics.layout().len()];
+        let drives = &self.drives;
+        self.dynamics.evaluate_with(
+            reduced,
+            |sticks| hand_inputs(drives, t, &sticks),
+            &self.modes,
+        )
+    }
+
+    /// dy/dt at (t, y).
+    pub fn rates(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) -> Result<(), DynamicsError> {
+        self.evaluate(t, y)?;
+        let len = self.dynamics.layout().len();
+        self.dynamics.write_rates(&mut dydt[..len]);
+        let balance = self.dynamics.power_balance();
+        dydt[len] = balance.hand_power;
+        dydt[len + 1] = balance.friction_dissipation;
+        dydt[len + 2] = balance.drag_loss;
+        Ok(())
+    }
+
+    /// Number of event functions: see [`TautSystem::events`].
+    pub fn event_count(&self) -> usize {
+        6 * self.dynamics.layout().diabolos() + 2
+    }
+
+    /// Event functions of the last evaluated state, in this order (all fire when they reach 0
+    /// from above):
+    /// - `[0]` T_0 (loosening);
+    /// - `[1 + 2(k-1)]`, `[2 + 2(k-1)]` for axle k: slipping, the slip speed along its direction
+    ///   (reversal); gripping, the margins c theta' -+ ln(T_k/T_{k-1}) to the capstan bounds
+    ///   (unsticking); always positive under the tanh law;
+    /// - `[1 + 2N + 2(k-1)]`, `[2 + 2N + 2(k-1)]`: theta_k - 2 pi k_k and 2 pi (k_k + 1) - theta_k
+    ///   (knot change down / up), with k_k the knot degree at the segment's start (`knots`);
+    /// - `[1 + 4N + (k-1)]`: |theta_k| - pi (the diabolo would leave the string);
+    /// - `[1 + 5N + i]`: l_i (two objects meet).
+    pub fn events(&self, knots: &[i32], out: &mut [f64]) {
+        let params = self.dynamics.params();
+        let n = self.dynamics.layout().diabolos();
+        let kin = self.dynamics.kinematics();
+        out[0] = self.dynamics.tension().base_tension;
+        let ratios = self.dynamics.axles().tension_ratios();
+        for (k, contact) in self.dynamics.axles().contacts().iter().enumerate() {
+            let (a, b) = match (params.friction_law, self.modes[k]) {
+                (FrictionLaw::Tanh { .. }, _) => (1.0, 1.0),
+                (_, AxleMode::Slipping(direction)) => {
+                    (direction_sign(direction) * contact.slip_speed, 1.0)
+                }
+                (law, AxleMode::Stuck) => {
+                    let log_ratio = (ratios[k + 1] / ratios[k]).ln();
+                    let bound = params.friction * contact.contact_angle;
+                    let upper = if law == FrictionLaw::Bearing {
+                        0.0
+                    } else {
+                        bound
+                    };
+                    (upper - log_ratio, log_ratio + bound)
+                }
+            };
+            out[1 + 2 * k] = a;
+            out[2 + 2 * k] = b;
+        }
+        for i in 1..=n {
+            let theta = kin.objects()[i].theta;
+            let floor = TAU * f64::from(knots[i - 1]);
+            out[2 * n + 2 * i - 1] = theta - floor;
+            out[2 * n + 2 * i] = floor + TAU - theta;
+            out[4 * n + i] = theta.abs() - PI;
+        }
+        for (i, s) in kin.segments().iter().enumerate() {
+            out[1 + 5 * n + i] = s.length;
+        }
+    }
+}
+
+/// +1 or -1 for a slip direction.
+pub fn direction_sign(direction: crate::model::SlipDirection) -> f64 {
+    match direction {
+        crate::model::SlipDirection::Positive => 1.0,
+        crate::model::SlipDirection::Negative => -1.0,
+    }
+}
+
+/// Index map of the loose-phase state: object k's position at 4k, velocity at 4k + 2; spin of
+/// diabolo i at 4(N + 2) + i - 1; then the accumulators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LooseLayout {
+    n: usize,
+}
+
+impl LooseLayout {
+    pub fn new(n: usize) -> Self {
+        Self { n }
+    }
+    pub fn diabolos(&self) -> usize {
+        self.n
+    }
+    /// 4 (N + 2) + N, without the accumulators.
+    pub fn len(&self) -> usize {
+        4 * (self.n + 2) + self.n
+    }
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+    pub fn spin(&self, i: usize) -> usize {
+        4 * (self.n + 2) + i - 1
+    }
+
+    /// The Cartesian state held in `y` (knots given).
+    pub fn state(&self, y: &[f64], knots: &[i32]) -> CartesianState {
+        let body = |k: usize| Body {
+            pos: Vector2::new(y[4 * k], y[4 * k + 1]),
+            vel: Vector2::new(y[4 * k + 2], y[4 * k + 3]),
+        };
+        CartesianState {
+            left: body(0),
+            right: body(self.n + 1),
+            diabolos: (1..=self.n)
+                .map(|i| {
+                    let b = body(i);
+                    DiaboloState {
+                        pos: b.pos,
+                        vel: b.vel,
+                        spin: y[self.spin(i)],
+                        knot: knots[i - 1],
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// Writes a Cartesian state into `y` (the accumulators untouched).
+    pub fn store(&self, state: &CartesianState, y: &mut [f64]) {
+        for k in 0..self.n + 2 {
+            let (p, v) = (state.position(k), state.velocity(k));
+            y[4 * k..4 * k + 4].copy_from_slice(&[p.x, p.y, v.x, v.y]);
+        }
+        for (i, d) in state.diabolos.iter().enumerate() {
+            y[self.spin(i + 1)] = d.spin;
+        }
+    }
+}
+
+/// The loose phase: no tension; sticks move under gravity and the hands, diabolos fall freely,
+/// spins decay by drag.
+#[derive(Clone, Debug)]
+pub struct LooseSystem {
+    pub params: Params,
+    pub layout: LooseLayout,
+    pub drives: [Drive; 2],
+    /// Hand forces of the last evaluation (x-y, N).
+    pub hand_forces: [Vector2<f64>; 2],
+}
+
+impl LooseSystem {
+    pub fn new(params: &Params, n: usize, drives: [Drive; 2]) -> Self {
+        Self {
+            params: *params,
+            layout: LooseLayout::new(n),
+            drives,
+            hand_forces: [Vector2::zeros(); 2],
+        }
+    }
+
+    pub fn dimension(&self) -> usize {
+        self.layout.len() + ACCUMULATORS
+    }
+
+    fn stick(y: &[f64], k: usize) -> Body {
+        Body {
+            pos: Vector2::new(y[4 * k], y[4 * k + 1]),
+            vel: Vector2::new(y[4 * k + 2], y[4 * k + 3]),
+        }
+    }
+
+    /// dy/dt at (t, y).
+    pub fn rates(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) -> Result<(), DynamicsError> {
+        let n = self.layout.diabolos();
+        let sticks = [Self::stick(y, 0), Self::stick(y, n + 1)];
+        let inputs = hand_inputs(&self.drives, t, &sticks);
+        let sticks_motion = tension::loose_accelerations(&self.params, &inputs);
+        let g = Vector2::new(0.0, -self.params.gravity);
+        let mut hand_power = 0.0;
+        for k in 0..n + 2 {
+            let acc = match k {
+                0 => sticks_motion[0].0,
+                k if k == n + 1 => sticks_motion[1].0,
+                _ => g,
+            };
+            dydt[4 * k..4 * k + 4].copy_from_slice(&[y[4 * k + 2], y[4 * k + 3], acc.x, acc.y]);
+        }
+        for s in 0..2 {
+            self.hand_forces[s] = sticks_motion[s].1;
+            hand_power += sticks_motion[s].1.dot(&sticks[s].vel);
+        }
+        let spin_mass = self.params.diabolo_mass * self.params.spin_inertia;
+        let mut drag = 0.0;
+        for i in 1..=n {
+            let w = y[self.layout.spin(i)];
+            dydt[self.layout.spin(i)] = -self.params.spin_drag * w;
+            drag += spin_mass * self.params.spin_drag * w * w;
+        }
+        let len = self.layout.len();
+        dydt[len] = hand_power;
+        dydt[len + 1] = 0.0;
+        dydt[len + 2] = drag;
+        if dydt.iter().any(|v| !v.is_finite()) {
+            return Err(DynamicsError::NonFinite);
+        }
+        Ok(())
+    }
+
+    /// Number of event functions: see [`LooseSystem::events`].
+    pub fn event_count(&self) -> usize {
+        2 * self.layout.diabolos() + 2
+    }
+
+    /// Event functions at y, in this order:
+    /// - `[0]` the slack L - sum l_i (the string snaps taut when it reaches 0 from above);
+    /// - `[1 + (k-1)]` cross(e_{k-1}, e_k) at diabolo k: zero when the string folds back through
+    ///   the diabolo (a knot change, when the segments point opposite ways) or runs straight;
+    /// - `[1 + N + i]` l_i (two objects meet).
+    pub fn events(&self, y: &[f64], out: &mut [f64]) {
+        let n = self.layout.diabolos();
+        let pos = |k: usize| Vector2::new(y[4 * k], y[4 * k + 1]);
+        let mut used = 0.0;
+        for i in 0..=n {
+            let l = (pos(i + 1) - pos(i)).norm();
+            used += l;
+            out[1 + n + i] = l;
+        }
+        out[0] = self.params.string_length - used;
+        for k in 1..=n {
+            let (a, b) = (pos(k) - pos(k - 1), pos(k + 1) - pos(k));
+            out[k] = (a.x * b.y - a.y * b.x) / (a.norm() * b.norm()).max(f64::MIN_POSITIVE);
+        }
+    }
+
+    /// Whether the segments at diabolo k point opposite ways (a fold, not a straight run).
+    pub fn folded(&self, y: &[f64], k: usize) -> bool {
+        let pos = |j: usize| Vector2::new(y[4 * j], y[4 * j + 1]);
+        (pos(k) - pos(k - 1)).dot(&(pos(k + 1) - pos(k))) < 0.0
+    }
+}
+
+/// G, F_C and the tension ratios the taut formulas give on a loose state (the CSV shows them
+/// while loose), with the hands' inputs.
+pub fn taut_formulas_on(
+    params: &Params,
+    state: &CartesianState,
+    inputs: &[StickInput; 2],
+) -> Option<tension::TensionSolution> {
+    let n = state.diabolo_count();
+    let mut kin = Kinematics::new(n);
+    kin.load_cartesian(state).ok()?;
+    let spins: Vec<f64> = state.diabolos.iter().map(|d| d.spin).collect();
+    let mut axles = Axles::new(n);
+    axles.update(
+        params.friction_law,
+        params.friction,
+        &kin,
+        &spins,
+        None,
+        SlipReference::LeftSide,
+    );
+    Some(tension::solve(
+        params,
+        &kin,
+        &axles,
+        inputs,
+        Default::default(),
+    ))
+}
