@@ -2,6 +2,8 @@
 //! Cartesian Newton solve of the taut string (model.md, "Independent cross-check").
 #![allow(dead_code)]
 
+pub mod reference;
+
 use diabolo::model::{
     Body, CartesianState, DiaboloState, FrictionLaw, ParamValues, Params, StickInput,
 };
