@@ -149,14 +149,25 @@ fn gripping_axle_holds_its_slip_and_newton_holds() {
                 .collect()
         };
         let (plus, minus) = (slip_at(1.0), slip_at(-1.0));
+        let predicted = dynamics.slip_accelerations().to_vec();
         for k in 0..n {
+            let rate = (plus[k] - minus[k]) / (2.0 * h);
+            // The model's slip acceleration (what the Filippov rule reads) matches the flow...
+            assert_close(
+                predicted[k],
+                rate,
+                1e-5,
+                1.0 + scale,
+                &format!("slip acceleration {}", k + 1),
+            );
+            // ...and is zero where the axle grips.
             if modes[k] == AxleMode::Stuck {
-                let rate = (plus[k] - minus[k]) / (2.0 * h);
                 assert!(
                     rate.abs() < 1e-5 * (1.0 + scale),
                     "trial {trial}: axle {} slip rate {rate}",
                     k + 1
                 );
+                assert!(predicted[k].abs() < 1e-9 * (1.0 + scale));
             }
         }
     }

@@ -39,6 +39,8 @@ pub struct TautDynamics {
     accelerations: Vec<(f64, f64)>,
     spin_rates: Vec<f64>,
     grip: GripSolver,
+    tensions: Vec<f64>,
+    slip_rates: Vec<f64>,
 }
 
 impl TautDynamics {
@@ -55,6 +57,8 @@ impl TautDynamics {
             accelerations: vec![(0.0, 0.0); n + 2],
             spin_rates: vec![0.0; n],
             grip: GripSolver::new(n),
+            tensions: vec![0.0; n + 1],
+            slip_rates: vec![0.0; n],
         }
     }
 
@@ -305,6 +309,26 @@ impl TautDynamics {
     /// Spin w_i of diabolo i (1..=N), m/s.
     pub fn spin(&self, i: usize) -> f64 {
         self.spins[i - 1]
+    }
+
+    /// d(w'_k)/dt of every axle at the last evaluated state (index k - 1), m/s^2: zero at a
+    /// gripping axle; its sign decides grip by the Filippov rule where a slip reaches zero.
+    pub fn slip_accelerations(&mut self) -> &[f64] {
+        let n = self.layout.diabolos();
+        for j in 0..=n {
+            self.tensions[j] = self.segment_tension(j);
+        }
+        let contacts = self.axles.contacts();
+        grip::slip_accelerations(
+            &self.params,
+            &self.kin,
+            &self.accelerations,
+            &self.tensions,
+            &self.spins,
+            |k| contacts[k - 1].side,
+            &mut self.slip_rates,
+        );
+        &self.slip_rates
     }
 
     /// Left and right stick (position, velocity) of the last loaded state `x`.
