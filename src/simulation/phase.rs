@@ -18,6 +18,8 @@ use crate::model::{
 };
 
 use super::drive::Drive;
+use super::events::{Direction, EventSpec, EventSystem};
+use super::integrate::OdeSystem;
 
 /// Number of energy accumulators at the end of every phase state: hand work, friction loss,
 /// drag loss (J).
@@ -54,6 +56,8 @@ pub struct TautSystem {
     pub drives: [Drive; 2],
     /// Friction mode of each axle, locked between events (ignored by the tanh law).
     pub modes: Vec<AxleMode>,
+    /// Knot degree k_i of each diabolo at the start of the current segment.
+    pub knots: Vec<i32>,
 }
 
 impl TautSystem {
@@ -62,6 +66,7 @@ impl TautSystem {
             dynamics: TautDynamics::new(params, n),
             drives,
             modes: vec![AxleMode::from_slip(0.0); n],
+            knots: vec![0; n],
         }
     }
 
@@ -93,9 +98,14 @@ impl TautSystem {
         Ok(())
     }
 
-    /// Number of event functions: see [`TautSystem::events`].
+    /// Number of event functions: see [`TautSystem::event_values`].
     pub fn event_count(&self) -> usize {
-        6 * self.dynamics.layout().diabolos() + 2
+        6 * self.dynamics.layout().diabolos() + 3
+    }
+
+    /// Direction filters of the event functions: all fire when reaching zero from above.
+    pub fn event_specs(&self) -> Vec<EventSpec> {
+        vec![EventSpec::new(Direction::Falling); self.event_count()]
     }
 
     /// Event functions of the last evaluated state, in this order (all fire when they reach 0
@@ -107,8 +117,10 @@ impl TautSystem {
     /// - `[1 + 2N + 2(k-1)]`, `[2 + 2N + 2(k-1)]`: theta_k - 2 pi k_k and 2 pi (k_k + 1) - theta_k
     ///   (knot change down / up), with k_k the knot degree at the segment's start (`knots`);
     /// - `[1 + 4N + (k-1)]`: |theta_k| - pi (the diabolo would leave the string);
-    /// - `[1 + 5N + i]`: l_i (two objects meet).
-    pub fn events(&self, knots: &[i32], out: &mut [f64]) {
+    /// - `[1 + 5N + i]`: l_i (two objects meet);
+    /// - `[6N + 2]`: the margin L - |p_right - p_left| of sticks that both follow paths.
+    pub fn event_values(&self, t: f64, out: &mut [f64]) {
+        let knots = &self.knots;
         let params = self.dynamics.params();
         let n = self.dynamics.layout().diabolos();
         let kin = self.dynamics.kinematics();
@@ -144,6 +156,34 @@ impl TautSystem {
         for (i, s) in kin.segments().iter().enumerate() {
             out[1 + 5 * n + i] = s.length;
         }
+        out[6 * n + 2] = path_margin(&self.drives, params.string_length, t);
+    }
+}
+
+/// L - |p_right(t) - p_left(t)| when both sticks follow paths (they cannot be farther apart than
+/// the string is long); 1 otherwise.
+pub fn path_margin(drives: &[Drive; 2], string_length: f64, t: f64) -> f64 {
+    match (&drives[0], &drives[1]) {
+        (Drive::Path(a), Drive::Path(b)) => string_length - (b.at(t).pos - a.at(t).pos).norm(),
+        _ => 1.0,
+    }
+}
+
+impl OdeSystem for TautSystem {
+    type Error = DynamicsError;
+    fn dimension(&self) -> usize {
+        TautSystem::dimension(self)
+    }
+    fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) -> Result<(), DynamicsError> {
+        self.rates(t, y, dydt)
+    }
+}
+
+impl EventSystem for TautSystem {
+    fn events(&mut self, t: f64, y: &[f64], out: &mut [f64]) -> Result<(), DynamicsError> {
+        self.evaluate(t, y)?;
+        self.event_values(t, out);
+        Ok(())
     }
 }
 
@@ -224,6 +264,8 @@ pub struct LooseSystem {
     pub drives: [Drive; 2],
     /// Hand forces of the last evaluation (x-y, N).
     pub hand_forces: [Vector2<f64>; 2],
+    /// Knot degree k_i of each diabolo.
+    pub knots: Vec<i32>,
 }
 
 impl LooseSystem {
@@ -233,6 +275,7 @@ impl LooseSystem {
             layout: LooseLayout::new(n),
             drives,
             hand_forces: [Vector2::zeros(); 2],
+            knots: vec![0; n],
         }
     }
 
@@ -284,17 +327,32 @@ impl LooseSystem {
         Ok(())
     }
 
-    /// Number of event functions: see [`LooseSystem::events`].
+    /// Number of event functions: see [`LooseSystem::event_values`].
     pub fn event_count(&self) -> usize {
-        2 * self.layout.diabolos() + 2
+        2 * self.layout.diabolos() + 3
+    }
+
+    /// Direction filters: the folds fire either way, the others when reaching zero from above.
+    pub fn event_specs(&self) -> Vec<EventSpec> {
+        let n = self.layout.diabolos();
+        (0..self.event_count())
+            .map(|i| {
+                EventSpec::new(if (1..=n).contains(&i) {
+                    Direction::Either
+                } else {
+                    Direction::Falling
+                })
+            })
+            .collect()
     }
 
     /// Event functions at y, in this order:
     /// - `[0]` the slack L - sum l_i (the string snaps taut when it reaches 0 from above);
     /// - `[1 + (k-1)]` cross(e_{k-1}, e_k) at diabolo k: zero when the string folds back through
     ///   the diabolo (a knot change, when the segments point opposite ways) or runs straight;
-    /// - `[1 + N + i]` l_i (two objects meet).
-    pub fn events(&self, y: &[f64], out: &mut [f64]) {
+    /// - `[1 + N + i]` l_i (two objects meet);
+    /// - `[2N + 2]` the margin of sticks that both follow paths ([`path_margin`]).
+    pub fn event_values(&self, t: f64, y: &[f64], out: &mut [f64]) {
         let n = self.layout.diabolos();
         let pos = |k: usize| Vector2::new(y[4 * k], y[4 * k + 1]);
         let mut used = 0.0;
@@ -308,12 +366,30 @@ impl LooseSystem {
             let (a, b) = (pos(k) - pos(k - 1), pos(k + 1) - pos(k));
             out[k] = (a.x * b.y - a.y * b.x) / (a.norm() * b.norm()).max(f64::MIN_POSITIVE);
         }
+        out[2 * n + 2] = path_margin(&self.drives, self.params.string_length, t);
     }
 
     /// Whether the segments at diabolo k point opposite ways (a fold, not a straight run).
     pub fn folded(&self, y: &[f64], k: usize) -> bool {
         let pos = |j: usize| Vector2::new(y[4 * j], y[4 * j + 1]);
         (pos(k) - pos(k - 1)).dot(&(pos(k + 1) - pos(k))) < 0.0
+    }
+}
+
+impl OdeSystem for LooseSystem {
+    type Error = DynamicsError;
+    fn dimension(&self) -> usize {
+        LooseSystem::dimension(self)
+    }
+    fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) -> Result<(), DynamicsError> {
+        self.rates(t, y, dydt)
+    }
+}
+
+impl EventSystem for LooseSystem {
+    fn events(&mut self, t: f64, y: &[f64], out: &mut [f64]) -> Result<(), DynamicsError> {
+        self.event_values(t, y, out);
+        Ok(())
     }
 }
 

@@ -1,0 +1,1076 @@
+//! Event location on the dense output of a [`Stepper`], and a small event-driven driver.
+//!
+//! Events are the zeros of a vector of event functions g(t, y). After each accepted step
+//! [t0, t1] the [`EventLocator`] samples g on the step's interpolant (at a few equally spaced
+//! interior points and at t1) and compares signs between consecutive samples, so that a
+//! function touching zero and coming back inside one step is found when the samples resolve it.
+//! Each bracket is solved on the interpolant by the Illinois method (never by re-integrating)
+//! to `100 eps (|t| + |h|)`; the earliest root wins, and every member whose root lies within
+//! that tolerance of it fires with it.
+//!
+//! Zeros at sample points:
+//! - a member exactly zero at the start of a step, or one that fired at the time the step
+//!   starts from, never fires there: its sign is taken from just after (a probe sample at
+//!   `t0 + probe_fraction h`, then the next samples);
+//! - a member exactly zero at a later sample (t1 included) crosses there if its direction
+//!   matches.
+//!
+//! The reported event time is the post-crossing end of the final bracket: there, every firing
+//! member is already on its new side (or exactly zero), so restarting from the event state does
+//! not find the same crossing again.
+//!
+//! The caller's loop, as [`integrate_with_events`] runs it:
+//!
+//! ```
+//! use diabolo::simulation::{
+//!     integrate_with_events, Control, Direction, EventLocator, EventOptions, EventSpec,
+//!     EventSystem, Method, OdeSystem, RunSettings, Stepper, StepperOptions,
+//! };
+//!
+//! /// A ball falling under gravity onto the floor y = 0.
+//! struct Ball;
+//! impl OdeSystem for Ball {
+//!     type Error = std::convert::Infallible;
+//!     fn dimension(&self) -> usize { 2 }
+//!     fn rhs(&mut self, _t: f64, y: &[f64], dydt: &mut [f64]) -> Result<(), Self::Error> {
+//!         dydt[0] = y[1];
+//!         dydt[1] = -9.81;
+//!         Ok(())
+//!     }
+//! }
+//! impl EventSystem for Ball {
+//!     fn events(&mut self, _t: f64, y: &[f64], out: &mut [f64]) -> Result<(), Self::Error> {
+//!         out[0] = y[0];
+//!         Ok(())
+//!     }
+//! }
+//!
+//! let mut stepper = Stepper::new(Method::Dopri5, StepperOptions::default(), 2).unwrap();
+//! let mut locator = EventLocator::new(1, 2, EventOptions::default()).unwrap();
+//! locator.set_mut().configure(&[EventSpec::new(Direction::Falling)]).unwrap();
+//! let mut y = [1.0, 0.0];
+//! let run = RunSettings::new(0.0, 0.6);
+//! let summary = integrate_with_events(
+//!     &mut Ball, &mut stepper, &mut locator, &mut y, &run,
+//!     |_ball, event| {
+//!         event.state[1] = -0.5 * event.state[1]; // bounce
+//!         Ok(Control::Continue)
+//!     },
+//!     |_ball, _t, _y| Ok(()),
+//! )
+//! .unwrap();
+//! assert_eq!(summary.events, 1);
+//! // Analytic: impact at sqrt(2 / g), then a parabola at half the impact speed.
+//! let impact = (2.0 / 9.81f64).sqrt();
+//! let (v, dt) = (0.5 * 9.81 * impact, 0.6 - impact);
+//! assert!((y[0] - (v * dt - 0.5 * 9.81 * dt * dt)).abs() < 1e-12);
+//! ```
+
+use thiserror::Error;
+
+use super::integrate::{DenseError, IntegrateError, OdeSystem, Stepper};
+
+/// A system with event functions.
+pub trait EventSystem: OdeSystem {
+    /// Writes the active event functions g(t, y) into `out` (one value per active member, the
+    /// count set by [`EventSet::configure`]). `t` in s.
+    fn events(&mut self, t: f64, y: &[f64], out: &mut [f64]) -> Result<(), Self::Error>;
+}
+
+/// Which zero crossings of an event function fire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// From negative to zero or positive.
+    Rising,
+    /// From positive to zero or negative.
+    Falling,
+    /// Both.
+    Either,
+}
+
+impl Direction {
+    /// Whether a crossing of this kind fires.
+    pub fn accepts(self, crossing: Crossing) -> bool {
+        matches!(
+            (self, crossing),
+            (Self::Either, _)
+                | (Self::Rising, Crossing::Rising)
+                | (Self::Falling, Crossing::Falling)
+        )
+    }
+}
+
+/// The way a member crossed zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Crossing {
+    /// Negative before, non-negative after.
+    Rising,
+    /// Positive before, non-positive after.
+    Falling,
+}
+
+/// Direction filter and armed flag of one event member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventSpec {
+    /// Which crossings fire.
+    pub direction: Direction,
+    /// A disarmed member is ignored until re-armed.
+    pub armed: bool,
+}
+
+impl EventSpec {
+    /// An armed member with the given direction.
+    pub fn new(direction: Direction) -> Self {
+        Self {
+            direction,
+            armed: true,
+        }
+    }
+}
+
+/// Invalid event configuration.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum EventConfigError {
+    /// More members than the locator was built for.
+    #[error("{requested} event members requested; the locator holds at most {capacity}")]
+    TooManyMembers {
+        /// Members requested.
+        requested: usize,
+        /// Capacity.
+        capacity: usize,
+    },
+    /// A member index outside the active set.
+    #[error("event member {member} does not exist ({active} active)")]
+    NoSuchMember {
+        /// Index given.
+        member: usize,
+        /// Active count.
+        active: usize,
+    },
+    /// Invalid option value.
+    #[error("invalid event option: {0}")]
+    Option(&'static str),
+}
+
+/// The active event members (up to a fixed capacity) with their filters.
+#[derive(Clone, Debug)]
+pub struct EventSet {
+    specs: Vec<EventSpec>,
+    active: usize,
+    generation: u64,
+}
+
+impl EventSet {
+    fn with_capacity(capacity: usize) -> Self {
+        Self {
+            specs: vec![EventSpec::new(Direction::Either); capacity],
+            active: 0,
+            generation: 0,
+        }
+    }
+
+    /// Replaces the active members by `specs` (the event function then writes `specs.len()`
+    /// values). Forgets what the locator remembered of the previous set.
+    pub fn configure(&mut self, specs: &[EventSpec]) -> Result<(), EventConfigError> {
+        if specs.len() > self.specs.len() {
+            return Err(EventConfigError::TooManyMembers {
+                requested: specs.len(),
+                capacity: self.specs.len(),
+            });
+        }
+        self.specs[..specs.len()].copy_from_slice(specs);
+        self.active = specs.len();
+        self.generation += 1;
+        Ok(())
+    }
+
+    /// Arms or disarms member `member`.
+    pub fn set_armed(&mut self, member: usize, armed: bool) -> Result<(), EventConfigError> {
+        self.member_mut(member)?.armed = armed;
+        Ok(())
+    }
+
+    /// Sets the direction filter of member `member`.
+    pub fn set_direction(
+        &mut self,
+        member: usize,
+        direction: Direction,
+    ) -> Result<(), EventConfigError> {
+        self.member_mut(member)?.direction = direction;
+        Ok(())
+    }
+
+    /// The spec of member `member`, if active.
+    pub fn get(&self, member: usize) -> Option<EventSpec> {
+        self.specs[..self.active].get(member).copied()
+    }
+
+    /// Number of active members.
+    pub fn active(&self) -> usize {
+        self.active
+    }
+
+    /// Largest number of members.
+    pub fn capacity(&self) -> usize {
+        self.specs.len()
+    }
+
+    fn member_mut(&mut self, member: usize) -> Result<&mut EventSpec, EventConfigError> {
+        let active = self.active;
+        self.specs[..active]
+            .get_mut(member)
+            .ok_or(EventConfigError::NoSuchMember { member, active })
+    }
+}
+
+/// Sampling options of the locator.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EventOptions {
+    /// Equally spaced interior samples per step (besides the step's end).
+    pub interior_samples: usize,
+    /// Offset of the probe sample that resolves members at zero at a step's start, as a
+    /// fraction of the step, in (0, 1 / (interior_samples + 1)).
+    pub probe_fraction: f64,
+}
+
+impl Default for EventOptions {
+    /// Four interior samples, probe at 1e-3 of the step.
+    fn default() -> Self {
+        Self {
+            interior_samples: 4,
+            probe_fraction: 1e-3,
+        }
+    }
+}
+
+impl EventOptions {
+    /// Checks the probe fraction against the sample spacing.
+    pub fn validate(&self) -> Result<(), EventConfigError> {
+        let spacing = 1.0 / (self.interior_samples as f64 + 1.0);
+        if !(self.probe_fraction > 0.0 && self.probe_fraction < spacing) {
+            return Err(EventConfigError::Option(
+                "probe_fraction must lie in (0, 1 / (interior_samples + 1))",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Failure while locating events or driving a run; every variant carries the time (s).
+#[derive(Debug, Error)]
+pub enum EventError<E: std::error::Error + 'static> {
+    /// The stepper failed.
+    #[error(transparent)]
+    Integrate(#[from] IntegrateError<E>),
+    /// Dense output failed (a buffer of the wrong length).
+    #[error(transparent)]
+    Dense(#[from] DenseError),
+    /// The event function returned an error.
+    #[error("the event functions failed at t = {t} s")]
+    Events {
+        /// Time of the evaluation (s).
+        t: f64,
+        /// The system's error.
+        #[source]
+        source: E,
+    },
+    /// The event function returned a non-finite value.
+    #[error("event function {member} is not finite at t = {t} s")]
+    NonFiniteEvent {
+        /// Time of the evaluation (s).
+        t: f64,
+        /// Member index.
+        member: usize,
+    },
+    /// The event callback of the driver returned an error.
+    #[error("the event handler failed at t = {t} s")]
+    Callback {
+        /// Event time (s).
+        t: f64,
+        /// The handler's error.
+        #[source]
+        source: E,
+    },
+    /// The output callback of the driver returned an error.
+    #[error("the output handler failed at t = {t} s")]
+    Output {
+        /// Output time (s).
+        t: f64,
+        /// The handler's error.
+        #[source]
+        source: E,
+    },
+    /// Too many events per unit of simulated time.
+    #[error(transparent)]
+    Rate(#[from] RateExceeded),
+    /// The locator, stepper and buffers disagree on the state dimension.
+    #[error("state dimension {found} at t = {t} s; the locator was built for {expected}")]
+    DimensionMismatch {
+        /// Time (s).
+        t: f64,
+        /// Dimension of the locator.
+        expected: usize,
+        /// Dimension found.
+        found: usize,
+    },
+    /// Invalid run settings.
+    #[error("invalid run settings at t0 = {t} s: {reason}")]
+    InvalidRun {
+        /// Start time (s).
+        t: f64,
+        /// What is wrong.
+        reason: &'static str,
+    },
+}
+
+/// The events of one instant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EventHit<'a> {
+    /// Event time (s): the post-crossing end of the root bracket.
+    pub t: f64,
+    /// Members that fire at `t`, in increasing index order.
+    pub members: &'a [usize],
+    /// How each of `members` crossed zero (the sign just after the root).
+    pub crossings: &'a [Crossing],
+    /// Every active event function at `t` (on the post-crossing side for the members).
+    pub values: &'a [f64],
+}
+
+/// What the locator remembers of the samples it already has.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Cached {
+    segment: u64,
+    t: f64,
+    generation: u64,
+    active: usize,
+}
+
+/// Per-member scan state.
+#[derive(Clone, Copy, Debug)]
+struct Track {
+    /// Sign of the member (0: not yet resolved at this step's start).
+    sign: i8,
+    /// Last sample with a non-zero value: time (s) and value.
+    t_last: f64,
+    g_last: f64,
+    /// Bracket [lo, hi] of a firing crossing found in the current interval.
+    bracketed: bool,
+    lo: f64,
+    hi: f64,
+    g_hi: f64,
+    crossing: Crossing,
+    /// Whether the member fired at the time the next step starts from.
+    at_root: bool,
+}
+
+impl Default for Track {
+    fn default() -> Self {
+        Self {
+            sign: 0,
+            t_last: 0.0,
+            g_last: 0.0,
+            bracketed: false,
+            lo: 0.0,
+            hi: 0.0,
+            g_hi: 0.0,
+            crossing: Crossing::Rising,
+            at_root: false,
+        }
+    }
+}
+
+/// Iteration cap of the root solver (bisection every few iterations keeps it far below).
+const MAX_ROOT_ITERATIONS: usize = 400;
+/// Root tolerance in units of eps (|t| + |h|).
+const ROOT_TOLERANCE: f64 = 100.0 * f64::EPSILON;
+
+/// Locates events on the dense output of a [`Stepper`]. All buffers are allocated in
+/// [`EventLocator::new`]; locating allocates nothing.
+#[derive(Clone, Debug)]
+pub struct EventLocator {
+    set: EventSet,
+    options: EventOptions,
+    n: usize,
+    y: Vec<f64>,
+    /// g at the start of the next step (the end of the last scanned step).
+    g_start: Vec<f64>,
+    cached: Option<Cached>,
+    g_sample: Vec<f64>,
+    tracks: Vec<Track>,
+    /// Time and set generation of the last hit, for its members' `at_root`.
+    last_hit: Option<(f64, u64)>,
+    hit_t: f64,
+    members: Vec<usize>,
+    crossings: Vec<Crossing>,
+    hit_values: Vec<f64>,
+}
+
+impl EventLocator {
+    /// A locator for up to `capacity` event members of a system with `dimension` state
+    /// components. No member is active until [`EventSet::configure`].
+    pub fn new(
+        capacity: usize,
+        dimension: usize,
+        options: EventOptions,
+    ) -> Result<Self, EventConfigError> {
+        options.validate()?;
+        Ok(Self {
+            set: EventSet::with_capacity(capacity),
+            options,
+            n: dimension,
+            y: vec![0.0; dimension],
+            g_start: vec![0.0; capacity],
+            cached: None,
+            g_sample: vec![0.0; capacity],
+            tracks: vec![Track::default(); capacity],
+            last_hit: None,
+            hit_t: f64::NAN,
+            members: Vec::with_capacity(capacity),
+            crossings: Vec::with_capacity(capacity),
+            hit_values: vec![0.0; capacity],
+        })
+    }
+
+    /// The active members and their filters.
+    pub fn set(&self) -> &EventSet {
+        &self.set
+    }
+
+    /// The active members, to configure, arm or disarm them.
+    pub fn set_mut(&mut self) -> &mut EventSet {
+        &mut self.set
+    }
+
+    /// Sampling options.
+    pub fn options(&self) -> &EventOptions {
+        &self.options
+    }
+
+    /// Forgets the cached event values: call it when the event functions change without a
+    /// stepper reset (a reset or [`EventSet::configure`] already does).
+    pub fn invalidate(&mut self) {
+        self.cached = None;
+        self.last_hit = None;
+    }
+
+    /// Event values at the end of the last step scanned without a hit (for re-arming
+    /// decisions), with that time (s).
+    pub fn end_values(&self) -> Option<(f64, &[f64])> {
+        self.cached
+            .filter(|c| c.generation == self.set.generation && c.active == self.set.active)
+            .map(|c| (c.t, &self.g_start[..c.active]))
+    }
+
+    /// Scans the last accepted step of `stepper` for events. On a hit, writes the interpolated
+    /// state at the event time into `state` and returns the event; the caller then restarts the
+    /// stepper there (with the post-event state) with [`Stepper::reset`].
+    pub fn locate<S: EventSystem>(
+        &mut self,
+        sys: &mut S,
+        stepper: &Stepper,
+        state: &mut [f64],
+    ) -> Result<Option<EventHit<'_>>, EventError<S::Error>> {
+        Ok(if self.scan(sys, stepper, state)? {
+            Some(self.hit())
+        } else {
+            None
+        })
+    }
+
+    /// The last hit, as returned by `locate`.
+    fn hit(&self) -> EventHit<'_> {
+        EventHit {
+            t: self.hit_t,
+            members: &self.members,
+            crossings: &self.crossings,
+            values: &self.hit_values[..self.set.active],
+        }
+    }
+
+    /// Locates the earliest event of the last step; true on a hit (then in `hit_*`).
+    fn scan<S: EventSystem>(
+        &mut self,
+        sys: &mut S,
+        stepper: &Stepper,
+        state: &mut [f64],
+    ) -> Result<bool, EventError<S::Error>> {
+        let (t0, t1) = (stepper.t_old(), stepper.t());
+        for found in [stepper.dimension(), state.len()] {
+            if found != self.n {
+                let expected = self.n;
+                return Err(EventError::DimensionMismatch {
+                    t: t1,
+                    expected,
+                    found,
+                });
+            }
+        }
+        let m = self.set.active;
+        if m == 0 || !stepper.has_step() {
+            return Ok(false);
+        }
+        let key = Cached {
+            segment: stepper.segment(),
+            t: t0,
+            generation: self.set.generation,
+            active: m,
+        };
+        if self.cached != Some(key) {
+            self.sample(sys, stepper, t0, Buffer::Start)?;
+        }
+        let need_probe = self.start_tracks(t0, key.generation);
+        self.cached = None;
+        let h = t1 - t0;
+        let tol = ROOT_TOLERANCE * (t0.abs().max(t1.abs()) + h);
+        let interior = self.options.interior_samples;
+        let probe = need_probe.then_some(t0 + self.options.probe_fraction * h);
+        let grid = (1..=interior).map(|k| t0 + h * (k as f64 / (interior + 1) as f64));
+        for ts in probe.into_iter().chain(grid).chain(std::iter::once(t1)) {
+            self.sample(sys, stepper, ts, Buffer::Sample)?;
+            if self.compare(ts) {
+                self.solve(sys, stepper, tol)?;
+                self.finish_hit(sys, stepper, state)?;
+                return Ok(true);
+            }
+        }
+        self.g_start[..m].copy_from_slice(&self.g_sample[..m]);
+        self.cached = Some(Cached { t: t1, ..key });
+        Ok(false)
+    }
+
+    /// Sets up each member's sign at the step's start; true if some member needs the probe.
+    fn start_tracks(&mut self, t0: f64, generation: u64) -> bool {
+        let m = self.set.active;
+        let after_hit = self.last_hit == Some((t0, generation));
+        self.last_hit = None;
+        let mut need_probe = false;
+        for i in 0..m {
+            let track = &mut self.tracks[i];
+            let g = self.g_start[i];
+            let unresolved = g == 0.0 || (after_hit && track.at_root);
+            *track = Track {
+                sign: if unresolved { 0 } else { sign(g) },
+                t_last: t0,
+                g_last: g,
+                ..Track::default()
+            };
+            need_probe |= unresolved && self.set.specs[i].armed;
+        }
+        need_probe
+    }
+
+    /// Compares the sample at `ts` with each armed member's sign; marks the firing crossings
+    /// and returns whether there is one.
+    fn compare(&mut self, ts: f64) -> bool {
+        let mut found = false;
+        for i in 0..self.set.active {
+            let spec = self.set.specs[i];
+            let g = self.g_sample[i];
+            let track = &mut self.tracks[i];
+            let now = sign(g);
+            if !spec.armed || now == track.sign {
+                if now != 0 {
+                    track.t_last = ts;
+                    track.g_last = g;
+                }
+                continue;
+            }
+            if track.sign == 0 {
+                // Resolved just after a zero start: no crossing.
+                track.sign = now;
+                track.t_last = ts;
+                track.g_last = g;
+                continue;
+            }
+            let crossing = if track.sign < 0 {
+                Crossing::Rising
+            } else {
+                Crossing::Falling
+            };
+            if spec.direction.accepts(crossing) {
+                track.bracketed = true;
+                track.crossing = crossing;
+                track.lo = track.t_last;
+                track.hi = ts;
+                track.g_hi = g;
+                found = true;
+            } else if now != 0 {
+                track.sign = now;
+                track.t_last = ts;
+                track.g_last = g;
+            }
+        }
+        found
+    }
+
+    /// Narrows every bracket to the tolerance on the interpolant.
+    fn solve<S: EventSystem>(
+        &mut self,
+        sys: &mut S,
+        stepper: &Stepper,
+        tol: f64,
+    ) -> Result<(), EventError<S::Error>> {
+        for i in 0..self.set.active {
+            let track = self.tracks[i];
+            if !track.bracketed {
+                continue;
+            }
+            let (lo, hi) = if track.g_hi == 0.0 {
+                (track.hi, track.hi)
+            } else {
+                let bracket = Bracket {
+                    a: track.t_last,
+                    fa: track.g_last,
+                    b: track.hi,
+                    fb: track.g_hi,
+                };
+                self.illinois(sys, stepper, i, bracket, tol)?
+            };
+            self.tracks[i].lo = lo;
+            self.tracks[i].hi = hi;
+        }
+        Ok(())
+    }
+
+    /// Illinois (modified regula falsi) on member `i` of g along the interpolant, from a
+    /// bracket with `fa` on the pre-crossing side; returns the final (pre, post) ends.
+    fn illinois<S: EventSystem>(
+        &mut self,
+        sys: &mut S,
+        stepper: &Stepper,
+        i: usize,
+        bracket: Bracket,
+        tol: f64,
+    ) -> Result<(f64, f64), EventError<S::Error>> {
+        let Bracket {
+            mut a,
+            mut fa,
+            mut b,
+            mut fb,
+        } = bracket;
+        let mut retained = 0i8;
+        let mut reference = b - a;
+        let mut slow = 0u32;
+        for _ in 0..MAX_ROOT_ITERATIONS {
+            if b - a <= tol {
+                break;
+            }
+            let secant = b - fb * (b - a) / (fb - fa);
+            let c = if slow < 3 && secant > a && secant < b {
+                secant
+            } else {
+                0.5 * (a + b)
+            };
+            self.sample(sys, stepper, c, Buffer::Sample)?;
+            let fc = self.g_sample[i];
+            if fc == 0.0 {
+                return Ok((c, c));
+            }
+            if sign(fc) == sign(fb) {
+                (b, fb) = (c, fc);
+                if retained == 1 {
+                    fa *= 0.5;
+                }
+                retained = 1;
+            } else {
+                (a, fa) = (c, fc);
+                if retained == -1 {
+                    fb *= 0.5;
+                }
+                retained = -1;
+            }
+            if b - a <= 0.5 * reference {
+                reference = b - a;
+                slow = 0;
+            } else {
+                slow += 1;
+            }
+        }
+        Ok((a, b))
+    }
+
+    /// Groups the members firing at the earliest root, writes the state there and the event
+    /// values, and remembers the hit.
+    fn finish_hit<S: EventSystem>(
+        &mut self,
+        sys: &mut S,
+        stepper: &Stepper,
+        state: &mut [f64],
+    ) -> Result<(), EventError<S::Error>> {
+        let m = self.set.active;
+        let tracks = &mut self.tracks[..m];
+        let mut t = tracks
+            .iter()
+            .filter(|tr| tr.bracketed)
+            .map(|tr| tr.hi)
+            .fold(f64::INFINITY, f64::min);
+        // A member fires with the group when its bracket starts by the group's time; the
+        // group's time is the latest post-crossing end, so every member is past its root.
+        for track in tracks.iter_mut() {
+            track.at_root = false;
+        }
+        loop {
+            let mut grown = false;
+            for track in tracks.iter_mut() {
+                if track.bracketed && !track.at_root && track.lo <= t {
+                    track.at_root = true;
+                    t = t.max(track.hi);
+                    grown = true;
+                }
+            }
+            if !grown {
+                break;
+            }
+        }
+        self.members.clear();
+        self.crossings.clear();
+        for (i, track) in tracks.iter().enumerate() {
+            if track.at_root {
+                self.members.push(i);
+                self.crossings.push(track.crossing);
+            }
+        }
+        self.sample(sys, stepper, t, Buffer::Hit)?;
+        state.copy_from_slice(&self.y);
+        self.hit_t = t;
+        self.last_hit = Some((t, self.set.generation));
+        self.cached = None;
+        Ok(())
+    }
+
+    /// Interpolates the state at `t` into `y` and evaluates the event functions into `buffer`.
+    fn sample<S: EventSystem>(
+        &mut self,
+        sys: &mut S,
+        stepper: &Stepper,
+        t: f64,
+        buffer: Buffer,
+    ) -> Result<(), EventError<S::Error>> {
+        let m = self.set.active;
+        stepper.interpolate(t, &mut self.y)?;
+        let out = match buffer {
+            Buffer::Start => &mut self.g_start[..m],
+            Buffer::Sample => &mut self.g_sample[..m],
+            Buffer::Hit => &mut self.hit_values[..m],
+        };
+        sys.events(t, &self.y, out)
+            .map_err(|source| EventError::Events { t, source })?;
+        if let Some(member) = out.iter().position(|g| !g.is_finite()) {
+            return Err(EventError::NonFiniteEvent { t, member });
+        }
+        Ok(())
+    }
+
+    /// The hit and the member set at once (disjoint borrows for the driver's callback).
+    fn hit_and_set(&mut self) -> (EventHit<'_>, &mut EventSet) {
+        let hit = EventHit {
+            t: self.hit_t,
+            members: &self.members,
+            crossings: &self.crossings,
+            values: &self.hit_values[..self.set.active],
+        };
+        (hit, &mut self.set)
+    }
+}
+
+/// Which buffer a sample of the event functions goes to.
+#[derive(Clone, Copy)]
+enum Buffer {
+    Start,
+    Sample,
+    Hit,
+}
+
+/// A root bracket: `fa` and `fb` of opposite signs.
+#[derive(Clone, Copy)]
+struct Bracket {
+    a: f64,
+    fa: f64,
+    b: f64,
+    fb: f64,
+}
+
+/// Sign of `x`: -1, 0 or 1.
+fn sign(x: f64) -> i8 {
+    if x > 0.0 {
+        1
+    } else if x < 0.0 {
+        -1
+    } else {
+        0
+    }
+}
+
+/// A cap on the number of events per unit of simulated time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EventRateLimit {
+    /// Most events allowed in any window, >= 1.
+    pub max_events: usize,
+    /// Window length (s), > 0.
+    pub window: f64,
+}
+
+/// More events in a window than the cap allows (e.g. a Zeno run).
+#[derive(Clone, Debug, PartialEq, Error)]
+#[error(
+    "more than {max_events} events within {window} s at t = {t} s: the run may be chattering or \
+     Zeno; ending it"
+)]
+pub struct RateExceeded {
+    /// Time of the event over the cap (s).
+    pub t: f64,
+    /// The cap.
+    pub max_events: usize,
+    /// The window (s).
+    pub window: f64,
+}
+
+/// Enforces an [`EventRateLimit`]: records event times in a ring buffer allocated once.
+#[derive(Clone, Debug)]
+pub struct EventRateGuard {
+    limit: EventRateLimit,
+    times: Vec<f64>,
+    next: usize,
+}
+
+impl EventRateGuard {
+    /// A guard with no events recorded.
+    pub fn new(limit: EventRateLimit) -> Result<Self, EventConfigError> {
+        if limit.max_events == 0 {
+            return Err(EventConfigError::Option("max_events must be at least 1"));
+        }
+        if !(limit.window.is_finite() && limit.window > 0.0) {
+            return Err(EventConfigError::Option(
+                "the event window must be finite and positive",
+            ));
+        }
+        Ok(Self {
+            limit,
+            times: Vec::with_capacity(limit.max_events),
+            next: 0,
+        })
+    }
+
+    /// Records an event at `t` (s, non-decreasing); fails if it makes more than `max_events`
+    /// events within `window`.
+    pub fn record(&mut self, t: f64) -> Result<(), RateExceeded> {
+        let max = self.limit.max_events;
+        if self.times.len() < max {
+            self.times.push(t);
+            return Ok(());
+        }
+        let oldest = self.times[self.next];
+        if t - oldest < self.limit.window {
+            return Err(RateExceeded {
+                t,
+                max_events: max,
+                window: self.limit.window,
+            });
+        }
+        self.times[self.next] = t;
+        self.next = (self.next + 1) % max;
+        Ok(())
+    }
+
+    /// Forgets the recorded events.
+    pub fn clear(&mut self) {
+        self.times.clear();
+        self.next = 0;
+    }
+}
+
+/// Whether a run goes on after an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// Restart from the (possibly modified) event state.
+    Continue,
+    /// End the run at the event.
+    Stop,
+}
+
+/// What the driver's event callback sees and may change.
+#[derive(Debug)]
+pub struct EventContext<'a> {
+    /// The event.
+    pub hit: EventHit<'a>,
+    /// The members, to arm, disarm or reconfigure.
+    pub set: &'a mut EventSet,
+    /// State at the event (interpolated); the run restarts from it as modified.
+    pub state: &'a mut [f64],
+}
+
+/// Output rows at `origin + k interval` (computed so, never accumulated).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OutputGrid {
+    /// Time of row 0 (s).
+    pub origin: f64,
+    /// Spacing (s), > 0.
+    pub interval: f64,
+}
+
+/// Settings of [`integrate_with_events`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunSettings {
+    /// Start time (s).
+    pub t0: f64,
+    /// End time (s), >= t0.
+    pub t_end: f64,
+    /// Output grid; `None` for no output rows.
+    pub output: Option<OutputGrid>,
+    /// Whether a grid point equal to `t0` is emitted (false when continuing a run whose
+    /// previous part already emitted it).
+    pub emit_start: bool,
+    /// Cap on events per unit of simulated time.
+    pub rate_limit: Option<EventRateLimit>,
+}
+
+impl RunSettings {
+    /// From `t0` to `t_end` (s) without output rows or event cap.
+    pub fn new(t0: f64, t_end: f64) -> Self {
+        Self {
+            t0,
+            t_end,
+            output: None,
+            emit_start: true,
+            rate_limit: None,
+        }
+    }
+
+    fn validate<E: std::error::Error + 'static>(&self) -> Result<(), EventError<E>> {
+        let invalid = |reason| Err(EventError::InvalidRun { t: self.t0, reason });
+        if !(self.t0.is_finite() && self.t_end.is_finite() && self.t_end >= self.t0) {
+            return invalid("t0 and t_end must be finite with t_end >= t0");
+        }
+        if let Some(grid) = self.output {
+            if !(grid.origin.is_finite() && grid.interval.is_finite() && grid.interval > 0.0) {
+                return invalid("the output grid needs a finite origin and a positive interval");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How a run of [`integrate_with_events`] ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunSummary {
+    /// Final time (s): `t_end`, or the event time when a callback stopped the run.
+    pub t: f64,
+    /// Number of events handled.
+    pub events: u64,
+    /// Whether an event callback stopped the run.
+    pub stopped: bool,
+}
+
+/// The next output row of a run.
+struct GridCursor {
+    grid: Option<OutputGrid>,
+    k: u64,
+}
+
+impl GridCursor {
+    /// Positioned at the first grid point at or after `t0` (after it unless `emit_start`).
+    fn new(grid: Option<OutputGrid>, t0: f64, emit_start: bool) -> Self {
+        let mut cursor = Self { grid, k: 0 };
+        if let Some(g) = grid {
+            let before = |k: u64| {
+                let t = g.origin + k as f64 * g.interval;
+                t < t0 || (t == t0 && !emit_start)
+            };
+            let guess = ((t0 - g.origin) / g.interval).floor().max(0.0) as u64;
+            cursor.k = guess.saturating_sub(1);
+            while before(cursor.k) {
+                cursor.k += 1;
+            }
+        }
+        cursor
+    }
+
+    /// The pending grid time if it is at or before `limit`.
+    fn next_until(&self, limit: f64) -> Option<f64> {
+        let g = self.grid?;
+        let t = g.origin + self.k as f64 * g.interval;
+        (t <= limit).then_some(t)
+    }
+}
+
+/// Runs `sys` from `run.t0` (state `y`) to `run.t_end`, handling events and output rows.
+///
+/// After each accepted step the locator scans it. On an event: the output rows up to the
+/// event time are emitted from the step's interpolant, the event is counted against the rate
+/// cap, then `on_event` gets the interpolated state at the event (it may change it, the
+/// member set, or the system) and the stepper restarts there from the changed state; rows
+/// after the event come from the new segment. Rows are emitted at `origin + k interval` from
+/// the dense output, never at raw steps. On return `y` holds the final state (the post-event
+/// state when a callback stopped the run).
+pub fn integrate_with_events<S, FE, FO>(
+    sys: &mut S,
+    stepper: &mut Stepper,
+    locator: &mut EventLocator,
+    y: &mut [f64],
+    run: &RunSettings,
+    mut on_event: FE,
+    mut on_output: FO,
+) -> Result<RunSummary, EventError<S::Error>>
+where
+    S: EventSystem,
+    FE: FnMut(&mut S, EventContext<'_>) -> Result<Control, S::Error>,
+    FO: FnMut(&mut S, f64, &[f64]) -> Result<(), S::Error>,
+{
+    run.validate()?;
+    let mut guard = match run.rate_limit.map(EventRateGuard::new).transpose() {
+        Ok(guard) => guard,
+        Err(_) => {
+            let reason = "the event cap needs max_events >= 1 and a positive window";
+            return Err(EventError::InvalidRun { t: run.t0, reason });
+        }
+    };
+    let mut row = vec![0.0; stepper.dimension()];
+    stepper.reset(sys, run.t0, y)?;
+    locator.invalidate();
+    let mut cursor = GridCursor::new(run.output, run.t0, run.emit_start);
+    let mut emit = |sys: &mut S, stepper: &Stepper, cursor: &mut GridCursor, limit: f64| {
+        while let Some(t) = cursor.next_until(limit.min(run.t_end)) {
+            stepper.interpolate(t, &mut row)?;
+            on_output(sys, t, &row).map_err(|source| EventError::Output { t, source })?;
+            cursor.k += 1;
+        }
+        Ok::<(), EventError<S::Error>>(())
+    };
+    emit(sys, stepper, &mut cursor, run.t0)?;
+    let mut events = 0;
+    while stepper.t() < run.t_end {
+        stepper.step(sys, run.t_end)?;
+        if !locator.scan(sys, stepper, y)? {
+            emit(sys, stepper, &mut cursor, stepper.t())?;
+            continue;
+        }
+        let t = locator.hit_t;
+        emit(sys, stepper, &mut cursor, t)?;
+        events += 1;
+        if let Some(guard) = guard.as_mut() {
+            guard.record(t)?;
+        }
+        let (hit, set) = locator.hit_and_set();
+        let context = EventContext {
+            hit,
+            set,
+            state: &mut *y,
+        };
+        let control =
+            on_event(sys, context).map_err(|source| EventError::Callback { t, source })?;
+        if control == Control::Stop {
+            return Ok(RunSummary {
+                t,
+                events,
+                stopped: true,
+            });
+        }
+        stepper.reset(sys, t, y)?;
+    }
+    y.copy_from_slice(stepper.y());
+    Ok(RunSummary {
+        t: stepper.t(),
+        events,
+        stopped: false,
+    })
+}

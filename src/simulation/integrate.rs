@@ -1,0 +1,1257 @@
+//! Explicit Runge-Kutta steppers with dense output, over slices of `f64`.
+//!
+//! Three methods share one explicit stepping routine over their Butcher tableaus:
+//! - [`Method::Dopri5`]: Dormand-Prince 5(4), FSAL, with Hairer's 4th-order continuous
+//!   extension (`dopri5.f`);
+//! - [`Method::Dop853`]: Hairer's 8(5,3) with the 7th-order dense output (`dop853.f`; three extra
+//!   stages per accepted step);
+//! - [`Method::Rk4`]: classical RK4 with a fixed step and cubic Hermite dense output.
+//!
+//! Step-size control follows Hairer, Norsett and Wanner, *Solving ODEs I*, II.4: the error norm
+//! is `sqrt(mean((err_i / (atol + rtol max(|y_i|, |y_new_i|)))^2))`, the new step is
+//! `h * clamp(0.9 err^(-1/(q+1)), fac_min, fac_max)` with q the order of the error estimate, and a
+//! step accepted after a rejection does not grow. The initial step is Hairer's `hinit`.
+//!
+//! Every work buffer is allocated in [`Stepper::new`]; [`Stepper::step`] allocates nothing. The
+//! stepper integrates forward in time only.
+
+use thiserror::Error;
+
+/// A system of first-order ODEs `dy/dt = f(t, y)` of fixed dimension.
+pub trait OdeSystem {
+    /// Error returned by the right-hand side.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// Number of state components.
+    fn dimension(&self) -> usize;
+
+    /// Writes `dy/dt` at time `t` (s) and state `y` into `dydt` (both of length `dimension()`).
+    fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) -> Result<(), Self::Error>;
+}
+
+/// The integration method.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Method {
+    /// Dormand-Prince 5(4) with adaptive steps and 4th-order dense output.
+    Dopri5,
+    /// Hairer's DOP853: order 8 with a combined 5th/3rd-order error estimate and 7th-order
+    /// dense output.
+    Dop853,
+    /// Classical 4th-order Runge-Kutta with a fixed step `step` (s), the last step of a
+    /// stretch shortened to land on the requested limit; cubic Hermite dense output.
+    Rk4 {
+        /// Step size (s), > 0.
+        step: f64,
+    },
+}
+
+impl Method {
+    /// The Butcher tableau and controller constants of the method.
+    pub fn tableau(&self) -> &'static Tableau {
+        match self {
+            Self::Dopri5 => &DOPRI5,
+            Self::Dop853 => &DOP853,
+            Self::Rk4 { .. } => &RK4,
+        }
+    }
+
+    /// Short name: `dopri5`, `dop853` or `rk4`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Dopri5 => "dopri5",
+            Self::Dop853 => "dop853",
+            Self::Rk4 { .. } => "rk4",
+        }
+    }
+}
+
+/// How a method estimates its local error from the stage derivatives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ErrorWeights {
+    /// No estimate (fixed step).
+    None,
+    /// `err = h * sum_j w_j k_j` (difference of the embedded pair).
+    Embedded(&'static [f64]),
+    /// DOP853's combined estimate from the 5th-order (`e5`) and 3rd-order (`e3`) differences:
+    /// `|h| * E5^2 / sqrt(n (E5^2 + 0.01 E3^2))` with `E^2` the sum of squared scaled errors.
+    Dop853 {
+        /// Weights of the 5th-order difference.
+        e5: &'static [f64],
+        /// Weights of the 3rd-order difference.
+        e3: &'static [f64],
+    },
+}
+
+/// An explicit Runge-Kutta tableau with its dense output and controller constants.
+///
+/// Stage `i` (0-based) is evaluated at `t + c[i] h` with state `y + h sum_j a[i][j] k_j`. Row
+/// `a[stages]` holds the weights `b` of the propagated solution: that "stage" is the derivative
+/// at the new point (first same as last). Rows after it are extra stages used only by the dense
+/// output.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tableau {
+    /// Number of stages of the propagated solution (s).
+    pub stages: usize,
+    /// Nodes c_i (fraction of the step) of every stage row, including the FSAL and extra rows.
+    pub c: &'static [f64],
+    /// Coefficients a_ij, row i of length i.
+    pub a: &'static [&'static [f64]],
+    /// Order of the propagated solution.
+    pub order: u32,
+    /// The local error estimate.
+    pub error: ErrorWeights,
+    /// Order q of the error estimate: the controller exponent is -1/(q+1).
+    pub error_order: u32,
+    /// Smallest step-size ratio h_new / h per step.
+    pub fac_min: f64,
+    /// Largest step-size ratio h_new / h per step.
+    pub fac_max: f64,
+    /// Coefficient rows (over all stage rows) of the dense output terms after the cubic
+    /// Hermite part, in Hairer's nested form.
+    pub dense: &'static [&'static [f64]],
+    /// Order of the dense output.
+    pub dense_order: u32,
+}
+
+impl Tableau {
+    /// The weights b of the propagated solution.
+    pub fn weights(&self) -> &'static [f64] {
+        self.a[self.stages]
+    }
+
+    /// Number of stage rows (stages, the FSAL row and the dense output's extra stages).
+    pub fn rows(&self) -> usize {
+        self.a.len()
+    }
+
+    /// Number of coefficient vectors of the dense output.
+    fn dense_rows(&self) -> usize {
+        4 + self.dense.len()
+    }
+}
+
+const RK4: Tableau = Tableau {
+    stages: 4,
+    c: &[0.0, 0.5, 0.5, 1.0, 1.0],
+    a: &[
+        &[],
+        &[0.5],
+        &[0.0, 0.5],
+        &[0.0, 0.0, 1.0],
+        &[1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0],
+    ],
+    order: 4,
+    error: ErrorWeights::None,
+    error_order: 3,
+    fac_min: 1.0,
+    fac_max: 1.0,
+    dense: &[],
+    dense_order: 3,
+};
+
+const DOPRI5: Tableau = Tableau {
+    stages: 6,
+    c: &[0.0, 1.0 / 5.0, 3.0 / 10.0, 4.0 / 5.0, 8.0 / 9.0, 1.0, 1.0],
+    a: &[
+        &[],
+        &[1.0 / 5.0],
+        &[3.0 / 40.0, 9.0 / 40.0],
+        &[44.0 / 45.0, -56.0 / 15.0, 32.0 / 9.0],
+        &[
+            19372.0 / 6561.0,
+            -25360.0 / 2187.0,
+            64448.0 / 6561.0,
+            -212.0 / 729.0,
+        ],
+        &[
+            9017.0 / 3168.0,
+            -355.0 / 33.0,
+            46732.0 / 5247.0,
+            49.0 / 176.0,
+            -5103.0 / 18656.0,
+        ],
+        &[
+            35.0 / 384.0,
+            0.0,
+            500.0 / 1113.0,
+            125.0 / 192.0,
+            -2187.0 / 6784.0,
+            11.0 / 84.0,
+        ],
+    ],
+    order: 5,
+    error: ErrorWeights::Embedded(&[
+        71.0 / 57600.0,
+        0.0,
+        -71.0 / 16695.0,
+        71.0 / 1920.0,
+        -17253.0 / 339200.0,
+        22.0 / 525.0,
+        -1.0 / 40.0,
+    ]),
+    error_order: 4,
+    fac_min: 0.2,
+    fac_max: 10.0,
+    dense: &[&[
+        -12715105075.0 / 11282082432.0,
+        0.0,
+        87487479700.0 / 32700410799.0,
+        -10690763975.0 / 1880347072.0,
+        701980252875.0 / 199316789632.0,
+        -1453857185.0 / 822651844.0,
+        69997945.0 / 29380423.0,
+    ]],
+    dense_order: 4,
+};
+
+/// DOP853 weights b (row 12 of its tableau).
+// Digits as published (Hairer's dop853.f, scipy's dop853_coefficients.py), to check by eye.
+#[allow(clippy::excessive_precision)]
+const DOP853_B: [f64; 12] = [
+    5.42937341165687622380535766363e-2,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    4.45031289275240888144113950566,
+    1.89151789931450038304281599044,
+    -5.8012039600105847814672114227,
+    3.1116436695781989440891606237e-1,
+    -1.52160949662516078556178806805e-1,
+    2.01365400804030348374776537501e-1,
+    4.47106157277725905176885569043e-2,
+];
+
+// Digits as published (Hairer's dop853.f, scipy's dop853_coefficients.py), to check by eye.
+#[allow(clippy::excessive_precision)]
+const DOP853_E3: [f64; 12] = [
+    DOP853_B[0] - 0.244094488188976377952755905512,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    DOP853_B[5],
+    DOP853_B[6],
+    DOP853_B[7],
+    DOP853_B[8] - 0.733846688281611857341361741547,
+    DOP853_B[9],
+    DOP853_B[10],
+    DOP853_B[11] - 0.220588235294117647058823529412e-1,
+];
+
+// Digits as published (Hairer's dop853.f, scipy's dop853_coefficients.py), to check by eye.
+#[allow(clippy::excessive_precision)]
+const DOP853_E5: [f64; 12] = [
+    0.1312004499419488073250102996e-1,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    -0.1225156446376204440720569753e1,
+    -0.4957589496572501915214079952,
+    0.1664377182454986536961530415e1,
+    -0.3503288487499736816886487290,
+    0.3341791187130174790297318841,
+    0.8192320648511571246570742613e-1,
+    -0.2235530786388629525884427845e-1,
+];
+
+// Digits as published (Hairer's dop853.f, scipy's dop853_coefficients.py), to check by eye.
+#[allow(clippy::excessive_precision)]
+const DOP853: Tableau = Tableau {
+    stages: 12,
+    c: &[
+        0.0,
+        0.526001519587677318785587544488e-01,
+        0.789002279381515978178381316732e-01,
+        0.118350341907227396726757197510,
+        0.281649658092772603273242802490,
+        0.333333333333333333333333333333,
+        0.25,
+        0.307692307692307692307692307692,
+        0.651282051282051282051282051282,
+        0.6,
+        0.857142857142857142857142857142,
+        1.0,
+        1.0,
+        0.1,
+        0.2,
+        0.777777777777777777777777777778,
+    ],
+    a: &[
+        &[],
+        &[5.26001519587677318785587544488e-2],
+        &[
+            1.97250569845378994544595329183e-2,
+            5.91751709536136983633785987549e-2,
+        ],
+        &[
+            2.95875854768068491816892993775e-2,
+            0.0,
+            8.87627564304205475450678981324e-2,
+        ],
+        &[
+            2.41365134159266685502369798665e-1,
+            0.0,
+            -8.84549479328286085344864962717e-1,
+            9.24834003261792003115737966543e-1,
+        ],
+        &[
+            3.7037037037037037037037037037e-2,
+            0.0,
+            0.0,
+            1.70828608729473871279604482173e-1,
+            1.25467687566822425016691814123e-1,
+        ],
+        &[
+            3.7109375e-2,
+            0.0,
+            0.0,
+            1.70252211019544039314978060272e-1,
+            6.02165389804559606850219397283e-2,
+            -1.7578125e-2,
+        ],
+        &[
+            3.70920001185047927108779319836e-2,
+            0.0,
+            0.0,
+            1.70383925712239993810214054705e-1,
+            1.07262030446373284651809199168e-1,
+            -1.53194377486244017527936158236e-2,
+            8.27378916381402288758473766002e-3,
+        ],
+        &[
+            6.24110958716075717114429577812e-1,
+            0.0,
+            0.0,
+            -3.36089262944694129406857109825,
+            -8.68219346841726006818189891453e-1,
+            2.75920996994467083049415600797e1,
+            2.01540675504778934086186788979e1,
+            -4.34898841810699588477366255144e1,
+        ],
+        &[
+            4.77662536438264365890433908527e-1,
+            0.0,
+            0.0,
+            -2.48811461997166764192642586468,
+            -5.90290826836842996371446475743e-1,
+            2.12300514481811942347288949897e1,
+            1.52792336328824235832596922938e1,
+            -3.32882109689848629194453265587e1,
+            -2.03312017085086261358222928593e-2,
+        ],
+        &[
+            -9.3714243008598732571704021658e-1,
+            0.0,
+            0.0,
+            5.18637242884406370830023853209,
+            1.09143734899672957818500254654,
+            -8.14978701074692612513997267357,
+            -1.85200656599969598641566180701e1,
+            2.27394870993505042818970056734e1,
+            2.49360555267965238987089396762,
+            -3.0467644718982195003823669022,
+        ],
+        &[
+            2.27331014751653820792359768449,
+            0.0,
+            0.0,
+            -1.05344954667372501984066689879e1,
+            -2.00087205822486249909675718444,
+            -1.79589318631187989172765950534e1,
+            2.79488845294199600508499808837e1,
+            -2.85899827713502369474065508674,
+            -8.87285693353062954433549289258,
+            1.23605671757943030647266201528e1,
+            6.43392746015763530355970484046e-1,
+        ],
+        &DOP853_B,
+        &[
+            5.61675022830479523392909219681e-2,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            2.53500210216624811088794765333e-1,
+            -2.46239037470802489917441475441e-1,
+            -1.24191423263816360469010140626e-1,
+            1.5329179827876569731206322685e-1,
+            8.20105229563468988491666602057e-3,
+            7.56789766054569976138603589584e-3,
+            -8.298e-3,
+        ],
+        &[
+            3.18346481635021405060768473261e-2,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            2.83009096723667755288322961402e-2,
+            5.35419883074385676223797384372e-2,
+            -5.49237485713909884646569340306e-2,
+            0.0,
+            0.0,
+            -1.08347328697249322858509316994e-4,
+            3.82571090835658412954920192323e-4,
+            -3.40465008687404560802977114492e-4,
+            1.41312443674632500278074618366e-1,
+        ],
+        &[
+            -4.28896301583791923408573538692e-1,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            -4.69762141536116384314449447206,
+            7.68342119606259904184240953878,
+            4.06898981839711007970213554331,
+            3.56727187455281109270669543021e-1,
+            0.0,
+            0.0,
+            0.0,
+            -1.39902416515901462129418009734e-3,
+            2.9475147891527723389556272149,
+            -9.15095847217987001081870187138,
+        ],
+    ],
+    order: 8,
+    error: ErrorWeights::Dop853 {
+        e5: &DOP853_E5,
+        e3: &DOP853_E3,
+    },
+    error_order: 7,
+    fac_min: 0.333,
+    fac_max: 6.0,
+    dense: &[
+        &[
+            -0.84289382761090128651353491142e1,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.56671495351937776962531783590,
+            -0.30689499459498916912797304727e1,
+            0.23846676565120698287728149680e1,
+            0.21170345824450282767155149946e1,
+            -0.87139158377797299206789907490,
+            0.22404374302607882758541771650e1,
+            0.63157877876946881815570249290,
+            -0.88990336451333310820698117400e-1,
+            0.18148505520854727256656404962e2,
+            -0.91946323924783554000451984436e1,
+            -0.44360363875948939664310572000e1,
+        ],
+        &[
+            0.10427508642579134603413151009e2,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.24228349177525818288430175319e3,
+            0.16520045171727028198505394887e3,
+            -0.37454675472269020279518312152e3,
+            -0.22113666853125306036270938578e2,
+            0.77334326684722638389603898808e1,
+            -0.30674084731089398182061213626e2,
+            -0.93321305264302278729567221706e1,
+            0.15697238121770843886131091075e2,
+            -0.31139403219565177677282850411e2,
+            -0.93529243588444783865713862664e1,
+            0.35816841486394083752465898540e2,
+        ],
+        &[
+            0.19985053242002433820987653617e2,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            -0.38703730874935176555105901742e3,
+            -0.18917813819516756882830838328e3,
+            0.52780815920542364900561016686e3,
+            -0.11573902539959630126141871134e2,
+            0.68812326946963000169666922661e1,
+            -0.10006050966910838403183860980e1,
+            0.77771377980534432092869265740,
+            -0.27782057523535084065932004339e1,
+            -0.60196695231264120758267380846e2,
+            0.84320405506677161018159903784e2,
+            0.11992291136182789328035130030e2,
+        ],
+        &[
+            -0.25693933462703749003312586129e2,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            -0.15418974869023643374053993627e3,
+            -0.23152937917604549567536039109e3,
+            0.35763911791061412378285349910e3,
+            0.93405324183624310003907691704e2,
+            -0.37458323136451633156875139351e2,
+            0.10409964950896230045147246184e3,
+            0.29840293426660503123344363579e2,
+            -0.43533456590011143754432175058e2,
+            0.96324553959188282948394950600e2,
+            -0.39177261675615439165231486172e2,
+            -0.14972683625798562581422125276e3,
+        ],
+    ],
+    dense_order: 7,
+};
+
+/// Safety factor of the step-size controller.
+const SAFETY: f64 = 0.9;
+/// Step reduction after a trial with non-finite values.
+const NONFINITE_SHRINK: f64 = 0.25;
+/// Consecutive non-finite trials in one step before giving up.
+const MAX_NONFINITE_TRIALS: u32 = 10;
+/// A step within this factor of the remaining interval is stretched to land on the limit.
+const LANDING_STRETCH: f64 = 1.01;
+
+/// Tolerances and step bounds of the adaptive methods.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepperOptions {
+    /// Relative tolerance (dimensionless), > 10 machine epsilons.
+    pub rtol: f64,
+    /// Absolute tolerance (units of the state), > 0.
+    pub atol: f64,
+    /// Largest step (s), > 0; may be infinite.
+    pub max_step: f64,
+    /// First step (s); `None` selects it by Hairer's `hinit`.
+    pub initial_step: Option<f64>,
+    /// Absolute floor of the step (s), >= 0: the step collapses below
+    /// `max(min_step, 16 eps |t|)`.
+    pub min_step: f64,
+}
+
+impl Default for StepperOptions {
+    /// rtol 1e-8, atol 1e-10, no step bound, automatic first step, floor 1e-14 s.
+    fn default() -> Self {
+        Self {
+            rtol: 1e-8,
+            atol: 1e-10,
+            max_step: f64::INFINITY,
+            initial_step: None,
+            min_step: 1e-14,
+        }
+    }
+}
+
+/// Invalid stepper options or method.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum OptionsError {
+    /// rtol not finite or not above 10 machine epsilons.
+    #[error("rtol = {0} must be finite and greater than 10 machine epsilons (2.2e-15)")]
+    Rtol(f64),
+    /// atol not finite and positive.
+    #[error("atol = {0} must be finite and positive")]
+    Atol(f64),
+    /// max_step not positive (NaN included).
+    #[error("max_step = {0} s must be positive (it may be infinite)")]
+    MaxStep(f64),
+    /// initial_step not finite and positive.
+    #[error("initial_step = {0} s must be finite and positive")]
+    InitialStep(f64),
+    /// min_step negative, not finite, or not below max_step.
+    #[error("min_step = {0} s must be finite, >= 0 and below max_step")]
+    MinStep(f64),
+    /// RK4 step not finite and positive.
+    #[error("the RK4 step = {0} s must be finite and positive")]
+    FixedStep(f64),
+    /// Zero-dimensional system.
+    #[error("the system has no state components")]
+    ZeroDimension,
+}
+
+impl StepperOptions {
+    /// Checks every field (see the field docs).
+    pub fn validate(&self) -> Result<(), OptionsError> {
+        if !(self.rtol.is_finite() && self.rtol > 10.0 * f64::EPSILON) {
+            return Err(OptionsError::Rtol(self.rtol));
+        }
+        if !(self.atol.is_finite() && self.atol > 0.0) {
+            return Err(OptionsError::Atol(self.atol));
+        }
+        if self.max_step.is_nan() || self.max_step <= 0.0 {
+            return Err(OptionsError::MaxStep(self.max_step));
+        }
+        if let Some(h) = self.initial_step {
+            if !(h.is_finite() && h > 0.0) {
+                return Err(OptionsError::InitialStep(h));
+            }
+        }
+        if !(self.min_step.is_finite() && self.min_step >= 0.0 && self.min_step < self.max_step) {
+            return Err(OptionsError::MinStep(self.min_step));
+        }
+        Ok(())
+    }
+}
+
+/// Failure of a step, reset or interpolation request; every variant carries the time (s).
+#[derive(Debug, Error)]
+pub enum IntegrateError<E: std::error::Error + 'static> {
+    /// The step size fell below `max(min_step, 16 eps |t|)`.
+    #[error(
+        "step size collapsed to {h:e} s at t = {t} s: the problem may be stiff or have a \
+         discontinuity the integrator cannot resolve"
+    )]
+    StepSizeCollapse {
+        /// Time reached (s).
+        t: f64,
+        /// The step that was too small (s).
+        h: f64,
+    },
+    /// The right-hand side kept producing non-finite values although the step was reduced.
+    #[error(
+        "the right-hand side produced non-finite values after t = {t} s even with reduced steps"
+    )]
+    NonFinite {
+        /// Time reached (s).
+        t: f64,
+    },
+    /// The system's right-hand side returned an error.
+    #[error("the right-hand side failed at t = {t} s")]
+    Rhs {
+        /// Time of the failing evaluation (s).
+        t: f64,
+        /// The system's error.
+        #[source]
+        source: E,
+    },
+    /// A state or system of the wrong length.
+    #[error("state of length {found} at t = {t} s; the stepper was built for {expected}")]
+    DimensionMismatch {
+        /// Time (s).
+        t: f64,
+        /// Dimension of the stepper.
+        expected: usize,
+        /// Length given.
+        found: usize,
+    },
+    /// A step requested up to a limit that is not after the current time.
+    #[error("step limit t_limit = {t_limit} s is not after the current time t = {t} s")]
+    LimitNotAhead {
+        /// Current time (s).
+        t: f64,
+        /// The requested limit (s).
+        t_limit: f64,
+    },
+    /// `step` called before `reset`.
+    #[error("the stepper has no state yet (t = {t} s): call reset first")]
+    NotStarted {
+        /// Placeholder time of the unstarted stepper (s).
+        t: f64,
+    },
+}
+
+/// Dense output requested outside the last step or with a wrong buffer.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum DenseError {
+    /// `t` outside `[t_old, t_new]` of the last accepted step.
+    #[error("dense output at t = {t} s is outside the last step [{t_old}, {t_new}] s")]
+    OutOfRange {
+        /// Requested time (s).
+        t: f64,
+        /// Start of the last step (s).
+        t_old: f64,
+        /// End of the last step (s).
+        t_new: f64,
+    },
+    /// Output buffer of the wrong length.
+    #[error("dense output at t = {t} s into a buffer of length {found}; expected {expected}")]
+    Length {
+        /// Requested time (s).
+        t: f64,
+        /// Dimension of the stepper.
+        expected: usize,
+        /// Length given.
+        found: usize,
+    },
+}
+
+/// Counters of a stepper since its construction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepStats {
+    /// Right-hand side evaluations (including starts, `hinit` and dense output stages).
+    pub rhs_evaluations: u64,
+    /// Accepted steps.
+    pub accepted_steps: u64,
+    /// Rejected trials (error too large or non-finite values).
+    pub rejected_steps: u64,
+}
+
+/// One accepted step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepOutcome {
+    /// Start of the step (s).
+    pub t_old: f64,
+    /// End of the step (s).
+    pub t_new: f64,
+    /// Whether the step landed exactly on the requested limit.
+    pub reached_limit: bool,
+}
+
+/// Outcome of one trial step.
+enum Trial {
+    /// Finite values, with the error norm (0 for fixed-step methods).
+    Finite(f64),
+    /// Some value was not finite.
+    NonFinite,
+}
+
+/// An explicit Runge-Kutta stepper with dense output of its last accepted step.
+///
+/// The system is passed to each call, so the caller keeps ownership of it between steps.
+#[derive(Clone, Debug)]
+pub struct Stepper {
+    method: Method,
+    tableau: &'static Tableau,
+    options: StepperOptions,
+    n: usize,
+    started: bool,
+    segment: u64,
+    t: f64,
+    t_old: f64,
+    /// Step proposed for the next step (s).
+    h: f64,
+    /// Step proposal kept across resets (s).
+    hint: Option<f64>,
+    y: Vec<f64>,
+    f: Vec<f64>,
+    y_new: Vec<f64>,
+    y_stage: Vec<f64>,
+    /// Stage derivatives, row r at `r * n`.
+    k: Vec<f64>,
+    /// Dense output coefficient vectors, row r at `r * n`.
+    dense: Vec<f64>,
+    stats: StepStats,
+}
+
+impl Stepper {
+    /// A stepper for systems of `dimension` components; all buffers are allocated here. Call
+    /// [`Stepper::reset`] before stepping.
+    pub fn new(
+        method: Method,
+        options: StepperOptions,
+        dimension: usize,
+    ) -> Result<Self, OptionsError> {
+        options.validate()?;
+        if let Method::Rk4 { step } = method {
+            if !(step.is_finite() && step > 0.0) {
+                return Err(OptionsError::FixedStep(step));
+            }
+        }
+        if dimension == 0 {
+            return Err(OptionsError::ZeroDimension);
+        }
+        let tableau = method.tableau();
+        let n = dimension;
+        Ok(Self {
+            method,
+            tableau,
+            options,
+            n,
+            started: false,
+            segment: 0,
+            t: 0.0,
+            t_old: 0.0,
+            h: 0.0,
+            hint: None,
+            y: vec![0.0; n],
+            f: vec![0.0; n],
+            y_new: vec![0.0; n],
+            y_stage: vec![0.0; n],
+            k: vec![0.0; tableau.rows() * n],
+            dense: vec![0.0; tableau.dense_rows() * n],
+            stats: StepStats::default(),
+        })
+    }
+
+    /// (Re)starts at time `t` (s) and state `y` with a freshly computed derivative (no FSAL
+    /// reuse across a reset). The next step is the last proposal if there is one (capped by
+    /// `max_step`), else `initial_step`, else Hairer's `hinit`; RK4 always uses its step.
+    pub fn reset<S: OdeSystem>(
+        &mut self,
+        sys: &mut S,
+        t: f64,
+        y: &[f64],
+    ) -> Result<(), IntegrateError<S::Error>> {
+        self.check_dimension(sys, t, y.len())?;
+        if !t.is_finite() || !all_finite(y) {
+            return Err(IntegrateError::NonFinite { t });
+        }
+        self.t = t;
+        self.t_old = t;
+        self.y.copy_from_slice(y);
+        evaluate(sys, t, &self.y, &mut self.f, &mut self.stats)?;
+        if !all_finite(&self.f) {
+            return Err(IntegrateError::NonFinite { t });
+        }
+        self.started = true;
+        self.segment += 1;
+        self.h = match (self.method, self.hint, self.options.initial_step) {
+            (Method::Rk4 { step }, _, _) => step,
+            (_, Some(hint), _) => hint.min(self.options.max_step),
+            (_, None, Some(h)) => h.min(self.options.max_step),
+            (_, None, None) => self.initial_step(sys)?,
+        };
+        Ok(())
+    }
+
+    /// Forgets the step proposal kept across resets, so that the next reset selects the first
+    /// step as a fresh stepper would.
+    pub fn forget_step_size(&mut self) {
+        self.hint = None;
+    }
+
+    /// Takes one accepted step from the current time, never past `t_limit` (s): a step that
+    /// would pass it, or end within 1 % of it, is clipped to land exactly on it. Rejected trials
+    /// are retried internally.
+    pub fn step<S: OdeSystem>(
+        &mut self,
+        sys: &mut S,
+        t_limit: f64,
+    ) -> Result<StepOutcome, IntegrateError<S::Error>> {
+        if !self.started {
+            return Err(IntegrateError::NotStarted { t: self.t });
+        }
+        self.check_dimension(sys, self.t, self.n)?;
+        if t_limit.is_nan() || t_limit <= self.t {
+            return Err(IntegrateError::LimitNotAhead { t: self.t, t_limit });
+        }
+        let mut h = self.h.min(self.options.max_step);
+        let mut rejected = false;
+        let mut nonfinite = 0u32;
+        loop {
+            let remaining = t_limit - self.t;
+            let clipped = h * LANDING_STRETCH >= remaining;
+            let (h_try, t_new) = if clipped {
+                (remaining, t_limit)
+            } else {
+                (h, self.t + h)
+            };
+            if !clipped && h_try < self.min_step() {
+                return Err(if nonfinite > 0 {
+                    IntegrateError::NonFinite { t: self.t }
+                } else {
+                    IntegrateError::StepSizeCollapse {
+                        t: self.t,
+                        h: h_try,
+                    }
+                });
+            }
+            match self.attempt(sys, h_try, t_new)? {
+                Trial::NonFinite => {
+                    self.stats.rejected_steps += 1;
+                    nonfinite += 1;
+                    if nonfinite >= MAX_NONFINITE_TRIALS {
+                        return Err(IntegrateError::NonFinite { t: self.t });
+                    }
+                    h = h_try * NONFINITE_SHRINK;
+                    rejected = true;
+                }
+                Trial::Finite(err) if err <= 1.0 => {
+                    self.accept(h_try, t_new, err, rejected, clipped.then_some(h));
+                    return Ok(StepOutcome {
+                        t_old: self.t_old,
+                        t_new,
+                        reached_limit: clipped,
+                    });
+                }
+                Trial::Finite(err) => {
+                    self.stats.rejected_steps += 1;
+                    nonfinite = 0;
+                    h = h_try * self.factor(err).min(1.0);
+                    rejected = true;
+                }
+            }
+        }
+    }
+
+    /// Writes the dense output of the last accepted step at `t` (s), `t_old <= t <= t_new`,
+    /// into `out`. At `t_new` (the current time) this is the current state exactly.
+    pub fn interpolate(&self, t: f64, out: &mut [f64]) -> Result<(), DenseError> {
+        if out.len() != self.n {
+            return Err(DenseError::Length {
+                t,
+                expected: self.n,
+                found: out.len(),
+            });
+        }
+        if t == self.t {
+            out.copy_from_slice(&self.y);
+            return Ok(());
+        }
+        if !(t >= self.t_old && t < self.t) {
+            return Err(DenseError::OutOfRange {
+                t,
+                t_old: self.t_old,
+                t_new: self.t,
+            });
+        }
+        let theta = (t - self.t_old) / (self.t - self.t_old);
+        let rows = self.tableau.dense_rows();
+        for (i, value) in out.iter_mut().enumerate() {
+            let mut acc = self.dense[(rows - 1) * self.n + i];
+            for r in (0..rows - 1).rev() {
+                let factor = if r % 2 == 0 { theta } else { 1.0 - theta };
+                acc = self.dense[r * self.n + i] + factor * acc;
+            }
+            *value = acc;
+        }
+        Ok(())
+    }
+
+    /// Current time (s): the end of the last accepted step, or the reset time.
+    pub fn t(&self) -> f64 {
+        self.t
+    }
+
+    /// Start of the last accepted step (s); equals [`Stepper::t`] right after a reset.
+    pub fn t_old(&self) -> f64 {
+        self.t_old
+    }
+
+    /// Current state.
+    pub fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    /// Derivative dy/dt at the current time and state.
+    pub fn dydt(&self) -> &[f64] {
+        &self.f
+    }
+
+    /// Whether a step was accepted since the last reset (dense output covers `[t_old, t]`).
+    pub fn has_step(&self) -> bool {
+        self.started && self.t > self.t_old
+    }
+
+    /// Step size proposed for the next step (s).
+    pub fn step_size(&self) -> f64 {
+        self.h
+    }
+
+    /// Number of resets so far: identifies the current continuous segment.
+    pub fn segment(&self) -> u64 {
+        self.segment
+    }
+
+    /// Counters since construction.
+    pub fn stats(&self) -> StepStats {
+        self.stats
+    }
+
+    /// The method.
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// The options.
+    pub fn options(&self) -> &StepperOptions {
+        &self.options
+    }
+
+    /// Number of state components.
+    pub fn dimension(&self) -> usize {
+        self.n
+    }
+
+    fn check_dimension<S: OdeSystem>(
+        &self,
+        sys: &S,
+        t: f64,
+        len: usize,
+    ) -> Result<(), IntegrateError<S::Error>> {
+        for found in [sys.dimension(), len] {
+            if found != self.n {
+                return Err(IntegrateError::DimensionMismatch {
+                    t,
+                    expected: self.n,
+                    found,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Smallest allowed step at the current time (s).
+    fn min_step(&self) -> f64 {
+        self.options
+            .min_step
+            .max(16.0 * f64::EPSILON * self.t.abs())
+    }
+
+    /// Step-size ratio for an error norm `err` (not clamped to 1 after rejections).
+    fn factor(&self, err: f64) -> f64 {
+        let tab = self.tableau;
+        if tab.error == ErrorWeights::None {
+            return 1.0;
+        }
+        if err == 0.0 {
+            return tab.fac_max;
+        }
+        let exponent = -1.0 / f64::from(tab.error_order + 1);
+        (SAFETY * err.powf(exponent)).clamp(tab.fac_min, tab.fac_max)
+    }
+
+    /// Computes the stages of a trial step of size `h` ending at `t_new`, leaving the new
+    /// state in `y_new` and its derivative in stage row `stages`.
+    fn attempt<S: OdeSystem>(
+        &mut self,
+        sys: &mut S,
+        h: f64,
+        t_new: f64,
+    ) -> Result<Trial, IntegrateError<S::Error>> {
+        let (n, tab) = (self.n, self.tableau);
+        self.k[..n].copy_from_slice(&self.f);
+        let span = StageSpan {
+            t: self.t,
+            h,
+            t_new,
+        };
+        let stages = 1..tab.stages + 1;
+        run_stages(
+            sys,
+            tab,
+            span,
+            stages,
+            &self.y,
+            &mut self.k,
+            &mut self.y_stage,
+            &mut self.stats,
+        )?;
+        std::mem::swap(&mut self.y_new, &mut self.y_stage);
+        let f_new = &self.k[tab.stages * n..(tab.stages + 1) * n];
+        if !all_finite(&self.y_new) || !all_finite(f_new) {
+            return Ok(Trial::NonFinite);
+        }
+        let err = self.error_norm(h);
+        if !err.is_finite() {
+            return Ok(Trial::NonFinite);
+        }
+        let extra = tab.stages + 1..tab.rows();
+        if err <= 1.0 && !extra.is_empty() {
+            // Extra stages of the dense output, from the same start.
+            let k = &mut self.k;
+            run_stages(
+                sys,
+                tab,
+                span,
+                extra.clone(),
+                &self.y,
+                k,
+                &mut self.y_stage,
+                &mut self.stats,
+            )?;
+            if !all_finite(&self.k[extra.start * n..]) {
+                return Ok(Trial::NonFinite);
+            }
+        }
+        Ok(Trial::Finite(err))
+    }
+
+    /// Scaled RMS norm of the local error estimate of the trial in `k`, `y_new`.
+    fn error_norm(&self, h: f64) -> f64 {
+        let scale = |i: usize| {
+            self.options.atol + self.options.rtol * self.y[i].abs().max(self.y_new[i].abs())
+        };
+        let combine = |w: &[f64], i: usize| -> f64 {
+            w.iter()
+                .enumerate()
+                .map(|(j, wj)| wj * self.k[j * self.n + i])
+                .sum()
+        };
+        let n = self.n as f64;
+        match self.tableau.error {
+            ErrorWeights::None => 0.0,
+            ErrorWeights::Embedded(w) => {
+                let sum: f64 = (0..self.n)
+                    .map(|i| (h * combine(w, i) / scale(i)).powi(2))
+                    .sum();
+                (sum / n).sqrt()
+            }
+            ErrorWeights::Dop853 { e5, e3 } => {
+                let (mut s5, mut s3) = (0.0, 0.0);
+                for i in 0..self.n {
+                    let sc = scale(i);
+                    s5 += (combine(e5, i) / sc).powi(2);
+                    s3 += (combine(e3, i) / sc).powi(2);
+                }
+                let denominator = s5 + 0.01 * s3;
+                if denominator > 0.0 {
+                    h.abs() * s5 / (n * denominator).sqrt()
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
+    /// Accepts the trial of size `h` ending at `t_new`: builds the dense output, moves the
+    /// state and proposes the next step. `unclipped` is the step the controller had proposed
+    /// when the trial was clipped to land on the limit.
+    fn accept(&mut self, h: f64, t_new: f64, err: f64, rejected: bool, unclipped: Option<f64>) {
+        let (n, tab) = (self.n, self.tableau);
+        build_dense(tab, n, h, &self.y, &self.y_new, &self.k, &mut self.dense);
+        std::mem::swap(&mut self.y, &mut self.y_new);
+        self.f
+            .copy_from_slice(&self.k[tab.stages * n..(tab.stages + 1) * n]);
+        self.t_old = self.t;
+        self.t = t_new;
+        self.stats.accepted_steps += 1;
+        self.h = match self.method {
+            Method::Rk4 { step } => step,
+            _ => {
+                let factor = self.factor(err);
+                let factor = if rejected { factor.min(1.0) } else { factor };
+                let mut next = h * factor;
+                if let Some(proposed) = unclipped.filter(|_| factor >= 1.0 && !rejected) {
+                    next = next.max(proposed);
+                }
+                let next = next.min(self.options.max_step);
+                self.hint = Some(next);
+                next
+            }
+        };
+    }
+
+    /// Hairer's initial step selection (`hinit`), with the scaled RMS norm.
+    fn initial_step<S: OdeSystem>(&mut self, sys: &mut S) -> Result<f64, IntegrateError<S::Error>> {
+        let (n, opts) = (self.n, self.options);
+        let scale = |y: f64| opts.atol + opts.rtol * y.abs();
+        let d0 = rms(self.y.iter().map(|&y| y / scale(y)));
+        let d1 = rms(self.y.iter().zip(&self.f).map(|(&y, &f)| f / scale(y)));
+        let h0 = if d0 < 1e-5 || d1 < 1e-5 {
+            1e-6
+        } else {
+            0.01 * d0 / d1
+        };
+        let h0 = h0.min(opts.max_step);
+        for i in 0..n {
+            self.y_stage[i] = self.y[i] + h0 * self.f[i];
+        }
+        let f1 = &mut self.k[n..2 * n];
+        evaluate(sys, self.t + h0, &self.y_stage, f1, &mut self.stats)?;
+        let f1 = &self.k[n..2 * n];
+        let d2 = rms((0..n).map(|i| (f1[i] - self.f[i]) / scale(self.y[i]))) / h0;
+        let order = f64::from(self.tableau.error_order + 1);
+        let largest = d1.max(d2);
+        let h1 = if largest <= 1e-15 {
+            (h0 * 1e-3).max(1e-6)
+        } else {
+            (0.01 / largest).powf(1.0 / order)
+        };
+        let h = (100.0 * h0).min(h1).min(opts.max_step);
+        Ok(if h.is_finite() && h > 0.0 { h } else { h0 })
+    }
+}
+
+/// Where a step's stages are evaluated.
+#[derive(Clone, Copy)]
+struct StageSpan {
+    /// Start (s).
+    t: f64,
+    /// Step (s).
+    h: f64,
+    /// End (s), used for nodes c = 1 so that the last stage is exactly at the step's end.
+    t_new: f64,
+}
+
+/// Evaluates the stage rows `rows` of `tab` into `k` (row r at `r * n`), each from
+/// `y + h sum_j a[r][j] k_j` built in `scratch`.
+#[allow(clippy::too_many_arguments)]
+fn run_stages<S: OdeSystem>(
+    sys: &mut S,
+    tab: &Tableau,
+    span: StageSpan,
+    rows: std::ops::Range<usize>,
+    y: &[f64],
+    k: &mut [f64],
+    scratch: &mut [f64],
+    stats: &mut StepStats,
+) -> Result<(), IntegrateError<S::Error>> {
+    let n = y.len();
+    for r in rows {
+        let (done, rest) = k.split_at_mut(r * n);
+        let a = tab.a[r];
+        for (i, value) in scratch.iter_mut().enumerate() {
+            let sum: f64 = a
+                .iter()
+                .enumerate()
+                .map(|(j, aj)| aj * done[j * n + i])
+                .sum();
+            *value = y[i] + span.h * sum;
+        }
+        let c = tab.c[r];
+        let t = if c == 1.0 {
+            span.t_new
+        } else {
+            span.t + c * span.h
+        };
+        evaluate(sys, t, scratch, &mut rest[..n], stats)?;
+    }
+    Ok(())
+}
+
+/// One counted right-hand side evaluation.
+fn evaluate<S: OdeSystem>(
+    sys: &mut S,
+    t: f64,
+    y: &[f64],
+    dydt: &mut [f64],
+    stats: &mut StepStats,
+) -> Result<(), IntegrateError<S::Error>> {
+    stats.rhs_evaluations += 1;
+    sys.rhs(t, y, dydt)
+        .map_err(|source| IntegrateError::Rhs { t, source })
+}
+
+/// Builds the dense output vectors of an accepted step in Hairer's nested form
+/// `y(t_old + theta h) = r0 + theta (r1 + (1 - theta)(r2 + theta (r3 + (1 - theta)(r4 + ...))))`:
+/// the cubic Hermite part r0..r3 from the end values and derivatives, then
+/// `r_{4+m} = h sum_j dense[m][j] k_j`.
+fn build_dense(
+    tab: &Tableau,
+    n: usize,
+    h: f64,
+    y_old: &[f64],
+    y_new: &[f64],
+    k: &[f64],
+    dense: &mut [f64],
+) {
+    let f_old = &k[..n];
+    let f_new = &k[tab.stages * n..(tab.stages + 1) * n];
+    for i in 0..n {
+        let dy = y_new[i] - y_old[i];
+        let bspl = h * f_old[i] - dy;
+        dense[i] = y_old[i];
+        dense[n + i] = dy;
+        dense[2 * n + i] = bspl;
+        dense[3 * n + i] = dy - h * f_new[i] - bspl;
+    }
+    for (m, coefficients) in tab.dense.iter().enumerate() {
+        let row = &mut dense[(4 + m) * n..(5 + m) * n];
+        for (i, value) in row.iter_mut().enumerate() {
+            let sum: f64 = coefficients
+                .iter()
+                .enumerate()
+                .map(|(j, d)| d * k[j * n + i])
+                .sum();
+            *value = h * sum;
+        }
+    }
+}
+
+/// Root mean square of the values.
+fn rms(values: impl ExactSizeIterator<Item = f64>) -> f64 {
+    let n = values.len();
+    (values.map(|v| v * v).sum::<f64>() / n as f64).sqrt()
+}
+
+/// Whether every value is finite.
+fn all_finite(values: &[f64]) -> bool {
+    values.iter().all(|v| v.is_finite())
+}

@@ -1,0 +1,1040 @@
+//! The hybrid simulation: integrates the taut and loose phases in turn, locates events on the
+//! dense output, applies them (loosening, tensing impulses, friction mode changes, knot
+//! changes, failures) and streams output rows at exact multiples of the output interval.
+//!
+//! Each accepted step goes through the same phases in a fixed order: step -> event location
+//! on the interpolant -> output rows before the event -> event handling -> restart.
+
+use nalgebra::Vector2;
+use thiserror::Error;
+
+use crate::model::{
+    energy::mechanical_energy, tensing_impulse, AxleMode, CartesianState, DynamicsError,
+    FrictionLaw, Kinematics, ParamValues, Params, Regularisation, SlipDirection, StateError,
+    StickInput,
+};
+
+use super::drive::Drive;
+use super::events::{EventError, EventLocator, EventOptions, EventSystem};
+use super::integrate::{IntegrateError, Method, Stepper, StepperOptions};
+use super::phase::{
+    hand_inputs, path_margin, taut_formulas_on, LooseSystem, Phase, TautSystem, ACCUMULATORS,
+};
+
+/// How a run is integrated and reported.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Simulated time, s.
+    pub duration: f64,
+    /// Output rows at every multiple of this, s.
+    pub output_interval: f64,
+    pub rtol: f64,
+    pub atol: f64,
+    pub max_step: Option<f64>,
+    pub method: Method,
+    /// A bounce sequence settles into the taut phase once L' before an impact is below this, m/s.
+    pub zeno_speed: f64,
+    /// ... or after this many bounces in a row.
+    pub zeno_bounces: usize,
+    /// More events than this per second of simulated time (over any 0.1 s) ends the run.
+    pub max_events_per_second: f64,
+    /// The stick-force solve near the straight string.
+    pub regularisation: Regularisation,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            duration: 1.0,
+            output_interval: 0.001,
+            rtol: 1e-9,
+            atol: 1e-12,
+            max_step: None,
+            method: Method::Dopri5,
+            zeno_speed: 1e-4,
+            zeno_bounces: 64,
+            max_events_per_second: 1e4,
+            regularisation: Regularisation::default(),
+        }
+    }
+}
+
+/// What happened at an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventKind {
+    Loosen,
+    Tense,
+    SlipReversal,
+    Stick,
+    Unstick,
+    KnotChange,
+    ZenoSettle,
+    Failure,
+}
+
+impl EventKind {
+    /// The name used in the event log.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Loosen => "loosen",
+            Self::Tense => "tense",
+            Self::SlipReversal => "slip_reversal",
+            Self::Stick => "stick",
+            Self::Unstick => "unstick",
+            Self::KnotChange => "knot_change",
+            Self::ZenoSettle => "zeno_settle",
+            Self::Failure => "failure",
+        }
+    }
+}
+
+/// One logged event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// Time, s.
+    pub t: f64,
+    pub kind: EventKind,
+    /// The object concerned (1..N for a diabolo, 0 / N+1 for a stick), if any.
+    pub object: Option<usize>,
+    /// J_0 of a tensing impulse, N s.
+    pub impulse: Option<f64>,
+    /// Energy dissipated by a tensing impulse, J.
+    pub energy_lost: Option<f64>,
+    /// The new knot degree of a knot change.
+    pub knot: Option<i32>,
+    /// L' before and after a tensing impulse, m/s.
+    pub length_rates: Option<(f64, f64)>,
+    /// The reason of a failure.
+    pub reason: Option<String>,
+}
+
+impl Event {
+    fn new(t: f64, kind: EventKind, object: Option<usize>) -> Self {
+        Self {
+            t,
+            kind,
+            object,
+            impulse: None,
+            energy_lost: None,
+            knot: None,
+            length_rates: None,
+            reason: None,
+        }
+    }
+}
+
+/// Why a run stopped before its end. Every variant carries the time.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum RunError {
+    #[error("t = {t:.6} s: {what} meet (segment {segment} has zero length); contact between objects is not modelled yet")]
+    Collision {
+        t: f64,
+        segment: usize,
+        what: String,
+    },
+    #[error("t = {t:.6} s: diabolo {diabolo} leaves the string (theta = {theta:.4} rad, the flying regime); leaving and re-catching is not modelled yet")]
+    LeftString { t: f64, diabolo: usize, theta: f64 },
+    #[error("t = {t:.6} s: the paths hold the sticks {distance:.4} m apart, farther than the string length {length:.4} m")]
+    SticksTooFarApart { t: f64, distance: f64, length: f64 },
+    #[error("t = {t:.6} s: the stick matrix is singular (the string is straight) and both sticks are acceleration-driven: the hand force needed exceeds the regularisation")]
+    SingularStickMatrix { t: f64 },
+    #[error("t = {t:.6} s: the tension with gripping axles has no unique solution (a straight string between driven sticks)")]
+    SingularGrip { t: f64 },
+    #[error("t = {t:.6} s ({phase} phase): the step size collapsed to {h:.3e} s; the motion is too violent for the tolerance (a near-straight string with driven sticks, or a near collision)")]
+    StepSizeCollapse { t: f64, h: f64, phase: &'static str },
+    #[error("t = {t:.6} s: {count} events within 0.1 s of simulated time (the last a {last} at object {object:?}): the run chatters or accumulates events")]
+    EventFlood {
+        t: f64,
+        count: usize,
+        last: &'static str,
+        object: Option<usize>,
+    },
+    #[error("t = {t:.6} s: the state became non-finite ({detail})")]
+    NonFinite { t: f64, detail: String },
+    #[error("t = {t:.6} s: the string snaps taut with diabolo {diabolo} in the flying regime (theta = {theta:.4} rad); re-catching is not modelled yet")]
+    CaughtFlying { t: f64, diabolo: usize, theta: f64 },
+}
+
+/// Counters of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RunStats {
+    pub steps: usize,
+    pub rejected_steps: usize,
+    pub derivative_evaluations: usize,
+    pub rows: usize,
+}
+
+/// One output row (interface.md, "Trajectory CSV").
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Row {
+    pub t: f64,
+    pub phase: Option<Phase>,
+    pub state: CartesianState,
+    /// theta_i of each diabolo, rad.
+    pub thetas: Vec<f64>,
+    /// T_0..T_N, N (0 while loose).
+    pub tensions: Vec<f64>,
+    pub gear_ratio: f64,
+    /// F^_C, m/s^2.
+    pub centrifugal_term: f64,
+    pub hand_forces: [Vector2<f64>; 2],
+    /// Mechanical energy, J.
+    pub energy: f64,
+    /// L - sum l, m.
+    pub slack: f64,
+    /// Work done by the hands since the start, J.
+    pub hand_work: f64,
+    /// Energy lost to friction at the axles, to spin drag, and in impacts since the start, J.
+    pub friction_loss: f64,
+    pub drag_loss: f64,
+    pub impulse_loss: f64,
+}
+
+/// The outcome of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunReport {
+    pub events: Vec<Event>,
+    pub stats: RunStats,
+    /// Why the run stopped early, if it did (the rows and events up to then are valid).
+    pub failure: Option<RunError>,
+    /// The time reached, s.
+    pub end_time: f64,
+    /// The largest friction coefficient a gripping axle needed, if any gripped.
+    pub grip_needed: Option<f64>,
+    /// Mechanical energy at the start and at the end, J.
+    pub energy: (f64, f64),
+}
+
+/// A scenario ready to run: parameters, drives, initial state, settings.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    pub params: Params,
+    pub drives: [Drive; 2],
+    pub initial: CartesianState,
+    pub settings: Settings,
+}
+
+/// A problem with the simulation setup itself.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum SetupError {
+    #[error("initial state: {0}")]
+    State(#[from] StateError),
+    #[error("initial state: the string is {excess:.6} m too short for the positions (sum l > L)")]
+    StringTooShort { excess: f64 },
+    #[error("sim.{field}: {reason}")]
+    Settings { field: &'static str, reason: String },
+}
+
+/// |g| below which an event member stays disarmed after an event, until it moves away.
+const ARM_THRESHOLD: f64 = 1e-10;
+
+impl Simulation {
+    /// Checks the setup: a string long enough for the positions, and valid settings.
+    pub fn new(
+        params: Params,
+        drives: [Drive; 2],
+        initial: CartesianState,
+        settings: Settings,
+    ) -> Result<Self, SetupError> {
+        if initial.diabolo_count() == 0 {
+            return Err(StateError::NoDiabolo.into());
+        }
+        let excess = initial.string_used() - params.string_length;
+        if excess > 1e-9 * params.string_length {
+            return Err(SetupError::StringTooShort { excess });
+        }
+        let positive = |field: &'static str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(SetupError::Settings {
+                    field,
+                    reason: format!("{v} must be a finite number greater than 0"),
+                })
+            }
+        };
+        positive("duration", settings.duration)?;
+        positive("output_interval", settings.output_interval)?;
+        positive("zeno_speed", settings.zeno_speed)?;
+        positive("max_events_per_second", settings.max_events_per_second)?;
+        stepper_options(&settings)
+            .validate()
+            .map_err(|e| SetupError::Settings {
+                field: "rtol/atol/max_step",
+                reason: e.to_string(),
+            })?;
+        if let Method::Rk4 { step } = settings.method {
+            positive("step", step)?;
+        }
+        Ok(Self {
+            params,
+            drives,
+            initial,
+            settings,
+        })
+    }
+
+    /// Runs to the end (or to a failure), handing every output row to `on_row`.
+    pub fn run(&self, on_row: &mut dyn FnMut(&Row)) -> RunReport {
+        let mut runner = Runner::new(self);
+        let failure = runner.run(on_row).err();
+        if let Some(failure) = &failure {
+            let mut event = Event::new(runner.t, EventKind::Failure, failure_object(failure));
+            event.reason = Some(failure.to_string());
+            runner.events.push(event);
+        }
+        let stats = [runner.taut_stepper.stats(), runner.loose_stepper.stats()];
+        RunReport {
+            events: runner.events,
+            stats: RunStats {
+                steps: stats.iter().map(|s| s.accepted_steps as usize).sum(),
+                rejected_steps: stats.iter().map(|s| s.rejected_steps as usize).sum(),
+                derivative_evaluations: stats
+                    .iter()
+                    .map(|s| s.rhs_evaluations as usize)
+                    .sum::<usize>()
+                    + runner.extra_evaluations,
+                rows: runner.rows,
+            },
+            failure,
+            end_time: runner.t,
+            grip_needed: runner.grip_needed,
+            energy: (runner.initial_energy, runner.row.energy),
+        }
+    }
+}
+
+fn stepper_options(settings: &Settings) -> StepperOptions {
+    StepperOptions {
+        rtol: settings.rtol,
+        atol: settings.atol,
+        max_step: settings.max_step.unwrap_or(f64::INFINITY),
+        ..StepperOptions::default()
+    }
+}
+
+fn failure_object(failure: &RunError) -> Option<usize> {
+    match failure {
+        RunError::Collision { segment, .. } => Some(*segment),
+        RunError::LeftString { diabolo, .. } | RunError::CaughtFlying { diabolo, .. } => {
+            Some(*diabolo)
+        }
+        RunError::EventFlood { object, .. } => *object,
+        _ => None,
+    }
+}
+
+/// What a located event asks for, copied out of the locator.
+struct Hit {
+    t: f64,
+    members: Vec<usize>,
+    /// The members' values just before the step (for the direction of a fold).
+    rising: Vec<bool>,
+}
+
+/// The running state of a simulation.
+struct Runner<'a> {
+    sim: &'a Simulation,
+    n: usize,
+    phase: Phase,
+    t: f64,
+    taut: TautSystem,
+    loose: LooseSystem,
+    taut_stepper: Stepper,
+    loose_stepper: Stepper,
+    taut_locator: EventLocator,
+    loose_locator: EventLocator,
+    /// State buffer of the current phase (event state, interpolated rows).
+    y: Vec<f64>,
+    events: Vec<Event>,
+    next_row: u64,
+    rows: usize,
+    row: Row,
+    bounces: usize,
+    impulse_loss: f64,
+    extra_evaluations: usize,
+    window: (f64, usize),
+    grip_needed: Option<f64>,
+    initial_energy: f64,
+}
+
+impl<'a> Runner<'a> {
+    fn new(sim: &'a Simulation) -> Self {
+        let n = sim.initial.diabolo_count();
+        let s = &sim.settings;
+        let mut taut = TautSystem::new(&sim.params, n, sim.drives.clone());
+        taut.dynamics = taut.dynamics.clone().with_regularisation(s.regularisation);
+        let loose = LooseSystem::new(&sim.params, n, sim.drives.clone());
+        let options = stepper_options(s);
+        // Simulation::new validated the options.
+        let stepper = |d| Stepper::new(s.method, options, d).expect("validated options");
+        let locator = |count, d, specs: Vec<_>| {
+            let mut l =
+                EventLocator::new(count, d, EventOptions::default()).expect("valid event options");
+            l.set_mut()
+                .configure(&specs)
+                .expect("specs within capacity");
+            l
+        };
+        let (taut_dim, loose_dim) = (taut.dimension(), loose.dimension());
+        Self {
+            sim,
+            n,
+            phase: Phase::Loose,
+            t: 0.0,
+            taut_stepper: stepper(taut_dim),
+            loose_stepper: stepper(loose_dim),
+            taut_locator: locator(taut.event_count(), taut_dim, taut.event_specs()),
+            loose_locator: locator(loose.event_count(), loose_dim, loose.event_specs()),
+            taut,
+            loose,
+            y: vec![0.0; taut_dim.max(loose_dim)],
+            events: Vec::new(),
+            next_row: 0,
+            rows: 0,
+            row: Row::default(),
+            bounces: 0,
+            impulse_loss: 0.0,
+            extra_evaluations: 0,
+            window: (0.0, 0),
+            grip_needed: None,
+            initial_energy: mechanical_energy(&sim.params, &sim.initial),
+        }
+    }
+
+    fn dimension(&self) -> usize {
+        match self.phase {
+            Phase::Taut => self.taut.dimension(),
+            Phase::Loose => self.loose.dimension(),
+        }
+    }
+
+    fn run(&mut self, on_row: &mut dyn FnMut(&Row)) -> Result<(), RunError> {
+        let initial = self.sim.initial.clone();
+        let slack = self.sim.params.string_length - initial.string_used();
+        let accumulated = [0.0; ACCUMULATORS];
+        self.taut.knots = initial.diabolos.iter().map(|d| d.knot).collect();
+        self.loose.knots = self.taut.knots.clone();
+        if slack <= 1e-9 * self.sim.params.string_length {
+            self.tense(initial, &accumulated, 0.0)?;
+        } else {
+            self.enter_loose(initial, &accumulated, 0.0)?;
+        }
+        let duration = self.sim.settings.duration;
+        while self.t < duration {
+            let t1 = self.step(duration)?;
+            let hit = self.locate()?;
+            match hit {
+                Some(hit) => {
+                    self.emit_rows(hit.t, false, on_row)?;
+                    self.t = hit.t;
+                    self.handle(&hit)?;
+                }
+                None => {
+                    self.emit_rows(t1, t1 >= duration, on_row)?;
+                    self.t = t1;
+                    self.after_step()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One accepted step of the current phase: its end time.
+    fn step(&mut self, limit: f64) -> Result<f64, RunError> {
+        let phase = self.phase.name();
+        let result = match self.phase {
+            Phase::Taut => self.taut_stepper.step(&mut self.taut, limit),
+            Phase::Loose => self.loose_stepper.step(&mut self.loose, limit),
+        };
+        result
+            .map(|o| o.t_new)
+            .map_err(|e| integrate_failure(e, phase))
+    }
+
+    /// Events in the last step, on the interpolant; the event state goes into `self.y`.
+    fn locate(&mut self) -> Result<Option<Hit>, RunError> {
+        let d = self.dimension();
+        let (hit, start) = match self.phase {
+            Phase::Taut => (
+                self.taut_locator
+                    .locate(&mut self.taut, &self.taut_stepper, &mut self.y[..d]),
+                self.taut_stepper.t_old(),
+            ),
+            Phase::Loose => (
+                self.loose_locator
+                    .locate(&mut self.loose, &self.loose_stepper, &mut self.y[..d]),
+                self.loose_stepper.t_old(),
+            ),
+        };
+        let _ = start;
+        match hit {
+            Ok(Some(hit)) => Ok(Some(Hit {
+                t: hit.t,
+                members: hit.members.to_vec(),
+                rising: hit
+                    .crossings
+                    .iter()
+                    .map(|c| *c == super::events::Crossing::Rising)
+                    .collect(),
+            })),
+            Ok(None) => Ok(None),
+            Err(e) => Err(event_failure(e)),
+        }
+    }
+
+    fn interpolate(&mut self, t: f64) -> Result<(), RunError> {
+        let d = self.dimension();
+        let result = match self.phase {
+            Phase::Taut => self.taut_stepper.interpolate(t, &mut self.y[..d]),
+            Phase::Loose => self.loose_stepper.interpolate(t, &mut self.y[..d]),
+        };
+        result.map_err(|e| RunError::NonFinite {
+            t,
+            detail: e.to_string(),
+        })
+    }
+
+    /// Rows at the grid times before `until` (and at `until` itself when it ends the run).
+    fn emit_rows(
+        &mut self,
+        until: f64,
+        last: bool,
+        on_row: &mut dyn FnMut(&Row),
+    ) -> Result<(), RunError> {
+        let dt = self.sim.settings.output_interval;
+        let duration = self.sim.settings.duration;
+        loop {
+            let grid = self.next_row as f64 * dt;
+            // The final row lands exactly on the duration, even off the grid.
+            let t = if grid > duration && grid - duration < 0.5 * dt && self.next_row > 0 {
+                duration
+            } else {
+                grid
+            };
+            if t > duration || !(t < until || (last && t <= until)) {
+                return Ok(());
+            }
+            // Keep the event state (in self.y) intact: rows use their own buffer.
+            let saved = self.y.clone();
+            self.interpolate(t)?;
+            let d = self.dimension();
+            let y = self.y[..d].to_vec();
+            self.y = saved;
+            self.fill_row(t, &y)?;
+            on_row(&self.row);
+            self.rows += 1;
+            self.next_row += 1;
+            if t >= duration {
+                self.next_row = u64::MAX / 4;
+                return Ok(());
+            }
+        }
+    }
+
+    /// The row for state y at time t.
+    fn fill_row(&mut self, t: f64, y: &[f64]) -> Result<(), RunError> {
+        let params = self.sim.params;
+        let n = self.n;
+        let d = self.dimension();
+        let accumulated = &y[d - ACCUMULATORS..d];
+        let (hand_work, friction_loss, drag_loss) =
+            (accumulated[0], accumulated[1], accumulated[2]);
+        self.extra_evaluations += 1;
+        let row = &mut self.row;
+        row.t = t;
+        row.phase = Some(self.phase);
+        match self.phase {
+            Phase::Taut => {
+                self.taut
+                    .evaluate(t, y)
+                    .map_err(|e| dynamics_failure(e, t))?;
+                let dynamics = &self.taut.dynamics;
+                row.state = dynamics.cartesian(&y[..dynamics.layout().len()]);
+                row.thetas = (1..=n)
+                    .map(|i| dynamics.kinematics().objects()[i].theta)
+                    .collect();
+                row.tensions = (0..=n).map(|j| dynamics.segment_tension(j)).collect();
+                let tension = dynamics.tension();
+                row.gear_ratio = tension.gear_ratio;
+                row.centrifugal_term = tension.centrifugal_term;
+                row.hand_forces = tension.hand_forces;
+            }
+            Phase::Loose => {
+                row.state = self.loose.layout.state(y, &self.loose.knots);
+                let inputs = hand_inputs(&self.sim.drives, t, &[row.state.left, row.state.right]);
+                let motion = crate::model::loose_accelerations(&params, &inputs);
+                row.hand_forces = [motion[0].1, motion[1].1];
+                let mut kin = Kinematics::new(n);
+                row.thetas = match kin.load_cartesian(&row.state) {
+                    Ok(()) => (1..=n).map(|i| kin.objects()[i].theta).collect(),
+                    Err(_) => vec![f64::NAN; n],
+                };
+                row.tensions = vec![0.0; n + 1];
+                let formulas =
+                    taut_formulas_on(&params, &row.state, &row.hand_forces.map(StickInput::Force));
+                row.gear_ratio = formulas.map_or(f64::NAN, |f| f.gear_ratio);
+                row.centrifugal_term = formulas.map_or(f64::NAN, |f| f.centrifugal_term);
+            }
+        }
+        row.energy = mechanical_energy(&params, &row.state);
+        row.slack = params.string_length - row.state.string_used();
+        row.hand_work = hand_work;
+        row.friction_loss = friction_loss;
+        row.drag_loss = drag_loss;
+        row.impulse_loss = self.impulse_loss;
+        Ok(())
+    }
+
+    /// After a step without an event: re-arm members clear of zero, check the stick matrix,
+    /// record the grip needed.
+    fn after_step(&mut self) -> Result<(), RunError> {
+        let locator = match self.phase {
+            Phase::Taut => &mut self.taut_locator,
+            Phase::Loose => &mut self.loose_locator,
+        };
+        if let Some((_, values)) = locator.end_values() {
+            let clear: Vec<usize> = values
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| g.abs() > ARM_THRESHOLD)
+                .map(|(i, _)| i)
+                .collect();
+            for i in clear {
+                if locator.set().get(i).is_some_and(|s| !s.armed) {
+                    let _ = locator.set_mut().set_armed(i, true);
+                }
+            }
+        }
+        if self.phase == Phase::Taut {
+            // The locator evaluated the system at the step's end last.
+            if self.taut.dynamics.tension().regularised {
+                return Err(RunError::SingularStickMatrix { t: self.t });
+            }
+            self.record_grip();
+        }
+        Ok(())
+    }
+
+    fn record_grip(&mut self) {
+        for (k, contact) in self.taut.dynamics.axles().contacts().iter().enumerate() {
+            if self.taut.modes[k] == AxleMode::Stuck {
+                let needed = contact.effective_friction.abs();
+                self.grip_needed = Some(self.grip_needed.map_or(needed, |g: f64| g.max(needed)));
+            }
+        }
+    }
+
+    /// Applies the event of `hit` (state in `self.y`) and restarts the integration there.
+    fn handle(&mut self, hit: &Hit) -> Result<(), RunError> {
+        let te = hit.t;
+        let d = self.dimension();
+        let y = self.y[..d].to_vec();
+        self.count_event(te)?;
+        let n = self.n;
+        match self.phase {
+            Phase::Taut => {
+                for &i in &hit.members {
+                    match i {
+                        0 => {
+                            self.events.push(Event::new(te, EventKind::Loosen, None));
+                            let state = self.taut_state(te, &y)?;
+                            return self.enter_loose(state, &y[d - ACCUMULATORS..d], te);
+                        }
+                        i if i <= 2 * n => self.redecide_axle(te, &y, (i - 1) / 2 + 1, i)?,
+                        i if i <= 4 * n => {
+                            let k = (i - 2 * n - 1) / 2 + 1;
+                            let up = (i - 2 * n - 1) % 2 == 1;
+                            self.taut.knots[k - 1] += if up { 1 } else { -1 };
+                            self.knot_event(te, k, self.taut.knots[k - 1]);
+                        }
+                        i if i <= 5 * n => {
+                            let k = i - 4 * n;
+                            self.taut
+                                .evaluate(te, &y)
+                                .map_err(|e| dynamics_failure(e, te))?;
+                            let theta = self.taut.dynamics.kinematics().objects()[k].theta;
+                            return Err(RunError::LeftString {
+                                t: te,
+                                diabolo: k,
+                                theta,
+                            });
+                        }
+                        i if i <= 6 * n + 1 => return Err(self.collision(te, i - 5 * n - 1)),
+                        _ => return Err(self.sticks_too_far(te)),
+                    }
+                }
+                self.restart(te, &y)
+            }
+            Phase::Loose => {
+                for (&i, &rising) in hit.members.iter().zip(&hit.rising) {
+                    match i {
+                        0 => {
+                            let state = self.loose.layout.state(&y, &self.loose.knots);
+                            return self.tense(state, &y[d - ACCUMULATORS..d], te);
+                        }
+                        i if i <= n => {
+                            if self.loose.folded(&y, i) {
+                                // The turn at the diabolo passes +-pi: the string wraps (the
+                                // cross product falls through zero) or unwraps.
+                                self.loose.knots[i - 1] += if rising { -1 } else { 1 };
+                                self.knot_event(te, i, self.loose.knots[i - 1]);
+                            }
+                        }
+                        i if i <= 2 * n + 1 => return Err(self.collision(te, i - n - 1)),
+                        _ => return Err(self.sticks_too_far(te)),
+                    }
+                }
+                self.restart(te, &y)
+            }
+        }
+    }
+
+    fn knot_event(&mut self, t: f64, k: usize, knot: i32) {
+        let mut event = Event::new(t, EventKind::KnotChange, Some(k));
+        event.knot = Some(knot);
+        self.events.push(event);
+    }
+
+    fn count_event(&mut self, t: f64) -> Result<(), RunError> {
+        if t - self.window.0 > 0.1 {
+            self.window = (t, 0);
+        }
+        self.window.1 += 1;
+        let cap = (self.sim.settings.max_events_per_second * 0.1).max(1.0) as usize;
+        if self.window.1 > cap {
+            let last = self.events.last();
+            return Err(RunError::EventFlood {
+                t,
+                count: self.window.1,
+                last: last.map_or("event", |e| e.kind.name()),
+                object: last.and_then(|e| e.object),
+            });
+        }
+        Ok(())
+    }
+
+    fn sticks_too_far(&self, t: f64) -> RunError {
+        let length = self.sim.params.string_length;
+        RunError::SticksTooFarApart {
+            t,
+            distance: length - path_margin(&self.sim.drives, length, t),
+            length,
+        }
+    }
+
+    fn collision(&self, t: f64, segment: usize) -> RunError {
+        let name = |k: usize| match k {
+            0 => "the left stick".to_string(),
+            k if k == self.n + 1 => "the right stick".to_string(),
+            k => format!("diabolo {k}"),
+        };
+        RunError::Collision {
+            t,
+            segment,
+            what: format!("{} and {}", name(segment), name(segment + 1)),
+        }
+    }
+
+    fn taut_state(&mut self, t: f64, y: &[f64]) -> Result<CartesianState, RunError> {
+        self.taut
+            .evaluate(t, y)
+            .map_err(|e| dynamics_failure(e, t))?;
+        Ok(self
+            .taut
+            .dynamics
+            .cartesian(&y[..self.taut.dynamics.layout().len()]))
+    }
+
+    /// Restarts the current phase at (t, y): a fresh derivative, and every event member near
+    /// zero disarmed until it moves clear.
+    fn restart(&mut self, t: f64, y: &[f64]) -> Result<(), RunError> {
+        let phase = self.phase.name();
+        let (count, result) = match self.phase {
+            Phase::Taut => (
+                self.taut.event_count(),
+                self.taut_stepper.reset(&mut self.taut, t, y),
+            ),
+            Phase::Loose => (
+                self.loose.event_count(),
+                self.loose_stepper.reset(&mut self.loose, t, y),
+            ),
+        };
+        result.map_err(|e| integrate_failure(e, phase))?;
+        self.t = t;
+        let mut values = vec![0.0; count];
+        let evaluated = match self.phase {
+            Phase::Taut => self.taut.events(t, y, &mut values),
+            Phase::Loose => self.loose.events(t, y, &mut values),
+        };
+        evaluated.map_err(|e| dynamics_failure(e, t))?;
+        self.extra_evaluations += 1;
+        let locator = match self.phase {
+            Phase::Taut => &mut self.taut_locator,
+            Phase::Loose => &mut self.loose_locator,
+        };
+        for (i, g) in values.iter().enumerate() {
+            let _ = locator.set_mut().set_armed(i, g.abs() > ARM_THRESHOLD);
+        }
+        locator.invalidate();
+        if self.phase == Phase::Taut {
+            if self.taut.dynamics.tension().regularised {
+                return Err(RunError::SingularStickMatrix { t });
+            }
+            self.record_grip();
+        }
+        Ok(())
+    }
+
+    fn enter_loose(
+        &mut self,
+        state: CartesianState,
+        accumulated: &[f64],
+        t: f64,
+    ) -> Result<(), RunError> {
+        self.phase = Phase::Loose;
+        let d = self.dimension();
+        let mut y = vec![0.0; d];
+        self.loose.layout.store(&state, &mut y);
+        y[d - ACCUMULATORS..].copy_from_slice(accumulated);
+        self.loose.knots = state.diabolos.iter().map(|d| d.knot).collect();
+        self.restart(t, &y)
+    }
+
+    /// The string at full length: apply the tensing impulse if it is stretching, then go taut
+    /// (or stay loose on a rebound, settling a bounce sequence that accumulates).
+    fn tense(
+        &mut self,
+        mut state: CartesianState,
+        accumulated: &[f64],
+        t: f64,
+    ) -> Result<(), RunError> {
+        let params = self.sim.params;
+        let mut accumulated = accumulated.to_vec();
+        let heavy = [
+            self.sim.drives[0].prescribes_motion(),
+            self.sim.drives[1].prescribes_motion(),
+        ];
+        let mut kin = Kinematics::new(self.n);
+        kin.load_cartesian(&state)
+            .map_err(|e| state_failure(e, t))?;
+        for i in 1..=self.n {
+            let theta = kin.objects()[i].theta;
+            if theta.abs() <= std::f64::consts::PI {
+                return Err(RunError::CaughtFlying {
+                    t,
+                    diabolo: i,
+                    theta,
+                });
+            }
+        }
+        let rate = kin.total_length_rate();
+        if rate > 0.0 {
+            let bouncy = params.restitution > 0.0;
+            let settle = bouncy
+                && (rate < self.sim.settings.zeno_speed
+                    || self.bounces >= self.sim.settings.zeno_bounces);
+            let impact_params = if settle {
+                Params::new(ParamValues {
+                    restitution: 0.0,
+                    ..*params.values()
+                })
+                .expect("valid parameters stay valid")
+            } else {
+                params
+            };
+            let record = tensing_impulse(&impact_params, &mut state, heavy)
+                .map_err(|e| state_failure(e, t))?;
+            accumulated[0] += record.hand_work;
+            self.impulse_loss += record.energy_lost;
+            let mut event = Event::new(t, EventKind::Tense, None);
+            event.impulse = Some(record.magnitude);
+            event.energy_lost = Some(record.energy_lost);
+            event.length_rates = Some((record.length_rate_before, record.length_rate_after));
+            self.events.push(event);
+            if settle {
+                let mut event = Event::new(t, EventKind::ZenoSettle, None);
+                event.reason = Some(format!(
+                    "after {} bounces, L' before the impact {:.3e} m/s: settled taut",
+                    self.bounces, rate
+                ));
+                self.events.push(event);
+            } else if record.length_rate_after < 0.0 {
+                self.bounces += 1;
+                return self.enter_loose(state, &accumulated, t);
+            }
+        }
+        self.bounces = 0;
+        self.enter_taut(state, &accumulated, t)
+    }
+
+    fn enter_taut(
+        &mut self,
+        state: CartesianState,
+        accumulated: &[f64],
+        t: f64,
+    ) -> Result<(), RunError> {
+        let layout = self.taut.dynamics.layout();
+        let reduced = layout
+            .reduce(&state, self.sim.params.string_length, 1e-8)
+            .map_err(|e| state_failure(e, t))?;
+        self.phase = Phase::Taut;
+        let d = self.dimension();
+        let mut y = vec![0.0; d];
+        y[..layout.len()].copy_from_slice(reduced.values());
+        y[d - ACCUMULATORS..].copy_from_slice(accumulated);
+        self.taut.knots = state.diabolos.iter().map(|d| d.knot).collect();
+        // Friction modes: the way each axle slips; the Filippov rule where a slip is zero.
+        self.taut.modes = vec![AxleMode::from_slip(0.0); self.n];
+        self.taut
+            .evaluate(t, &y)
+            .map_err(|e| dynamics_failure(e, t))?;
+        let slips: Vec<f64> = self
+            .taut
+            .dynamics
+            .axles()
+            .contacts()
+            .iter()
+            .map(|c| c.slip_speed)
+            .collect();
+        for (k, slip) in slips.iter().enumerate() {
+            self.taut.modes[k] = AxleMode::from_slip(*slip);
+        }
+        for (k, slip) in slips.iter().enumerate() {
+            if slip.abs() <= 1e-12 {
+                self.taut.modes[k] = self.decide_axle(t, &y, k + 1)?;
+            }
+        }
+        self.taut
+            .evaluate(t, &y)
+            .map_err(|e| dynamics_failure(e, t))?;
+        if self.taut.dynamics.tension().base_tension < 0.0 {
+            // Neither the hands nor the motion keep this string taut: it loosens at once.
+            self.events.push(Event::new(t, EventKind::Loosen, None));
+            let state = self.taut.dynamics.cartesian(&y[..layout.len()]);
+            return self.enter_loose(state, accumulated, t);
+        }
+        self.restart(t, &y)
+    }
+
+    /// The Filippov rule at axle k (1..N) with its slip at zero: slip on in a direction whose
+    /// slip acceleration carries the slip away from zero, else grip.
+    fn decide_axle(&mut self, t: f64, y: &[f64], k: usize) -> Result<AxleMode, RunError> {
+        if let FrictionLaw::Tanh { .. } = self.sim.params.friction_law {
+            return Ok(AxleMode::from_slip(0.0));
+        }
+        let saved = self.taut.modes[k - 1];
+        let trend = |direction: SlipDirection, this: &mut Self| -> Result<f64, RunError> {
+            this.taut.modes[k - 1] = AxleMode::Slipping(direction);
+            this.taut
+                .evaluate(t, y)
+                .map_err(|e| dynamics_failure(e, t))?;
+            this.extra_evaluations += 1;
+            Ok(this.taut.dynamics.slip_accelerations()[k - 1])
+        };
+        let up = trend(SlipDirection::Positive, self)?;
+        let down = trend(SlipDirection::Negative, self)?;
+        self.taut.modes[k - 1] = saved;
+        Ok(if up > 0.0 {
+            AxleMode::Slipping(SlipDirection::Positive)
+        } else if down < 0.0 {
+            AxleMode::Slipping(SlipDirection::Negative)
+        } else {
+            AxleMode::Stuck
+        })
+    }
+
+    /// Axle k's slip reached zero, or its grip reached a capstan bound (member `member`):
+    /// decide its new mode and log what changed.
+    fn redecide_axle(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        k: usize,
+        member: usize,
+    ) -> Result<(), RunError> {
+        let before = self.taut.modes[k - 1];
+        let mut after = self.decide_axle(t, y, k)?;
+        if before == AxleMode::Stuck && after == AxleMode::Stuck {
+            // The needed ratio reached a bound: the string slips the way that bound points
+            // (upper bound: T_k > T_{k-1}, positive slip).
+            let upper = member == 1 + 2 * (k - 1);
+            after = AxleMode::Slipping(if upper {
+                SlipDirection::Positive
+            } else {
+                SlipDirection::Negative
+            });
+        }
+        self.taut.modes[k - 1] = after;
+        self.taut
+            .evaluate(t, y)
+            .map_err(|e| dynamics_failure(e, t))?;
+        let kind = match (before, after) {
+            (AxleMode::Stuck, AxleMode::Slipping(_)) => Some(EventKind::Unstick),
+            (AxleMode::Slipping(_), AxleMode::Stuck) => Some(EventKind::Stick),
+            (AxleMode::Slipping(a), AxleMode::Slipping(b)) if a != b => {
+                Some(EventKind::SlipReversal)
+            }
+            _ => None,
+        };
+        if let Some(kind) = kind {
+            self.events.push(Event::new(t, kind, Some(k)));
+        }
+        Ok(())
+    }
+}
+
+fn dynamics_failure(e: DynamicsError, t: f64) -> RunError {
+    match e {
+        DynamicsError::SegmentCollapsed { segment, .. } => RunError::Collision {
+            t,
+            segment,
+            what: format!("the objects at the ends of segment {segment}"),
+        },
+        DynamicsError::SingularGrip => RunError::SingularGrip { t },
+        other => RunError::NonFinite {
+            t,
+            detail: other.to_string(),
+        },
+    }
+}
+
+fn state_failure(e: StateError, t: f64) -> RunError {
+    match e {
+        StateError::SegmentCollapsed { segment } => RunError::Collision {
+            t,
+            segment,
+            what: format!("the objects at the ends of segment {segment}"),
+        },
+        other => RunError::NonFinite {
+            t,
+            detail: other.to_string(),
+        },
+    }
+}
+
+fn integrate_failure(e: IntegrateError<DynamicsError>, phase: &'static str) -> RunError {
+    match e {
+        IntegrateError::StepSizeCollapse { t, h } => RunError::StepSizeCollapse { t, h, phase },
+        IntegrateError::Rhs { t, source } => dynamics_failure(source, t),
+        other => RunError::NonFinite {
+            t: f64::NAN,
+            detail: other.to_string(),
+        },
+    }
+}
+
+fn event_failure(e: EventError<DynamicsError>) -> RunError {
+    match e {
+        EventError::Events { t, source } => dynamics_failure(source, t),
+        EventError::Integrate(e) => integrate_failure(e, "event location"),
+        EventError::NonFiniteEvent { t, member } => RunError::NonFinite {
+            t,
+            detail: format!("event function {member} is not finite"),
+        },
+        other => RunError::NonFinite {
+            t: f64::NAN,
+            detail: other.to_string(),
+        },
+    }
+}

@@ -1,0 +1,450 @@
+//! Event location on the dense output: brackets from sampled signs, roots by Illinois on the
+//! interpolant, zeros at step ends, simultaneous members, the event-rate cap, the output grid
+//! and determinism.
+
+use diabolo::simulation::{
+    integrate_with_events, Control, Crossing, Direction, EventError, EventLocator, EventOptions,
+    EventRateLimit, EventSpec, EventSystem, Method, OdeSystem, OutputGrid, RateExceeded,
+    RunSettings, Stepper, StepperOptions,
+};
+use std::convert::Infallible;
+use std::f64::consts::PI;
+
+/// A system given by plain functions: y' = rhs(t, y), g = events(t, y).
+struct Sys {
+    dimension: usize,
+    rhs: fn(f64, &[f64], &mut [f64]),
+    events: fn(f64, &[f64], &mut [f64]),
+}
+
+impl OdeSystem for Sys {
+    type Error = Infallible;
+    fn dimension(&self) -> usize {
+        self.dimension
+    }
+    fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) -> Result<(), Infallible> {
+        (self.rhs)(t, y, dydt);
+        Ok(())
+    }
+}
+
+impl EventSystem for Sys {
+    fn events(&mut self, t: f64, y: &[f64], out: &mut [f64]) -> Result<(), Infallible> {
+        (self.events)(t, y, out);
+        Ok(())
+    }
+}
+
+/// y' = 1.
+fn ramp(_t: f64, _y: &[f64], dydt: &mut [f64]) {
+    dydt[0] = 1.0;
+}
+
+const GRAVITY: f64 = 9.81;
+const RESTITUTION: f64 = 0.5;
+
+/// A ball on the floor y = 0: (height, velocity), event g = height.
+fn ball() -> Sys {
+    Sys {
+        dimension: 2,
+        rhs: |_t, y, dydt| {
+            dydt[0] = y[1];
+            dydt[1] = -GRAVITY;
+        },
+        events: |_t, y, out| out[0] = y[0],
+    }
+}
+
+/// Options that take the whole interval [0, 1] of an exactly integrated problem in one step.
+fn one_step() -> StepperOptions {
+    StepperOptions {
+        max_step: 1.0,
+        initial_step: Some(1.0),
+        ..StepperOptions::default()
+    }
+}
+
+fn locator(specs: &[EventSpec], dimension: usize) -> EventLocator {
+    let mut locator = EventLocator::new(specs.len(), dimension, EventOptions::default()).unwrap();
+    locator.set_mut().configure(specs).unwrap();
+    locator
+}
+
+/// Root tolerance of the locator for a step [t0, t1].
+fn root_tolerance(t: f64, h: f64) -> f64 {
+    100.0 * f64::EPSILON * (t.abs() + h.abs())
+}
+
+// Checks that two crossings inside one step are both found, earliest first: g = (y - 0.3)
+// (y - 0.5) along y = t has the same sign at both ends of the single step [0, 1] (an
+// endpoint-only test misses both), and the interior samples bracket each root.
+#[test]
+fn two_crossings_in_one_step_are_found_earliest_first() {
+    let mut sys = Sys {
+        dimension: 1,
+        rhs: ramp,
+        events: |_t, y, out| out[0] = (y[0] - 0.3) * (y[0] - 0.5),
+    };
+    let mut stepper = Stepper::new(Method::Dopri5, one_step(), 1).unwrap();
+    let mut locator = locator(&[EventSpec::new(Direction::Either)], 1);
+    let mut state = [0.0];
+    stepper.reset(&mut sys, 0.0, &[0.0]).unwrap();
+    stepper.step(&mut sys, 10.0).unwrap();
+    assert_eq!((stepper.t_old(), stepper.t()), (0.0, 1.0));
+    let hit = locator
+        .locate(&mut sys, &stepper, &mut state)
+        .unwrap()
+        .expect("first crossing");
+    assert!((hit.t - 0.3).abs() <= root_tolerance(0.3, 1.0), "{}", hit.t);
+    assert_eq!(hit.crossings, &[Crossing::Falling]);
+    let t = hit.t;
+    stepper.reset(&mut sys, t, &state).unwrap();
+    stepper.step(&mut sys, 10.0).unwrap();
+    assert!(stepper.t_old() == t && stepper.t() > 0.5);
+    let hit = locator
+        .locate(&mut sys, &stepper, &mut state)
+        .unwrap()
+        .expect("second crossing");
+    assert!((hit.t - 0.5).abs() <= root_tolerance(0.5, 1.0), "{}", hit.t);
+    assert_eq!(hit.crossings, &[Crossing::Rising]);
+}
+
+/// Event times of y = sin t (y' = cos t from y(0) = 0, g = y) over [0, 7] for `direction`.
+fn sine_events(direction: Direction) -> Vec<f64> {
+    let mut sys = Sys {
+        dimension: 1,
+        rhs: |t, _y, dydt| dydt[0] = t.cos(),
+        events: |_t, y, out| out[0] = y[0],
+    };
+    let options = StepperOptions {
+        rtol: 1e-11,
+        atol: 1e-13,
+        max_step: 0.5,
+        ..StepperOptions::default()
+    };
+    let mut stepper = Stepper::new(Method::Dop853, options, 1).unwrap();
+    let mut locator = locator(&[EventSpec::new(direction)], 1);
+    let mut times = Vec::new();
+    let mut y = [0.0];
+    let summary = integrate_with_events(
+        &mut sys,
+        &mut stepper,
+        &mut locator,
+        &mut y,
+        &RunSettings::new(0.0, 7.0),
+        |_sys, event| {
+            times.push(event.hit.t);
+            Ok(Control::Continue)
+        },
+        |_sys, _t, _y| Ok(()),
+    )
+    .unwrap();
+    assert_eq!(summary.t, 7.0);
+    times
+}
+
+// Checks an event function exactly zero at the start (y = sin t, g = y at t = 0): the zero at
+// t0 never fires; its sign just after (rising) decides, so a Rising member first fires at 2 pi,
+// a Falling one at pi, Either at pi then 2 pi; each crossing fires once and the run ends.
+#[test]
+fn zero_at_the_start_is_resolved_by_the_sign_after() {
+    let close = |times: &[f64], expected: &[f64]| {
+        times.len() == expected.len()
+            && times.iter().zip(expected).all(|(t, e)| (t - e).abs() < 1e-9)
+    };
+    let rising = sine_events(Direction::Rising);
+    assert!(close(&rising, &[2.0 * PI]), "{rising:?}");
+    let falling = sine_events(Direction::Falling);
+    assert!(close(&falling, &[PI]), "{falling:?}");
+    let either = sine_events(Direction::Either);
+    assert!(close(&either, &[PI, 2.0 * PI]), "{either:?}");
+}
+
+// Checks an event landing exactly on a step boundary: g = t - 0.5 with the step forced to end
+// at 0.5 by t_limit. It fires at exactly 0.5 (the end of the step), once: neither the next step
+// from 0.5 without a reset nor one after a reset at the event fires it again; a Falling member
+// never fires.
+#[test]
+fn event_on_a_step_boundary_fires_once_at_the_boundary() {
+    let mut sys = Sys {
+        dimension: 1,
+        rhs: ramp,
+        events: |t, _y, out| out[0] = t - 0.5,
+    };
+    let mut state = [0.0];
+    for reset_at_event in [false, true] {
+        let mut stepper = Stepper::new(Method::Dopri5, one_step(), 1).unwrap();
+        let mut locator = locator(&[EventSpec::new(Direction::Either)], 1);
+        stepper.reset(&mut sys, 0.0, &[0.0]).unwrap();
+        let outcome = stepper.step(&mut sys, 0.5).unwrap();
+        assert!(outcome.reached_limit && outcome.t_new == 0.5);
+        let hit = locator
+            .locate(&mut sys, &stepper, &mut state)
+            .unwrap()
+            .expect("event at the boundary");
+        assert_eq!(hit.t, 0.5);
+        assert_eq!((hit.members, hit.crossings), (&[0][..], &[Crossing::Rising][..]));
+        assert_eq!(state, [stepper.y()[0]]);
+        if reset_at_event {
+            stepper.reset(&mut sys, 0.5, &state).unwrap();
+        }
+        while stepper.t() < 3.0 {
+            stepper.step(&mut sys, 3.0).unwrap();
+            let again = locator.locate(&mut sys, &stepper, &mut state).unwrap();
+            assert!(again.is_none(), "fired again at {:?}", again.map(|h| h.t));
+        }
+    }
+    let mut stepper = Stepper::new(Method::Dopri5, one_step(), 1).unwrap();
+    let mut falling = locator(&[EventSpec::new(Direction::Falling)], 1);
+    stepper.reset(&mut sys, 0.0, &[0.0]).unwrap();
+    while stepper.t() < 3.0 {
+        stepper.step(&mut sys, if stepper.t() < 0.5 { 0.5 } else { 3.0 }).unwrap();
+        assert!(falling.locate(&mut sys, &stepper, &mut state).unwrap().is_none());
+    }
+}
+
+// Checks root accuracy on problems whose interpolant is exact (y' = 1 with g = y - 0.3; y' = 2t,
+// y = t^2 with g = y - 0.5, a curved g for the Illinois iteration): the located time is within
+// 100 eps (|t| + |h|) of the true root, and g there is on the post-crossing side.
+#[test]
+fn roots_are_located_to_the_tolerance() {
+    let cases: [(Sys, f64); 2] = [
+        (
+            Sys {
+                dimension: 1,
+                rhs: ramp,
+                events: |_t, y, out| out[0] = y[0] - 0.3,
+            },
+            0.3,
+        ),
+        (
+            Sys {
+                dimension: 1,
+                rhs: |t, _y, dydt| dydt[0] = 2.0 * t,
+                events: |_t, y, out| out[0] = y[0] - 0.5,
+            },
+            0.5f64.sqrt(),
+        ),
+    ];
+    for (mut sys, root) in cases {
+        let mut stepper = Stepper::new(Method::Dopri5, one_step(), 1).unwrap();
+        let mut locator = locator(&[EventSpec::new(Direction::Rising)], 1);
+        let mut state = [0.0];
+        stepper.reset(&mut sys, 0.0, &[0.0]).unwrap();
+        stepper.step(&mut sys, 10.0).unwrap();
+        assert_eq!(stepper.t(), 1.0);
+        let hit = locator
+            .locate(&mut sys, &stepper, &mut state)
+            .unwrap()
+            .unwrap();
+        let error = (hit.t - root).abs();
+        assert!(error <= root_tolerance(root, 1.0), "root {root}: error {error:e}");
+        assert!(hit.values[0] >= 0.0, "post-crossing side: {}", hit.values[0]);
+    }
+}
+
+// Checks simultaneous members and the direction/armed filters: among g0 = y - 0.6,
+// g1 = y - 0.3, g2 = 2 (y - 0.3) and a disarmed g3 = y - 0.1, the earliest instant is 0.3, where
+// members 1 and 2 fire together (in index order); g3 is ignored; g0 fires alone later.
+#[test]
+fn simultaneous_members_fire_together_in_index_order() {
+    let mut sys = Sys {
+        dimension: 1,
+        rhs: ramp,
+        events: |_t, y, out| {
+            out[0] = y[0] - 0.6;
+            out[1] = y[0] - 0.3;
+            out[2] = 2.0 * (y[0] - 0.3);
+            out[3] = y[0] - 0.1;
+        },
+    };
+    let spec = EventSpec::new(Direction::Rising);
+    let disarmed = EventSpec {
+        armed: false,
+        ..spec
+    };
+    let mut locator = locator(&[spec, spec, spec, disarmed], 1);
+    let mut stepper = Stepper::new(Method::Dopri5, one_step(), 1).unwrap();
+    let mut hits = Vec::new();
+    let mut y = [0.0];
+    integrate_with_events(
+        &mut sys,
+        &mut stepper,
+        &mut locator,
+        &mut y,
+        &RunSettings::new(0.0, 1.0),
+        |_sys, event| {
+            assert!(event.hit.members.iter().all(|&i| event.hit.values[i] >= 0.0));
+            hits.push((event.hit.t, event.hit.members.to_vec()));
+            Ok(Control::Continue)
+        },
+        |_sys, _t, _y| Ok(()),
+    )
+    .unwrap();
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    assert!((hits[0].0 - 0.3).abs() < 1e-14 && hits[0].1 == [1, 2], "{hits:?}");
+    assert!((hits[1].0 - 0.6).abs() < 1e-14 && hits[1].1 == [0], "{hits:?}");
+}
+
+/// Analytic impact times of the ball dropped from height 1 m at rest: first impact at
+/// sqrt(2 / g), then flights of 2 e^k v1 / g.
+fn impact_times(count: usize) -> Vec<f64> {
+    let first = (2.0 / GRAVITY).sqrt();
+    let v1 = GRAVITY * first;
+    let mut times = vec![first];
+    for k in 1..count {
+        let flight = 2.0 * RESTITUTION.powi(k as i32) * v1 / GRAVITY;
+        times.push(times[k - 1] + flight);
+    }
+    times
+}
+
+/// Bounces the ball from height 1 m with the given cap; returns the event times, output rows
+/// and the result.
+#[allow(clippy::type_complexity)]
+fn bounce(
+    t_end: f64,
+    rate_limit: Option<EventRateLimit>,
+    output: Option<OutputGrid>,
+) -> (
+    Vec<f64>,
+    Vec<(f64, [f64; 2])>,
+    Result<f64, EventError<Infallible>>,
+) {
+    let mut sys = ball();
+    let options = StepperOptions {
+        rtol: 1e-10,
+        atol: 1e-12,
+        max_step: 0.01,
+        ..StepperOptions::default()
+    };
+    let mut stepper = Stepper::new(Method::Dopri5, options, 2).unwrap();
+    let mut locator = locator(&[EventSpec::new(Direction::Falling)], 2);
+    let (mut times, mut rows) = (Vec::new(), Vec::new());
+    let mut y = [1.0, 0.0];
+    let run = RunSettings {
+        output,
+        rate_limit,
+        ..RunSettings::new(0.0, t_end)
+    };
+    let result = integrate_with_events(
+        &mut sys,
+        &mut stepper,
+        &mut locator,
+        &mut y,
+        &run,
+        |_sys, event| {
+            times.push(event.hit.t);
+            event.state[1] *= -RESTITUTION;
+            Ok(Control::Continue)
+        },
+        |_sys, t, y| {
+            rows.push((t, [y[0], y[1]]));
+            Ok(())
+        },
+    );
+    (times, rows, result.map(|summary| summary.t))
+}
+
+// Checks the bouncing ball (y'' = -g, restitution 0.5): the first 10 impact times match the
+// analytic geometric series to 1e-10 s, and with a cap of 10 events per 0.2 s the run ends with
+// the cap error at the 14th impact (the first whose ten predecessors span less than 0.2 s),
+// before the Zeno time 3 sqrt(2 / g), instead of hanging.
+#[test]
+fn bouncing_ball_matches_the_series_and_the_cap_ends_zeno() {
+    let cap = EventRateLimit {
+        max_events: 10,
+        window: 0.2,
+    };
+    let (times, _, result) = bounce(10.0, Some(cap), None);
+    let exact = impact_times(14);
+    for (k, (t, e)) in times.iter().zip(&exact).take(10).enumerate() {
+        assert!((t - e).abs() < 1e-10, "impact {k}: {t} vs {e}");
+    }
+    assert_eq!(times.len(), 13, "{times:?}");
+    let zeno = 3.0 * (2.0 / GRAVITY).sqrt();
+    match result {
+        Err(EventError::Rate(RateExceeded { t, max_events, .. })) => {
+            assert_eq!(max_events, 10);
+            assert!((t - exact[13]).abs() < 1e-9 && t < zeno, "t = {t}");
+        }
+        other => panic!("expected the event cap, got {other:?}"),
+    }
+}
+
+/// Analytic height of the ball at `t` before the last of `impacts`.
+fn ball_height(t: f64, impacts: &[f64]) -> f64 {
+    let bounces = impacts.iter().take_while(|&&i| i <= t).count();
+    if bounces == 0 {
+        return 1.0 - 0.5 * GRAVITY * t * t;
+    }
+    let dt = t - impacts[bounces - 1];
+    let v = RESTITUTION.powi(bounces as i32) * GRAVITY * impacts[0];
+    v * dt - 0.5 * GRAVITY * dt * dt
+}
+
+// Checks the output grid: rows at exactly origin + k interval (t = k * 0.1 bit for bit, not an
+// accumulated sum, which differs), across the bounces at 0.45 s and 0.90 s; each row's state
+// comes from the dense output of the segment the row lies in (analytic parabolas to 1e-9).
+#[test]
+fn output_rows_lie_on_the_grid_across_events() {
+    let grid = OutputGrid {
+        origin: 0.0,
+        interval: 0.1,
+    };
+    let (times, rows, result) = bounce(1.0, None, Some(grid));
+    assert_eq!(result.unwrap(), 1.0);
+    let impact = impact_times(3);
+    assert_eq!(times.len(), 2);
+    assert_eq!(rows.len(), 11);
+    let mut accumulated = 0.0;
+    let mut accumulation_differs = false;
+    for (k, (t, y)) in rows.iter().enumerate() {
+        assert_eq!(t.to_bits(), (k as f64 * 0.1).to_bits(), "row {k}");
+        accumulation_differs |= accumulated != *t;
+        accumulated += 0.1;
+        let expected = ball_height(*t, &impact);
+        assert!((y[0] - expected).abs() < 1e-9, "row {k} at {t}: {} vs {expected}", y[0]);
+    }
+    assert!(accumulation_differs);
+
+    // A continued run from a grid point does not repeat it when emit_start is false.
+    let mut sys = ball();
+    let mut stepper = Stepper::new(Method::Dopri5, StepperOptions::default(), 2).unwrap();
+    let mut locator = locator(&[EventSpec::new(Direction::Falling)], 2);
+    let mut rows = Vec::new();
+    let run = RunSettings {
+        output: Some(grid),
+        emit_start: false,
+        ..RunSettings::new(0.2, 0.35)
+    };
+    let mut y = [1.0, 0.0];
+    let ignore = |_: &mut Sys, _: diabolo::simulation::EventContext<'_>| Ok(Control::Continue);
+    integrate_with_events(&mut sys, &mut stepper, &mut locator, &mut y, &run, ignore, |_, t, _| {
+        rows.push(t);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(rows, [3.0 * 0.1]);
+}
+
+// Checks determinism: the same bouncing run twice (fresh steppers) gives bit-identical event
+// times and output rows.
+#[test]
+fn runs_are_bit_identical() {
+    let grid = Some(OutputGrid {
+        origin: 0.0,
+        interval: 0.01,
+    });
+    let (times_a, rows_a, _) = bounce(1.33, None, grid);
+    let (times_b, rows_b, _) = bounce(1.33, None, grid);
+    assert_eq!(times_a.len(), 6);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&times_a), bits(&times_b));
+    let flat = |rows: &[(f64, [f64; 2])]| {
+        rows.iter()
+            .flat_map(|(t, y)| [t.to_bits(), y[0].to_bits(), y[1].to_bits()])
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(flat(&rows_a), flat(&rows_b));
+}
