@@ -21,6 +21,9 @@ pub struct ReferenceRun {
     pub slip_reversed: bool,
 }
 
+/// Velocities, accelerations, spin rates and T_0 of a state.
+struct Rates(Vec<Vector2<f64>>, Vec<Vector2<f64>>, Vec<f64>, f64);
+
 struct Reference<'a> {
     params: &'a Params,
     drives: &'a [Drive; 2],
@@ -36,18 +39,13 @@ impl Reference<'_> {
     }
 
     /// (velocities, accelerations, spin rates, T_0) of a state.
-    fn derivative(
-        &self,
-        t: f64,
-        s: &CartesianState,
-        taut: bool,
-    ) -> (Vec<Vector2<f64>>, Vec<Vector2<f64>>, Vec<f64>, f64) {
+    fn derivative(&self, t: f64, s: &CartesianState, taut: bool) -> Rates {
         let n = s.diabolo_count();
         let inputs = self.inputs(t, s);
         let v = (0..n + 2).map(|k| s.velocity(k)).collect();
         if taut {
             let sol = cartesian_solve_with(self.params, s, &self.signs, &inputs, None);
-            return (v, sol.accelerations, sol.spin_rates, sol.base_tension);
+            return Rates(v, sol.accelerations, sol.spin_rates, sol.base_tension);
         }
         let g = Vector2::new(0.0, -self.params.gravity);
         let stick = |input: StickInput| match input {
@@ -62,14 +60,10 @@ impl Reference<'_> {
             .iter()
             .map(|d| -self.params.spin_drag * d.spin)
             .collect();
-        (v, a, spins, 0.0)
+        Rates(v, a, spins, 0.0)
     }
 
-    fn advance(
-        s: &CartesianState,
-        h: f64,
-        d: &(Vec<Vector2<f64>>, Vec<Vector2<f64>>, Vec<f64>, f64),
-    ) -> CartesianState {
+    fn advance(s: &CartesianState, h: f64, d: &Rates) -> CartesianState {
         let mut out = s.clone();
         let n = s.diabolo_count();
         for k in 0..n + 2 {
@@ -97,7 +91,7 @@ impl Reference<'_> {
         let k3 = self.derivative(t + h / 2.0, &Self::advance(s, h / 2.0, &k2), taut);
         let k4 = self.derivative(t + h, &Self::advance(s, h, &k3), taut);
         let n = s.diabolo_count();
-        let weighted = (
+        let weighted = Rates(
             (0..n + 2)
                 .map(|k| (k1.0[k] + 2.0 * k2.0[k] + 2.0 * k3.0[k] + k4.0[k]) / 6.0)
                 .collect(),
