@@ -903,6 +903,9 @@ impl<'a> Runner<'a> {
         for (k, slip) in slips.iter().enumerate() {
             if slip.abs() <= 1e-12 {
                 self.taut.modes[k] = self.decide_axle(t, &y, k + 1)?;
+                if self.taut.modes[k] == AxleMode::Stuck {
+                    self.events.push(Event::new(t, EventKind::Stick, Some(k + 1)));
+                }
             }
         }
         self.taut
