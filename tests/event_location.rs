@@ -150,7 +150,10 @@ fn sine_events(direction: Direction) -> Vec<f64> {
 fn zero_at_the_start_is_resolved_by_the_sign_after() {
     let close = |times: &[f64], expected: &[f64]| {
         times.len() == expected.len()
-            && times.iter().zip(expected).all(|(t, e)| (t - e).abs() < 1e-9)
+            && times
+                .iter()
+                .zip(expected)
+                .all(|(t, e)| (t - e).abs() < 1e-9)
     };
     let rising = sine_events(Direction::Rising);
     assert!(close(&rising, &[2.0 * PI]), "{rising:?}");
@@ -183,7 +186,10 @@ fn event_on_a_step_boundary_fires_once_at_the_boundary() {
             .unwrap()
             .expect("event at the boundary");
         assert_eq!(hit.t, 0.5);
-        assert_eq!((hit.members, hit.crossings), (&[0][..], &[Crossing::Rising][..]));
+        assert_eq!(
+            (hit.members, hit.crossings),
+            (&[0][..], &[Crossing::Rising][..])
+        );
         assert_eq!(state, [stepper.y()[0]]);
         if reset_at_event {
             stepper.reset(&mut sys, 0.5, &state).unwrap();
@@ -198,8 +204,13 @@ fn event_on_a_step_boundary_fires_once_at_the_boundary() {
     let mut falling = locator(&[EventSpec::new(Direction::Falling)], 1);
     stepper.reset(&mut sys, 0.0, &[0.0]).unwrap();
     while stepper.t() < 3.0 {
-        stepper.step(&mut sys, if stepper.t() < 0.5 { 0.5 } else { 3.0 }).unwrap();
-        assert!(falling.locate(&mut sys, &stepper, &mut state).unwrap().is_none());
+        stepper
+            .step(&mut sys, if stepper.t() < 0.5 { 0.5 } else { 3.0 })
+            .unwrap();
+        assert!(falling
+            .locate(&mut sys, &stepper, &mut state)
+            .unwrap()
+            .is_none());
     }
 }
 
@@ -238,8 +249,15 @@ fn roots_are_located_to_the_tolerance() {
             .unwrap()
             .unwrap();
         let error = (hit.t - root).abs();
-        assert!(error <= root_tolerance(root, 1.0), "root {root}: error {error:e}");
-        assert!(hit.values[0] >= 0.0, "post-crossing side: {}", hit.values[0]);
+        assert!(
+            error <= root_tolerance(root, 1.0),
+            "root {root}: error {error:e}"
+        );
+        assert!(
+            hit.values[0] >= 0.0,
+            "post-crossing side: {}",
+            hit.values[0]
+        );
     }
 }
 
@@ -274,7 +292,11 @@ fn simultaneous_members_fire_together_in_index_order() {
         &mut y,
         &RunSettings::new(0.0, 1.0),
         |_sys, event| {
-            assert!(event.hit.members.iter().all(|&i| event.hit.values[i] >= 0.0));
+            assert!(event
+                .hit
+                .members
+                .iter()
+                .all(|&i| event.hit.values[i] >= 0.0));
             hits.push((event.hit.t, event.hit.members.to_vec()));
             Ok(Control::Continue)
         },
@@ -282,8 +304,14 @@ fn simultaneous_members_fire_together_in_index_order() {
     )
     .unwrap();
     assert_eq!(hits.len(), 2, "{hits:?}");
-    assert!((hits[0].0 - 0.3).abs() < 1e-14 && hits[0].1 == [1, 2], "{hits:?}");
-    assert!((hits[1].0 - 0.6).abs() < 1e-14 && hits[1].1 == [0], "{hits:?}");
+    assert!(
+        (hits[0].0 - 0.3).abs() < 1e-14 && hits[0].1 == [1, 2],
+        "{hits:?}"
+    );
+    assert!(
+        (hits[1].0 - 0.6).abs() < 1e-14 && hits[1].1 == [0],
+        "{hits:?}"
+    );
 }
 
 /// Analytic impact times of the ball dropped from height 1 m at rest: first impact at
@@ -404,7 +432,11 @@ fn output_rows_lie_on_the_grid_across_events() {
         accumulation_differs |= accumulated != *t;
         accumulated += 0.1;
         let expected = ball_height(*t, &impact);
-        assert!((y[0] - expected).abs() < 1e-9, "row {k} at {t}: {} vs {expected}", y[0]);
+        assert!(
+            (y[0] - expected).abs() < 1e-9,
+            "row {k} at {t}: {} vs {expected}",
+            y[0]
+        );
     }
     assert!(accumulation_differs);
 
@@ -420,10 +452,18 @@ fn output_rows_lie_on_the_grid_across_events() {
     };
     let mut y = [1.0, 0.0];
     let ignore = |_: &mut Sys, _: diabolo::simulation::EventContext<'_>| Ok(Control::Continue);
-    integrate_with_events(&mut sys, &mut stepper, &mut locator, &mut y, &run, ignore, |_, t, _| {
-        rows.push(t);
-        Ok(())
-    })
+    integrate_with_events(
+        &mut sys,
+        &mut stepper,
+        &mut locator,
+        &mut y,
+        &run,
+        ignore,
+        |_, t, _| {
+            rows.push(t);
+            Ok(())
+        },
+    )
     .unwrap();
     assert_eq!(rows, [3.0 * 0.1]);
 }

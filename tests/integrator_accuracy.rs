@@ -78,7 +78,10 @@ struct Polynomial {
 }
 impl Polynomial {
     fn value(&self, t: f64) -> f64 {
-        self.coefficients.iter().rev().fold(0.0, |acc, c| acc * t + c)
+        self.coefficients
+            .iter()
+            .rev()
+            .fold(0.0, |acc, c| acc * t + c)
     }
 }
 impl OdeSystem for Polynomial {
@@ -231,8 +234,16 @@ fn check_order_conditions(name: &str, tab: &Tableau, quadrature_order: i32) {
             sum((0..s).map(|i| b[i] * c[i] * ac(i, 1))),
             1.0 / 8.0,
         ),
-        ("sum b a c^2", sum((0..s).map(|i| b[i] * ac(i, 2))), 1.0 / 12.0),
-        ("sum b a a c", sum((0..s).map(|i| b[i] * aac(i))), 1.0 / 24.0),
+        (
+            "sum b a c^2",
+            sum((0..s).map(|i| b[i] * ac(i, 2))),
+            1.0 / 12.0,
+        ),
+        (
+            "sum b a a c",
+            sum((0..s).map(|i| b[i] * aac(i))),
+            1.0 / 24.0,
+        ),
     ];
     for (what, value, expected) in conditions {
         assert!(
@@ -304,7 +315,10 @@ fn dense_output_reproduces_step_endpoints() {
             let before_end = f64::from_bits(outcome.t_new.to_bits() - 1);
             stepper.interpolate(before_end, &mut out).unwrap();
             for (o, y) in out.iter().zip(stepper.y()) {
-                assert!((o - y).abs() <= 1e-14 * y.abs().max(1.0), "{method:?}: {o} vs {y}");
+                assert!(
+                    (o - y).abs() <= 1e-14 * y.abs().max(1.0),
+                    "{method:?}: {o} vs {y}"
+                );
             }
             stepper.interpolate(outcome.t_new, &mut out).unwrap();
             assert_eq!(out.as_slice(), stepper.y(), "{method:?} at t_new");
@@ -348,7 +362,11 @@ fn dense_output_is_exact_for_polynomials_up_to_its_degree() {
         let exact = polynomial_dense_error(method, &coefficients[..=degree], 0.9);
         assert!(exact < 1e-13, "{method:?} degree {degree}: error {exact:e}");
         let above = polynomial_dense_error(method, &coefficients[..=degree + 1], 0.9);
-        assert!(above > 1e-6, "{method:?} degree {}: error {above:e}", degree + 1);
+        assert!(
+            above > 1e-6,
+            "{method:?} degree {}: error {above:e}",
+            degree + 1
+        );
     }
 }
 
@@ -360,17 +378,27 @@ fn dense_output_matches_exact_solution_between_steps() {
     for method in ADAPTIVE {
         let rtol = 1e-8;
         let mut worst = 0.0f64;
-        run(&mut Oscillator, method, options(rtol), &[1.0, 0.0], 20.0, |s| {
-            let (t0, t1) = (s.t_old(), s.t());
-            for k in 1..10 {
-                let t = t0 + (t1 - t0) * f64::from(k) / 10.0;
-                let mut out = [0.0; 2];
-                s.interpolate(t, &mut out).unwrap();
-                worst = worst.max((out[0] - t.cos()).abs());
-            }
-        });
+        run(
+            &mut Oscillator,
+            method,
+            options(rtol),
+            &[1.0, 0.0],
+            20.0,
+            |s| {
+                let (t0, t1) = (s.t_old(), s.t());
+                for k in 1..10 {
+                    let t = t0 + (t1 - t0) * f64::from(k) / 10.0;
+                    let mut out = [0.0; 2];
+                    s.interpolate(t, &mut out).unwrap();
+                    worst = worst.max((out[0] - t.cos()).abs());
+                }
+            },
+        );
         assert!(worst < 20.0 * rtol, "{method:?}: dense error {worst:e}");
-        assert!(worst > 1e-3 * rtol, "{method:?}: suspiciously exact {worst:e}");
+        assert!(
+            worst > 1e-3 * rtol,
+            "{method:?}: suspiciously exact {worst:e}"
+        );
     }
 }
 
@@ -390,13 +418,19 @@ fn global_error_is_proportional_to_tolerance() {
     for method in ADAPTIVE {
         for rtol in [1e-6, 1e-8, 1e-10] {
             let (error, _) = oscillator_error(method, options(rtol), 20.0);
-            assert!(error < 20.0 * rtol, "{method:?} oscillator rtol {rtol:e}: {error:e}");
+            assert!(
+                error < 20.0 * rtol,
+                "{method:?} oscillator rtol {rtol:e}: {error:e}"
+            );
             let mut worst = 0.0f64;
             run(&mut Decay, method, options(rtol), &[1.0], 5.0, |s| {
                 let exact = (-2.0 * s.t()).exp();
                 worst = worst.max((s.y()[0] - exact).abs() / exact);
             });
-            assert!(worst < 20.0 * rtol, "{method:?} decay rtol {rtol:e}: {worst:e}");
+            assert!(
+                worst < 20.0 * rtol,
+                "{method:?} decay rtol {rtol:e}: {worst:e}"
+            );
         }
     }
 }
@@ -474,6 +508,34 @@ fn dopri5_local_error_is_sixth_power_of_step() {
     for pair in errors.windows(2) {
         let ratio = pair[0] / pair[1];
         assert!((56.0..=72.0).contains(&ratio), "{errors:?}: {ratio}");
+    }
+}
+
+// Checks the controller after rejections: a first step far too large (1 to 8 s on the decay
+// at rtol 1e-8) is rejected, and the step finally accepted proposes no growth for the next one.
+#[test]
+fn no_growth_after_a_rejected_step() {
+    for initial in [1.0, 2.0, 4.0, 8.0] {
+        for method in ADAPTIVE {
+            let opts = StepperOptions {
+                initial_step: Some(initial),
+                ..options(1e-8)
+            };
+            let mut sys = Decay;
+            let mut stepper = Stepper::new(method, opts, 1).unwrap();
+            stepper.reset(&mut sys, 0.0, &[1.0]).unwrap();
+            let outcome = stepper.step(&mut sys, 100.0).unwrap();
+            assert!(
+                stepper.stats().rejected_steps > 0,
+                "{method:?} from {initial}"
+            );
+            let taken = outcome.t_new - outcome.t_old;
+            assert!(
+                stepper.step_size() <= taken,
+                "{method:?} from {initial}: proposes {} after {taken}",
+                stepper.step_size()
+            );
+        }
     }
 }
 
@@ -574,8 +636,14 @@ fn rhs_errors_carry_their_time() {
 fn options_and_misuse_are_rejected() {
     let base = StepperOptions::default();
     let cases = [
-        (StepperOptions { rtol: 0.0, ..base }, OptionsError::Rtol(0.0)),
-        (StepperOptions { atol: -1.0, ..base }, OptionsError::Atol(-1.0)),
+        (
+            StepperOptions { rtol: 0.0, ..base },
+            OptionsError::Rtol(0.0),
+        ),
+        (
+            StepperOptions { atol: -1.0, ..base },
+            OptionsError::Atol(-1.0),
+        ),
         (
             StepperOptions {
                 initial_step: Some(0.0),
@@ -594,7 +662,10 @@ fn options_and_misuse_are_rejected() {
     ];
     for (options, expected) in cases {
         assert_eq!(options.validate(), Err(expected.clone()));
-        assert_eq!(Stepper::new(Method::Dopri5, options, 2).unwrap_err(), expected);
+        assert_eq!(
+            Stepper::new(Method::Dopri5, options, 2).unwrap_err(),
+            expected
+        );
     }
     let nan_max = StepperOptions {
         max_step: f64::NAN,

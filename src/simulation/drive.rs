@@ -384,7 +384,7 @@ pub struct Tracking {
 /// Rate (1/s) at which a path-driven stick's integration drift is pulled back onto its path
 /// (critically damped): small enough not to limit the step size, large enough that round-off
 /// never accumulates.
-pub const PATH_CORRECTION_RATE: f64 = 200.0;
+pub const PATH_CORRECTION_RATE: f64 = 5.0;
 
 /// What one hand does.
 #[derive(Clone, Debug, PartialEq)]

@@ -1074,3 +1074,67 @@ where
         stopped: false,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The cursor starts at the first grid point at or after t0 (strictly after it without
+    // emit_start), also for t0 before the origin or far along the grid.
+    #[test]
+    fn grid_cursor_starts_at_the_first_point_from_t0() {
+        let grid = Some(OutputGrid {
+            origin: 1.0,
+            interval: 0.1,
+        });
+        let first = |t0, emit_start| GridCursor::new(grid, t0, emit_start).next_until(f64::MAX);
+        assert_eq!(first(0.0, true), Some(1.0));
+        assert_eq!(first(1.0, true), Some(1.0));
+        assert_eq!(first(1.0, false), Some(1.0 + 0.1));
+        assert_eq!(first(1.25, true), Some(1.0 + 3.0 * 0.1));
+        assert_eq!(first(1.0 + 500.0 * 0.1, false), Some(1.0 + 501.0 * 0.1));
+        assert_eq!(GridCursor::new(None, 0.0, true).next_until(1.0), None);
+        assert_eq!(GridCursor::new(grid, 0.0, true).next_until(0.5), None);
+    }
+
+    // The guard allows max_events events in any window and fails on the next one inside it.
+    #[test]
+    fn rate_guard_counts_events_in_a_sliding_window() {
+        let limit = EventRateLimit {
+            max_events: 3,
+            window: 1.0,
+        };
+        let mut guard = EventRateGuard::new(limit).unwrap();
+        for t in [0.0, 0.5, 0.9, 1.0, 1.6, 1.95] {
+            guard.record(t).unwrap();
+        }
+        let error = guard.record(1.99).unwrap_err();
+        assert_eq!(error.t, 1.99);
+        guard.clear();
+        guard.record(2.0).unwrap();
+        let zero = EventRateLimit {
+            max_events: 0,
+            window: 1.0,
+        };
+        assert!(EventRateGuard::new(zero).is_err());
+    }
+
+    // Options and member indices are validated.
+    #[test]
+    fn configuration_is_validated() {
+        let bad = EventOptions {
+            interior_samples: 4,
+            probe_fraction: 0.2,
+        };
+        assert!(EventLocator::new(2, 1, bad).is_err());
+        let mut locator = EventLocator::new(2, 1, EventOptions::default()).unwrap();
+        let spec = EventSpec::new(Direction::Rising);
+        assert!(locator.set_mut().configure(&[spec; 3]).is_err());
+        locator.set_mut().configure(&[spec]).unwrap();
+        assert!(locator.set_mut().set_armed(1, false).is_err());
+        locator.set_mut().set_armed(0, false).unwrap();
+        assert_eq!(locator.set().get(0).map(|s| s.armed), Some(false));
+        assert!(Direction::Either.accepts(Crossing::Falling));
+        assert!(!Direction::Rising.accepts(Crossing::Falling));
+    }
+}

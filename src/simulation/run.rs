@@ -230,12 +230,20 @@ const ARM_THRESHOLD: f64 = 1e-10;
 
 impl Simulation {
     /// Checks the setup: a string long enough for the positions, and valid settings.
+    /// A stick whose drive is a path starts where its path is at t = 0, with its velocity.
     pub fn new(
         params: Params,
         drives: [Drive; 2],
-        initial: CartesianState,
+        mut initial: CartesianState,
         settings: Settings,
     ) -> Result<Self, SetupError> {
+        for (drive, stick) in drives.iter().zip([&mut initial.left, &mut initial.right]) {
+            if let Drive::Path(path) = drive {
+                let start = path.at(0.0);
+                stick.pos = start.pos;
+                stick.vel = start.vel;
+            }
+        }
         if initial.diabolo_count() == 0 {
             return Err(StateError::NoDiabolo.into());
         }
@@ -904,7 +912,8 @@ impl<'a> Runner<'a> {
             if slip.abs() <= 1e-12 {
                 self.taut.modes[k] = self.decide_axle(t, &y, k + 1)?;
                 if self.taut.modes[k] == AxleMode::Stuck {
-                    self.events.push(Event::new(t, EventKind::Stick, Some(k + 1)));
+                    self.events
+                        .push(Event::new(t, EventKind::Stick, Some(k + 1)));
                 }
             }
         }
