@@ -146,7 +146,8 @@ fn energy_balance_closes_through_friction_grip_hands_and_impacts() {
         let settings = Settings { duration: 2.0, output_interval: 0.002, rtol: 1e-10, atol: 1e-12, ..Default::default() };
         let (report, rows) = run(p, drives, state, settings);
         assert!(report.failure.is_none(), "{law:?}: {:?}", report.failure);
-        let e0 = rows[0].energy;
+        // E(0) of the initial state, before the impulse with which the path-driven hand starts.
+        let e0 = report.energy.0;
         for row in &rows {
             let balance = row.hand_work - row.friction_loss - row.drag_loss - row.impulse_loss;
             assert!((row.energy - e0 - balance).abs() < 1e-8, "{law:?} t = {}: E - E0 = {}, balance {}", row.t, row.energy - e0, balance);
