@@ -270,10 +270,26 @@ fn stick_states_of_the_reduced_state_match_the_cartesian_ones() {
         let (state, length) = random_taut_state(&mut rng, n, (-2, 2));
         let params = random_params(&mut rng, FrictionLaw::Step, length);
         let mut dynamics = TautDynamics::new(&params, n);
-        let x = dynamics.layout().reduce(&state, length, 1e-9).unwrap().into_values();
-        dynamics.evaluate(&x, &[StickInput::RELEASED; 2], &modes_from_signs(&vec![1.0; n])).unwrap();
+        let x = dynamics
+            .layout()
+            .reduce(&state, length, 1e-9)
+            .unwrap()
+            .into_values();
+        dynamics
+            .evaluate(
+                &x,
+                &[StickInput::RELEASED; 2],
+                &modes_from_signs(&vec![1.0; n]),
+            )
+            .unwrap();
         let [left, right] = dynamics.sticks(&x);
-        assert!((left.pos - state.left.pos).norm() < 1e-12 && (left.vel - state.left.vel).norm() < 1e-12);
-        assert!((right.pos - state.right.pos).norm() < 1e-12 && (right.vel - state.right.vel).norm() < 1e-12);
+        assert!(
+            (left.pos - state.left.pos).norm() < 1e-12
+                && (left.vel - state.left.vel).norm() < 1e-12
+        );
+        assert!(
+            (right.pos - state.right.pos).norm() < 1e-12
+                && (right.vel - state.right.vel).norm() < 1e-12
+        );
     }
 }

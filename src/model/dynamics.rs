@@ -105,7 +105,9 @@ impl TautDynamics {
             .segments()
             .iter()
             .enumerate()
-            .find(|(_, s)| s.length.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater))
+            // A negative length is still a state (the collision event finds its zero); a zero
+            // or non-finite one is not.
+            .find(|(_, s)| s.length == 0.0 || !s.length.is_finite())
         {
             return Err(DynamicsError::SegmentCollapsed {
                 segment,

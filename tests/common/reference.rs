@@ -201,6 +201,12 @@ pub fn reference_run(
     let mut events = Vec::new();
     let mut next = 1usize;
     let mut slip_reversed = false;
+    if taut && length_rate(&s) > 1e-12 {
+        // A start that stretches the string: the tensing impulse at t = 0.
+        events.push((0.0, "tense"));
+        r.tense(&mut s);
+        samples[0].1 = s.clone();
+    }
     while t < duration - 1e-12 {
         let step = h.min(duration - t);
         let mut candidate = r.rk4(t, &s, step, taut);
