@@ -6,7 +6,7 @@
 
 use diabolo::model::{CartesianState, DiaboloState, FrictionLaw, ParamValues, Params};
 use diabolo::simulation::drive::{ClampedSpline, Drive, Path, Schedule};
-use diabolo::simulation::run::{EventKind, Row, RunReport, Settings, Simulation};
+use diabolo::simulation::run::{EventKind, Row, RunError, RunReport, Settings, Simulation};
 use nalgebra::Vector2;
 
 fn params(values: ParamValues) -> Params {
@@ -250,6 +250,7 @@ fn busy(restitution: f64, law: FrictionLaw) -> (Params, [Drive; 2], CartesianSta
 
 #[test]
 fn energy_balance_closes_through_friction_grip_hands_and_impacts() {
+    let mut seen = std::collections::BTreeSet::new();
     for (restitution, law) in [
         (0.0, FrictionLaw::Step),
         (0.5, FrictionLaw::Step),
@@ -265,7 +266,13 @@ fn energy_balance_closes_through_friction_grip_hands_and_impacts() {
             ..Default::default()
         };
         let (report, rows) = run(p, drives, state, settings);
-        assert!(report.failure.is_none(), "{law:?}: {:?}", report.failure);
+        // The force-driven hand flies free; with a bouncy string the diabolo may end up
+        // leaving the string (outside the model) late in the run: the balance must hold up to it.
+        match &report.failure {
+            None => {}
+            Some(RunError::LeftString { t, .. }) if *t > 0.5 => {}
+            other => panic!("{law:?}: {other:?}"),
+        }
         // E(0) of the initial state, before the impulse with which the path-driven hand starts.
         let e0 = report.energy.0;
         for row in &rows {
@@ -280,11 +287,22 @@ fn energy_balance_closes_through_friction_grip_hands_and_impacts() {
             assert!(row.friction_loss >= -1e-12 && row.drag_loss >= 0.0 && row.impulse_loss >= 0.0);
         }
         let kinds: Vec<_> = report.events.iter().map(|e| e.kind).collect();
+        seen.extend(kinds.iter().copied());
         eprintln!(
             "{law:?} e = {restitution}: {} events, {:?}",
             kinds.len(),
             report.stats
         );
+    }
+    // The runs went through what the balance must close over.
+    for kind in [
+        EventKind::Tense,
+        EventKind::Loosen,
+        EventKind::Stick,
+        EventKind::Unstick,
+        EventKind::SlipReversal,
+    ] {
+        assert!(seen.contains(&kind), "no {kind:?} in {seen:?}");
     }
 }
 

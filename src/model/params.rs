@@ -153,6 +153,13 @@ impl Params {
         &self.0
     }
 
+    /// Whether the axles switch between locked friction modes (slipping either way, stuck):
+    /// the step and bearing laws with c > 0. The tanh law is smooth, and with c = 0 every law
+    /// gives d_i = 1 whatever the slip.
+    pub fn has_switching_friction(&self) -> bool {
+        self.0.friction > 0.0 && !matches!(self.0.friction_law, FrictionLaw::Tanh { .. })
+    }
+
     /// M / m: stick-to-diabolo mass ratio.
     pub fn mass_ratio(&self) -> f64 {
         self.0.stick_mass / self.0.diabolo_mass

@@ -128,7 +128,7 @@ impl TautSystem {
         let ratios = self.dynamics.axles().tension_ratios();
         for (k, contact) in self.dynamics.axles().contacts().iter().enumerate() {
             let (a, b) = match (params.friction_law, self.modes[k]) {
-                (FrictionLaw::Tanh { .. }, _) => (1.0, 1.0),
+                _ if !params.has_switching_friction() => (1.0, 1.0),
                 (_, AxleMode::Slipping(direction)) => {
                     (direction_sign(direction) * contact.slip_speed, 1.0)
                 }
@@ -367,6 +367,26 @@ impl LooseSystem {
             out[k] = (a.x * b.y - a.y * b.x) / (a.norm() * b.norm()).max(f64::MIN_POSITIVE);
         }
         out[2 * n + 2] = path_margin(&self.drives, self.params.string_length, t);
+    }
+
+    /// (L', L'') of the string at y, from the free motion of every object (sum over segments
+    /// of e . dv and e . da + (|dv|^2 - (e . dv)^2) / l).
+    pub fn length_rates(&mut self, t: f64, y: &[f64]) -> Result<(f64, f64), DynamicsError> {
+        let n = self.layout.diabolos();
+        let mut dydt = vec![0.0; self.dimension()];
+        self.rates(t, y, &mut dydt)?;
+        let at = |v: &[f64], k: usize, o: usize| Vector2::new(v[4 * k + o], v[4 * k + o + 1]);
+        let (mut rate, mut acceleration) = (0.0, 0.0);
+        for i in 0..=n {
+            let d = at(y, i + 1, 0) - at(y, i, 0);
+            let l = d.norm();
+            let e = d / l;
+            let dv = at(y, i + 1, 2) - at(y, i, 2);
+            let da = at(&dydt, i + 1, 2) - at(&dydt, i, 2);
+            rate += e.dot(&dv);
+            acceleration += e.dot(&da) + (dv.norm_squared() - e.dot(&dv).powi(2)) / l;
+        }
+        Ok((rate, acceleration))
     }
 
     /// Whether the segments at diabolo k point opposite ways (a fold, not a straight run).

@@ -10,12 +10,11 @@ use thiserror::Error;
 
 use crate::model::{
     energy::mechanical_energy, tensing_impulse, AxleMode, CartesianState, DynamicsError,
-    FrictionLaw, Kinematics, ParamValues, Params, Regularisation, SlipDirection, StateError,
-    StickInput,
+    Kinematics, ParamValues, Params, Regularisation, SlipDirection, StateError, StickInput,
 };
 
 use super::drive::Drive;
-use super::events::{EventError, EventLocator, EventOptions, EventSystem};
+use super::events::{EventError, EventLocator, EventOptions};
 use super::integrate::{IntegrateError, Method, Stepper, StepperOptions};
 use super::phase::{
     hand_inputs, path_margin, taut_formulas_on, LooseSystem, Phase, TautSystem, ACCUMULATORS,
@@ -225,9 +224,6 @@ pub enum SetupError {
     Settings { field: &'static str, reason: String },
 }
 
-/// |g| below which an event member stays disarmed after an event, until it moves away.
-const ARM_THRESHOLD: f64 = 1e-10;
-
 impl Simulation {
     /// Checks the setup: a string long enough for the positions, and valid settings.
     /// A stick whose drive is a path starts where its path is at t = 0, with its velocity.
@@ -364,6 +360,9 @@ struct Runner<'a> {
     window: (f64, usize),
     grip_needed: Option<f64>,
     initial_energy: f64,
+    /// After a rebound, the longest step (s) until the string is taut again: an eighth of the
+    /// predicted flight, so that a short flight is never stepped over.
+    flight_step: Option<f64>,
 }
 
 impl<'a> Runner<'a> {
@@ -407,6 +406,7 @@ impl<'a> Runner<'a> {
             window: (0.0, 0),
             grip_needed: None,
             initial_energy: mechanical_energy(&sim.params, &sim.initial),
+            flight_step: None,
         }
     }
 
@@ -451,6 +451,10 @@ impl<'a> Runner<'a> {
     /// One accepted step of the current phase: its end time.
     fn step(&mut self, limit: f64) -> Result<f64, RunError> {
         let phase = self.phase.name();
+        let limit = match (self.phase, self.flight_step) {
+            (Phase::Loose, Some(h)) => limit.min(self.t + h),
+            _ => limit,
+        };
         let result = match self.phase {
             Phase::Taut => self.taut_stepper.step(&mut self.taut, limit),
             Phase::Loose => self.loose_stepper.step(&mut self.loose, limit),
@@ -594,26 +598,8 @@ impl<'a> Runner<'a> {
         Ok(())
     }
 
-    /// After a step without an event: re-arm members clear of zero, check the stick matrix,
-    /// record the grip needed.
+    /// After a step without an event: check the stick matrix, record the grip needed.
     fn after_step(&mut self) -> Result<(), RunError> {
-        let locator = match self.phase {
-            Phase::Taut => &mut self.taut_locator,
-            Phase::Loose => &mut self.loose_locator,
-        };
-        if let Some((_, values)) = locator.end_values() {
-            let clear: Vec<usize> = values
-                .iter()
-                .enumerate()
-                .filter(|(_, g)| g.abs() > ARM_THRESHOLD)
-                .map(|(i, _)| i)
-                .collect();
-            for i in clear {
-                if locator.set().get(i).is_some_and(|s| !s.armed) {
-                    let _ = locator.set_mut().set_armed(i, true);
-                }
-            }
-        }
         if self.phase == Phase::Taut {
             // The locator evaluated the system at the step's end last.
             if self.taut.dynamics.tension().regularised {
@@ -754,37 +740,22 @@ impl<'a> Runner<'a> {
             .cartesian(&y[..self.taut.dynamics.layout().len()]))
     }
 
-    /// Restarts the current phase at (t, y): a fresh derivative, and every event member near
-    /// zero disarmed until it moves clear.
+    /// Restarts the current phase at (t, y) with a fresh derivative. The event locator resolves
+    /// members at zero there by their sign just after, and never refires the member that fired.
     fn restart(&mut self, t: f64, y: &[f64]) -> Result<(), RunError> {
         let phase = self.phase.name();
-        let (count, result) = match self.phase {
-            Phase::Taut => (
-                self.taut.event_count(),
-                self.taut_stepper.reset(&mut self.taut, t, y),
-            ),
-            Phase::Loose => (
-                self.loose.event_count(),
-                self.loose_stepper.reset(&mut self.loose, t, y),
-            ),
+        let result = match self.phase {
+            Phase::Taut => self.taut_stepper.reset(&mut self.taut, t, y),
+            Phase::Loose => self.loose_stepper.reset(&mut self.loose, t, y),
         };
         result.map_err(|e| integrate_failure(e, phase))?;
         self.t = t;
-        let mut values = vec![0.0; count];
-        let evaluated = match self.phase {
-            Phase::Taut => self.taut.events(t, y, &mut values),
-            Phase::Loose => self.loose.events(t, y, &mut values),
-        };
-        evaluated.map_err(|e| dynamics_failure(e, t))?;
-        self.extra_evaluations += 1;
-        let locator = match self.phase {
-            Phase::Taut => &mut self.taut_locator,
-            Phase::Loose => &mut self.loose_locator,
-        };
-        for (i, g) in values.iter().enumerate() {
-            let _ = locator.set_mut().set_armed(i, g.abs() > ARM_THRESHOLD);
+        if self.phase == Phase::Taut {
+            self.taut
+                .evaluate(t, y)
+                .map_err(|e| dynamics_failure(e, t))?;
+            self.extra_evaluations += 1;
         }
-        locator.invalidate();
         if self.phase == Phase::Taut {
             if self.taut.dynamics.tension().regularised {
                 return Err(RunError::SingularStickMatrix { t });
@@ -839,8 +810,9 @@ impl<'a> Runner<'a> {
         let rate = kin.total_length_rate();
         if rate > 0.0 {
             let bouncy = params.restitution > 0.0;
+            // A rebound slower than the settle speed (or one bounce too many) ends the sequence.
             let settle = bouncy
-                && (rate < self.sim.settings.zeno_speed
+                && (params.restitution * rate < self.sim.settings.zeno_speed
                     || self.bounces >= self.sim.settings.zeno_bounces);
             let impact_params = if settle {
                 Params::new(ParamValues {
@@ -867,12 +839,24 @@ impl<'a> Runner<'a> {
                     self.bounces, rate
                 ));
                 self.events.push(event);
-            } else if record.length_rate_after < 0.0 {
+            } else if bouncy {
+                // A rebound at L' = -e L'_before: the string is slack again.
                 self.bounces += 1;
-                return self.enter_loose(state, &accumulated, t);
+                self.enter_loose(state, &accumulated, t)?;
+                // The flight back to full length takes about 2 |L'| / L''.
+                let d = self.dimension();
+                let y = self.loose_stepper.y()[..d].to_vec();
+                let (rate, acceleration) = self
+                    .loose
+                    .length_rates(t, &y)
+                    .map_err(|e| dynamics_failure(e, t))?;
+                self.flight_step = (acceleration > 0.0)
+                    .then(|| (2.0 * rate.abs() / acceleration / 8.0).max(1e-12));
+                return Ok(());
             }
         }
         self.bounces = 0;
+        self.flight_step = None;
         self.enter_taut(state, &accumulated, t)
     }
 
@@ -932,7 +916,7 @@ impl<'a> Runner<'a> {
     /// The Filippov rule at axle k (1..N) with its slip at zero: slip on in a direction whose
     /// slip acceleration carries the slip away from zero, else grip.
     fn decide_axle(&mut self, t: f64, y: &[f64], k: usize) -> Result<AxleMode, RunError> {
-        if let FrictionLaw::Tanh { .. } = self.sim.params.friction_law {
+        if !self.sim.params.has_switching_friction() {
             return Ok(AxleMode::from_slip(0.0));
         }
         let saved = self.taut.modes[k - 1];

@@ -1,0 +1,406 @@
+//! Events and failures of whole runs: grip and its release at the capstan bound, slip
+//! reversals, a knot change when the hands cross, a bouncing string settling (Zeno), a path
+//! stick following its path, convergence with the expected order, and the run-time failures
+//! (two diabolos meeting, a diabolo leaving the string, an event flood), each with its time,
+//! its object and the rows up to it.
+
+use diabolo::model::{CartesianState, DiaboloState, ParamValues, Params};
+use diabolo::simulation::drive::{ClampedSpline, Drive, Path};
+use diabolo::simulation::run::{EventKind, Row, RunError, RunReport, Settings, Simulation};
+use diabolo::simulation::Method;
+use nalgebra::Vector2;
+use std::f64::consts::TAU;
+
+fn held(p: [f64; 2]) -> Drive {
+    Drive::Path(Path::Keyframes(
+        ClampedSpline::new(vec![(0.0, Vector2::from(p))]).unwrap(),
+    ))
+}
+
+fn run(
+    params: Params,
+    drives: [Drive; 2],
+    state: CartesianState,
+    settings: Settings,
+) -> (RunReport, Vec<Row>) {
+    let sim = Simulation::new(params, drives, state, settings).unwrap();
+    let mut rows = Vec::new();
+    let report = sim.run(&mut |row| rows.push(row.clone()));
+    (report, rows)
+}
+
+fn kinds(report: &RunReport) -> Vec<EventKind> {
+    report.events.iter().map(|e| e.kind).collect()
+}
+
+/// A diabolo released at rest off-centre below held sticks, axle not spinning.
+fn swing(friction: f64) -> (Params, [Drive; 2], CartesianState) {
+    let p = Params::new(ParamValues {
+        friction,
+        spin_inertia: 20.0,
+        ..Default::default()
+    })
+    .unwrap();
+    let state = CartesianState::hanging(&p, [-0.4, 0.0], [0.4, 0.0], 0.25, 0.0).unwrap();
+    (p, [held([-0.4, 0.0]), held([0.4, 0.0])], state)
+}
+
+#[test]
+fn grip_breaks_when_the_needed_coefficient_reaches_the_capstan_bound() {
+    let (p, drives, state) = swing(0.2);
+    let (report, rows) = run(
+        p,
+        drives,
+        state,
+        Settings {
+            duration: 3.0,
+            output_interval: 0.001,
+            ..Default::default()
+        },
+    );
+    assert!(report.failure.is_none(), "{:?}", report.failure);
+    let k = kinds(&report);
+    let stick = k
+        .iter()
+        .position(|e| *e == EventKind::Stick)
+        .expect("grips");
+    assert!(k[stick..].contains(&EventKind::Unstick), "{k:?}");
+    // It lets go exactly when the ratio needed reaches exp(c theta'): the largest coefficient
+    // needed while gripping is the capstan coefficient itself.
+    let needed = report.grip_needed.unwrap();
+    assert!(
+        needed <= p.friction * (1.0 + 1e-6) && needed > 0.95 * p.friction,
+        "needed {needed}"
+    );
+    // While gripping, no friction loss accrues.
+    let at = |t: f64| rows.iter().find(|r| r.t >= t).unwrap();
+    let (t_stick, t_unstick) = (
+        report.events[stick].t,
+        report
+            .events
+            .iter()
+            .find(|e| e.kind == EventKind::Unstick)
+            .unwrap()
+            .t,
+    );
+    assert!((at(t_unstick).friction_loss - at(t_stick + 0.001).friction_loss).abs() < 1e-9);
+}
+
+#[test]
+fn slipping_diabolo_reverses_its_slip_without_gripping() {
+    let (p, drives, state) = swing(0.02);
+    let (report, _) = run(
+        p,
+        drives,
+        state,
+        Settings {
+            duration: 3.0,
+            output_interval: 0.01,
+            ..Default::default()
+        },
+    );
+    let k = kinds(&report);
+    assert!(
+        k.iter().filter(|e| **e == EventKind::SlipReversal).count() >= 2,
+        "{k:?}"
+    );
+    assert!(!k.contains(&EventKind::Stick));
+    assert!(report.grip_needed.is_none());
+}
+
+#[test]
+fn crossing_hands_wrap_the_string_around_the_axle() {
+    let p = Params::new(ParamValues::default()).unwrap();
+    let left = Drive::Path(Path::Keyframes(
+        ClampedSpline::new(vec![
+            (0.0, Vector2::new(-0.1, 0.1)),
+            (1.0, Vector2::new(0.25, 0.1)),
+        ])
+        .unwrap(),
+    ));
+    let state = CartesianState::hanging(&p, [-0.1, 0.1], [0.05, 0.0], 0.0, 0.5).unwrap();
+    let (report, rows) = run(
+        p,
+        [left, held([0.05, 0.0])],
+        state,
+        Settings {
+            duration: 1.5,
+            output_interval: 0.01,
+            ..Default::default()
+        },
+    );
+    assert!(report.failure.is_none(), "{:?}", report.failure);
+    let change = report
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::KnotChange)
+        .expect("a knot change");
+    assert_eq!(change.knot, Some(1));
+    let last = rows.last().unwrap();
+    assert_eq!(last.state.diabolos[0].knot, 1);
+    assert!(last.thetas[0] > TAU && last.thetas[0] < 2.0 * TAU);
+}
+
+/// A diabolo lifted inside the ellipse above held sticks: it falls and snaps the string taut.
+fn drop(restitution: f64) -> (Params, [Drive; 2], CartesianState) {
+    let p = Params::new(ParamValues {
+        restitution,
+        ..Default::default()
+    })
+    .unwrap();
+    let mut state = CartesianState::hanging(&p, [-0.4, 1.5], [0.4, 1.5], 0.0, 0.5).unwrap();
+    state.diabolos[0].pos.y += 0.2;
+    (p, [held([-0.4, 1.5]), held([0.4, 1.5])], state)
+}
+
+#[test]
+fn bouncing_string_settles_taut_after_accumulating_bounces() {
+    let (p, drives, state) = drop(0.6);
+    let (report, rows) = run(
+        p,
+        drives,
+        state,
+        Settings {
+            duration: 2.0,
+            output_interval: 0.01,
+            ..Default::default()
+        },
+    );
+    assert!(report.failure.is_none(), "{:?}", report.failure);
+    let k = kinds(&report);
+    let tenses = k.iter().filter(|e| **e == EventKind::Tense).count();
+    assert!(tenses >= 3, "{k:?}");
+    let settle = k
+        .iter()
+        .position(|e| *e == EventKind::ZenoSettle)
+        .expect("the bounces settle");
+    assert_eq!(k[settle - 1], EventKind::Tense);
+    // Each bounce rebounds at e times its impact speed until the settle.
+    for e in report
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::Tense)
+        .take(2)
+    {
+        let (before, after) = e.length_rates.unwrap();
+        assert!(
+            (after + p.restitution * before).abs() < 1e-9 * before,
+            "{before} -> {after}"
+        );
+    }
+    assert!(rows.last().unwrap().slack.abs() < 1e-12);
+}
+
+#[test]
+fn path_stick_follows_its_path() {
+    let p = Params::new(ParamValues {
+        spin_drag: 0.05,
+        ..Default::default()
+    })
+    .unwrap();
+    let state = CartesianState::hanging(&p, [-0.4, 1.5], [0.4, 1.5], 0.05, 0.6).unwrap();
+    let path = Path::Sine {
+        center: Vector2::new(0.4, 1.5),
+        amplitude: Vector2::new(0.05, 0.1),
+        frequency: 1.5,
+        phase: Vector2::zeros(),
+    };
+    let (report, rows) = run(
+        p,
+        [held([-0.4, 1.5]), Drive::Path(path.clone())],
+        state,
+        Settings {
+            duration: 10.0,
+            output_interval: 0.001,
+            ..Default::default()
+        },
+    );
+    assert!(report.failure.is_none(), "{:?}", report.failure);
+    let worst = rows
+        .iter()
+        .map(|r| (r.state.right.pos - path.at(r.t).pos).norm())
+        .fold(0.0, f64::max);
+    assert!(worst < 1e-9, "worst deviation {worst:e} m");
+}
+
+#[test]
+fn global_error_falls_with_the_expected_order() {
+    // A frictionless swing over 1 s; the truth from DOP853 at rtol 1e-13.
+    let p = Params::new(ParamValues {
+        friction: 0.0,
+        ..Default::default()
+    })
+    .unwrap();
+    let state = CartesianState::hanging(&p, [-0.4, 0.0], [0.4, 0.0], 0.3, 0.0).unwrap();
+    let drives = [held([-0.4, 0.0]), held([0.4, 0.0])];
+    let end = |method: Method, rtol: f64| {
+        let settings = Settings {
+            duration: 1.0,
+            output_interval: 1.0,
+            rtol,
+            atol: rtol * 1e-3,
+            method,
+            ..Default::default()
+        };
+        let (report, rows) = run(p, drives.clone(), state.clone(), settings);
+        assert!(report.failure.is_none());
+        rows.last().unwrap().state.diabolos[0].pos
+    };
+    let truth = end(Method::Dop853, 1e-14);
+    // RK4: successive differences of the end state as the step halves fall by 2^4.
+    let rk4: Vec<Vector2<f64>> = [0.01, 0.005, 0.0025, 0.00125]
+        .iter()
+        .map(|&h| end(Method::Rk4 { step: h }, 1e-6))
+        .collect();
+    let differences: Vec<f64> = rk4.windows(2).map(|w| (w[0] - w[1]).norm()).collect();
+    for w in differences.windows(2) {
+        let ratio = w[0] / w[1];
+        assert!(
+            (14.0..18.0).contains(&ratio),
+            "RK4 difference ratio {ratio} per halved step ({differences:?})"
+        );
+    }
+    let dopri: Vec<f64> = [1e-6, 1e-8, 1e-10]
+        .iter()
+        .map(|&r| (end(Method::Dopri5, r) - truth).norm())
+        .collect();
+    for (w, r) in dopri.windows(2).zip([1e-6, 1e-8]) {
+        assert!(w[1] < w[0] / 20.0, "DOPRI5 errors {dopri:?}");
+        assert!(w[0] < 100.0 * r, "DOPRI5 error {} at rtol {r}", w[0]);
+    }
+}
+
+/// Two diabolos at (x1, y) and (x2, y) at rest on a taut string below sticks at (+-0.5, 0).
+fn pair(friction: f64, spins: [f64; 2], xs: [f64; 2]) -> (Params, [Drive; 2], CartesianState) {
+    let p = Params::new(ParamValues {
+        friction,
+        spin_drag: 0.02,
+        ..Default::default()
+    })
+    .unwrap();
+    let [x1, x2] = xs;
+    let used = |y: f64| (x1 + 0.5).hypot(y) + (x2 - x1) + (0.5 - x2).hypot(y);
+    // used(y) grows as y goes down: bisect for the taut height.
+    let (mut above, mut below) = (0.0, -p.string_length);
+    for _ in 0..100 {
+        let mid = 0.5 * (above + below);
+        if used(mid) > p.string_length {
+            below = mid
+        } else {
+            above = mid
+        }
+    }
+    let state = CartesianState {
+        left: diabolo::model::Body {
+            pos: Vector2::new(-0.5, 0.0),
+            vel: Vector2::zeros(),
+        },
+        right: diabolo::model::Body {
+            pos: Vector2::new(0.5, 0.0),
+            vel: Vector2::zeros(),
+        },
+        diabolos: vec![
+            DiaboloState {
+                pos: Vector2::new(x1, above),
+                vel: Vector2::zeros(),
+                spin: spins[0],
+                knot: 0,
+            },
+            DiaboloState {
+                pos: Vector2::new(x2, above),
+                vel: Vector2::zeros(),
+                spin: spins[1],
+                knot: 0,
+            },
+        ],
+    };
+    (p, [held([-0.5, 0.0]), held([0.5, 0.0])], state)
+}
+
+/// The failure ends the run at its time with valid rows up to it and a logged failure event.
+fn assert_clean_stop(report: &RunReport, rows: &[Row], t: f64) {
+    assert!((report.end_time - t).abs() < 1e-12);
+    assert!(rows.last().unwrap().t <= t);
+    assert!(rows
+        .iter()
+        .all(|r| r.energy.is_finite() && r.slack.abs() < 1e-9));
+    let last = report.events.last().unwrap();
+    assert_eq!(last.kind, EventKind::Failure);
+    assert!(last
+        .reason
+        .as_ref()
+        .unwrap()
+        .contains(&format!("t = {t:.6} s")));
+}
+
+#[test]
+fn two_diabolos_meeting_end_the_run_naming_them() {
+    let (p, drives, state) = pair(0.17, [2.0, -2.0], [-0.15, 0.15]);
+    let (report, rows) = run(
+        p,
+        drives,
+        state,
+        Settings {
+            duration: 2.0,
+            output_interval: 0.001,
+            ..Default::default()
+        },
+    );
+    match report.failure.clone() {
+        Some(RunError::Collision { t, segment, what }) => {
+            assert_eq!(segment, 1);
+            assert_eq!(what, "diabolo 1 and diabolo 2");
+            assert_clean_stop(&report, &rows, t);
+            let gap = (rows.last().unwrap().state.diabolos[1].pos
+                - rows.last().unwrap().state.diabolos[0].pos)
+                .norm();
+            assert!(gap < 0.01, "they are {gap} m apart at the last row");
+        }
+        other => panic!("expected a collision, got {other:?}"),
+    }
+}
+
+#[test]
+fn diabolo_leaving_the_string_ends_the_run() {
+    // Frictionless, the outer one (further from the middle) swings through the straight line
+    // of the string before they meet.
+    let (p, drives, state) = pair(0.0, [0.0, 0.0], [-0.3, 0.2]);
+    let (report, rows) = run(
+        p,
+        drives,
+        state,
+        Settings {
+            duration: 2.0,
+            output_interval: 0.001,
+            ..Default::default()
+        },
+    );
+    match report.failure.clone() {
+        Some(RunError::LeftString { t, diabolo, theta }) => {
+            assert_eq!(diabolo, 1);
+            assert!((theta - std::f64::consts::PI).abs() < 1e-9);
+            assert_clean_stop(&report, &rows, t);
+        }
+        other => panic!("expected the diabolo to leave the string, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_event_flood_ends_the_run_instead_of_hanging() {
+    // e = 0.6: the bounces accumulate at a finite time within the run.
+    let (p, drives, state) = drop(0.6);
+    let settings = Settings {
+        duration: 2.0,
+        output_interval: 0.01,
+        zeno_bounces: 10_000,
+        zeno_speed: 1e-12,
+        max_events_per_second: 20.0,
+        ..Default::default()
+    };
+    let (report, _) = run(p, drives, state, settings);
+    assert!(
+        matches!(report.failure, Some(RunError::EventFlood { .. })),
+        "{:?}",
+        report.failure
+    );
+}
