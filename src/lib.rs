@@ -8,6 +8,9 @@
 //! The crate is layered; dependencies point one way:
 //! - [`model`]: the physics of one instant (geometry, friction, tension, impulse, energy). It knows
 //!   nothing of files, JSON or time stepping.
+//! - [`simulation`]: time integration over the model: Runge-Kutta steppers with dense output,
+//!   event location on the interpolant, hand drives, the taut and loose phases, and the hybrid
+//!   run through loosening, tensing, slip reversals, grip and knot changes.
 //!
 //! ```
 //! use diabolo::model::{Params, ParamValues, CartesianState, StickInput, TautDynamics, AxleMode};

@@ -347,8 +347,14 @@ fn two_diabolos_meeting_end_the_run_naming_them() {
         },
     );
     match report.failure.clone() {
-        Some(RunError::Collision { t, segment, what }) => {
+        Some(RunError::Collision {
+            t,
+            segment,
+            what,
+            distance,
+        }) => {
             assert_eq!(segment, 1);
+            assert_eq!(distance, 1e-3);
             assert_eq!(what, "diabolo 1 and diabolo 2");
             assert_clean_stop(&report, &rows, t);
             let gap = (rows.last().unwrap().state.diabolos[1].pos
@@ -356,6 +362,23 @@ fn two_diabolos_meeting_end_the_run_naming_them() {
                 .norm();
             assert!(gap < 0.01, "they are {gap} m apart at the last row");
         }
+        other => panic!("expected a collision, got {other:?}"),
+    }
+}
+
+#[test]
+fn diabolos_meeting_fast_end_in_a_collision_not_a_step_size_collapse() {
+    // Fast spins against each other drive them together hard: the segment between them shrinks
+    // with its direction turning ever faster; the meeting distance ends the run first.
+    let (p, drives, state) = pair(0.2, [-100.0, 100.0], [-0.3, 0.3]);
+    let settings = Settings {
+        duration: 2.0,
+        output_interval: 0.001,
+        ..Default::default()
+    };
+    let (report, rows) = run(p, drives, state, settings);
+    match report.failure.clone() {
+        Some(RunError::Collision { t, segment: 1, .. }) => assert_clean_stop(&report, &rows, t),
         other => panic!("expected a collision, got {other:?}"),
     }
 }

@@ -1,5 +1,5 @@
 //! Time integration of the model: steppers with dense output, event location on the
-//! interpolant, and (later) the hybrid taut/loose simulation.
+//! interpolant, hand drives, the taut and loose phases as ODE systems, and the hybrid run.
 
 pub mod drive;
 pub mod events;

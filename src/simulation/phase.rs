@@ -58,6 +58,8 @@ pub struct TautSystem {
     pub modes: Vec<AxleMode>,
     /// Knot degree k_i of each diabolo at the start of the current segment.
     pub knots: Vec<i32>,
+    /// Two objects closer than this along the string have met, m.
+    pub meeting_distance: f64,
 }
 
 impl TautSystem {
@@ -67,6 +69,7 @@ impl TautSystem {
             drives,
             modes: vec![AxleMode::from_slip(0.0); n],
             knots: vec![0; n],
+            meeting_distance: 0.0,
         }
     }
 
@@ -117,7 +120,7 @@ impl TautSystem {
     /// - `[1 + 2N + 2(k-1)]`, `[2 + 2N + 2(k-1)]`: theta_k - 2 pi k_k and 2 pi (k_k + 1) - theta_k
     ///   (knot change down / up), with k_k the knot degree at the segment's start (`knots`);
     /// - `[1 + 4N + (k-1)]`: |theta_k| - pi (the diabolo would leave the string);
-    /// - `[1 + 5N + i]`: l_i (two objects meet);
+    /// - `[1 + 5N + i]`: l_i - the meeting distance (two objects meet);
     /// - `[6N + 2]`: the margin L - |p_right - p_left| of sticks that both follow paths.
     pub fn event_values(&self, t: f64, out: &mut [f64]) {
         let knots = &self.knots;
@@ -154,7 +157,7 @@ impl TautSystem {
             out[4 * n + i] = theta.abs() - PI;
         }
         for (i, s) in kin.segments().iter().enumerate() {
-            out[1 + 5 * n + i] = s.length;
+            out[1 + 5 * n + i] = s.length - self.meeting_distance;
         }
         out[6 * n + 2] = path_margin(&self.drives, params.string_length, t);
     }
@@ -266,6 +269,8 @@ pub struct LooseSystem {
     pub hand_forces: [Vector2<f64>; 2],
     /// Knot degree k_i of each diabolo.
     pub knots: Vec<i32>,
+    /// Two objects closer than this have met, m.
+    pub meeting_distance: f64,
 }
 
 impl LooseSystem {
@@ -276,6 +281,7 @@ impl LooseSystem {
             drives,
             hand_forces: [Vector2::zeros(); 2],
             knots: vec![0; n],
+            meeting_distance: 0.0,
         }
     }
 
@@ -350,7 +356,7 @@ impl LooseSystem {
     /// - `[0]` the slack L - sum l_i (the string snaps taut when it reaches 0 from above);
     /// - `[1 + (k-1)]` cross(e_{k-1}, e_k) at diabolo k: zero when the string folds back through
     ///   the diabolo (a knot change, when the segments point opposite ways) or runs straight;
-    /// - `[1 + N + i]` l_i (two objects meet);
+    /// - `[1 + N + i]` l_i - the meeting distance (two objects meet);
     /// - `[2N + 2]` the margin of sticks that both follow paths ([`path_margin`]).
     pub fn event_values(&self, t: f64, y: &[f64], out: &mut [f64]) {
         let n = self.layout.diabolos();
@@ -359,7 +365,7 @@ impl LooseSystem {
         for i in 0..=n {
             let l = (pos(i + 1) - pos(i)).norm();
             used += l;
-            out[1 + n + i] = l;
+            out[1 + n + i] = l - self.meeting_distance;
         }
         out[0] = self.params.string_length - used;
         for k in 1..=n {

@@ -31,7 +31,8 @@ pub struct Settings {
     pub atol: f64,
     pub max_step: Option<f64>,
     pub method: Method,
-    /// A bounce sequence settles into the taut phase once L' before an impact is below this, m/s.
+    /// A bounce sequence settles into the taut phase once the rebound speed e L' of an impact
+    /// would be below this, m/s.
     pub zeno_speed: f64,
     /// ... or after this many bounces in a row.
     pub zeno_bounces: usize,
@@ -39,6 +40,10 @@ pub struct Settings {
     pub max_events_per_second: f64,
     /// The stick-force solve near the straight string.
     pub regularisation: Regularisation,
+    /// Two neighbours on the string (diabolos, or a diabolo and a stick) closer than this have
+    /// met and the run ends, m. Point masses have no size: this stands for it, and keeps the
+    /// segment directions defined.
+    pub meeting_distance: f64,
 }
 
 impl Default for Settings {
@@ -54,6 +59,7 @@ impl Default for Settings {
             zeno_bounces: 64,
             max_events_per_second: 1e4,
             regularisation: Regularisation::default(),
+            meeting_distance: 1e-3,
         }
     }
 }
@@ -125,11 +131,12 @@ impl Event {
 /// Why a run stopped before its end. Every variant carries the time.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum RunError {
-    #[error("t = {t:.6} s: {what} meet (segment {segment} has zero length); contact between objects is not modelled yet")]
+    #[error("t = {t:.6} s: {what} meet (segment {segment} is {distance:e} m long, the meeting distance); contact between objects is not modelled yet")]
     Collision {
         t: f64,
         segment: usize,
         what: String,
+        distance: f64,
     },
     #[error("t = {t:.6} s: diabolo {diabolo} leaves the string (theta = {theta:.4} rad, the flying regime); leaving and re-catching is not modelled yet")]
     LeftString { t: f64, diabolo: usize, theta: f64 },
@@ -260,6 +267,7 @@ impl Simulation {
         positive("duration", settings.duration)?;
         positive("output_interval", settings.output_interval)?;
         positive("zeno_speed", settings.zeno_speed)?;
+        positive("meeting_distance", settings.meeting_distance)?;
         positive("max_events_per_second", settings.max_events_per_second)?;
         stepper_options(&settings)
             .validate()
@@ -350,6 +358,8 @@ struct Runner<'a> {
     loose_locator: EventLocator,
     /// State buffer of the current phase (event state, interpolated rows).
     y: Vec<f64>,
+    /// State buffer of the output rows.
+    row_y: Vec<f64>,
     events: Vec<Event>,
     next_row: u64,
     rows: usize,
@@ -370,8 +380,10 @@ impl<'a> Runner<'a> {
         let n = sim.initial.diabolo_count();
         let s = &sim.settings;
         let mut taut = TautSystem::new(&sim.params, n, sim.drives.clone());
+        taut.meeting_distance = sim.settings.meeting_distance;
         taut.dynamics = taut.dynamics.clone().with_regularisation(s.regularisation);
-        let loose = LooseSystem::new(&sim.params, n, sim.drives.clone());
+        let mut loose = LooseSystem::new(&sim.params, n, sim.drives.clone());
+        loose.meeting_distance = sim.settings.meeting_distance;
         let options = stepper_options(s);
         // Simulation::new validated the options.
         let stepper = |d| Stepper::new(s.method, options, d).expect("validated options");
@@ -396,6 +408,7 @@ impl<'a> Runner<'a> {
             taut,
             loose,
             y: vec![0.0; taut_dim.max(loose_dim)],
+            row_y: vec![0.0; taut_dim.max(loose_dim)],
             events: Vec::new(),
             next_row: 0,
             rows: 0,
@@ -495,11 +508,11 @@ impl<'a> Runner<'a> {
         }
     }
 
-    fn interpolate(&mut self, t: f64) -> Result<(), RunError> {
-        let d = self.dimension();
+    /// The dense output of the last step at t, into `y` (of the phase's dimension).
+    fn interpolate_into(&self, t: f64, y: &mut [f64]) -> Result<(), RunError> {
         let result = match self.phase {
-            Phase::Taut => self.taut_stepper.interpolate(t, &mut self.y[..d]),
-            Phase::Loose => self.loose_stepper.interpolate(t, &mut self.y[..d]),
+            Phase::Taut => self.taut_stepper.interpolate(t, y),
+            Phase::Loose => self.loose_stepper.interpolate(t, y),
         };
         result.map_err(|e| RunError::NonFinite {
             t,
@@ -528,12 +541,14 @@ impl<'a> Runner<'a> {
                 return Ok(());
             }
             // Keep the event state (in self.y) intact: rows use their own buffer.
-            let saved = self.y.clone();
-            self.interpolate(t)?;
+            let mut y = std::mem::take(&mut self.row_y);
             let d = self.dimension();
-            let y = self.y[..d].to_vec();
-            self.y = saved;
-            self.fill_row(t, &y)?;
+            y.resize(d, 0.0);
+            let filled = self
+                .interpolate_into(t, &mut y)
+                .and_then(|()| self.fill_row(t, &y));
+            self.row_y = y;
+            filled?;
             on_row(&self.row);
             self.rows += 1;
             self.next_row += 1;
@@ -563,10 +578,12 @@ impl<'a> Runner<'a> {
                     .map_err(|e| dynamics_failure(e, t))?;
                 let dynamics = &self.taut.dynamics;
                 row.state = dynamics.cartesian(&y[..dynamics.layout().len()]);
-                row.thetas = (1..=n)
-                    .map(|i| dynamics.kinematics().objects()[i].theta)
-                    .collect();
-                row.tensions = (0..=n).map(|j| dynamics.segment_tension(j)).collect();
+                row.thetas.clear();
+                row.thetas
+                    .extend((1..=n).map(|i| dynamics.kinematics().objects()[i].theta));
+                row.tensions.clear();
+                row.tensions
+                    .extend((0..=n).map(|j| dynamics.segment_tension(j)));
                 let tension = dynamics.tension();
                 row.gear_ratio = tension.gear_ratio;
                 row.centrifugal_term = tension.centrifugal_term;
@@ -727,6 +744,7 @@ impl<'a> Runner<'a> {
             t,
             segment,
             what: format!("{} and {}", name(segment), name(segment + 1)),
+            distance: self.sim.settings.meeting_distance,
         }
     }
 
@@ -986,6 +1004,7 @@ fn dynamics_failure(e: DynamicsError, t: f64) -> RunError {
             t,
             segment,
             what: format!("the objects at the ends of segment {segment}"),
+            distance: 0.0,
         },
         DynamicsError::SingularGrip => RunError::SingularGrip { t },
         other => RunError::NonFinite {
@@ -1001,6 +1020,7 @@ fn state_failure(e: StateError, t: f64) -> RunError {
             t,
             segment,
             what: format!("the objects at the ends of segment {segment}"),
+            distance: 0.0,
         },
         other => RunError::NonFinite {
             t,

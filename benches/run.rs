@@ -1,0 +1,118 @@
+//! Cost of a whole run: a 10 s single-diabolo scenario with capstan friction (step law), spin
+//! drag, a sine-driven right stick and rows every millisecond, DOPRI5 at rtol 1e-9.
+//! Three measurements split the cost:
+//! - `stepping`: the taut-phase stepper alone over the 10 s (no event location, no rows);
+//! - `events`: the whole hybrid run with its event location and handling, one row at the end;
+//! - `rows_1ms`: the whole run with 10,001 rows collected in memory.
+//!
+//! `events - stepping` is the cost of event location, `rows_1ms - events` that of the output.
+//! Run: `cargo bench --bench run`.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use diabolo::model::{CartesianState, ParamValues, Params};
+use diabolo::simulation::drive::{ClampedSpline, Drive, Path};
+use diabolo::simulation::phase::TautSystem;
+use diabolo::simulation::run::{Settings, Simulation};
+use diabolo::simulation::{Method, Stepper, StepperOptions};
+use nalgebra::Vector2;
+use std::hint::black_box;
+
+fn scenario(output_interval: f64) -> Simulation {
+    let p = Params::new(ParamValues {
+        spin_drag: 0.05,
+        ..Default::default()
+    })
+    .unwrap();
+    let state = CartesianState::hanging(&p, [-0.4, 1.5], [0.4, 1.5], 0.05, 0.6).unwrap();
+    let left = Drive::Path(Path::Keyframes(
+        ClampedSpline::new(vec![(0.0, Vector2::new(-0.4, 1.5))]).unwrap(),
+    ));
+    let right = Drive::Path(Path::Sine {
+        center: Vector2::new(0.4, 1.5),
+        amplitude: Vector2::new(0.05, 0.1),
+        frequency: 1.5,
+        phase: Vector2::zeros(),
+    });
+    let settings = Settings {
+        duration: 10.0,
+        output_interval,
+        rtol: 1e-9,
+        atol: 1e-12,
+        method: Method::Dopri5,
+        ..Default::default()
+    };
+    Simulation::new(p, [left, right], state, settings).unwrap()
+}
+
+fn run(c: &mut Criterion) {
+    let mut group = c.benchmark_group("run_10s");
+    group.sample_size(30);
+
+    let sim = scenario(0.001);
+    let mut rows = Vec::with_capacity(10_001);
+    group.bench_function("rows_1ms", |b| {
+        b.iter(|| {
+            rows.clear();
+            let report = sim.run(&mut |row| rows.push(row.clone()));
+            black_box((report.end_time, rows.len()))
+        })
+    });
+    let report = sim.run(&mut |_| {});
+    eprintln!(
+        "run_10s: {:?}, {} events, failure {:?}",
+        report.stats,
+        report.events.len(),
+        report.failure
+    );
+
+    let sim = scenario(10.0);
+    group.bench_function("events", |b| {
+        b.iter(|| {
+            black_box(sim.run(&mut |row| {
+                black_box(row.t);
+            }))
+        })
+    });
+
+    // The taut phase alone from the start state (on the path, with the starting impulse
+    // applied by the run: take its state from the run's first row).
+    let start = {
+        let mut first = None;
+        let start_sim = scenario(0.001);
+        let _ = start_sim.run(&mut |row| {
+            if first.is_none() {
+                first = Some(row.state.clone());
+            }
+        });
+        first.unwrap()
+    };
+    let mut system = TautSystem::new(&sim.params, 1, sim.drives.clone());
+    let reduced = system
+        .dynamics
+        .layout()
+        .reduce(&start, sim.params.string_length, 1e-8)
+        .unwrap();
+    let mut y0 = vec![0.0; system.dimension()];
+    y0[..reduced.values().len()].copy_from_slice(reduced.values());
+    let options = StepperOptions {
+        rtol: 1e-9,
+        atol: 1e-12,
+        ..Default::default()
+    };
+    let mut stepper = Stepper::new(Method::Dopri5, options, y0.len()).unwrap();
+    group.bench_function("stepping", |b| {
+        b.iter(|| {
+            stepper.reset(&mut system, 0.0, &y0).unwrap();
+            let mut t = 0.0;
+            while t < 10.0 {
+                t = stepper.step(&mut system, 10.0).unwrap().t_new;
+            }
+            black_box(stepper.y()[0])
+        })
+    });
+    eprintln!("stepping alone: {:?}", stepper.stats());
+    group.finish();
+}
+
+criterion_group!(benches, run);
+criterion_main!(benches);
