@@ -427,3 +427,56 @@ fn an_event_flood_ends_the_run_instead_of_hanging() {
         report.failure
     );
 }
+
+#[test]
+fn two_axles_grip_at_once_and_roll_without_friction_loss() {
+    // High capstan friction and no spin: both axles grip at once, so the pair rolls along the
+    // string (spin following the string speed) instead of sliding, and no friction work is done
+    // while both grip.
+    let (p, drives, state) = pair(0.8, [0.0, 0.0], [-0.2, 0.15]);
+    let (report, rows) = run(
+        p,
+        drives,
+        state,
+        Settings {
+            duration: 1.0,
+            output_interval: 0.01,
+            ..Default::default()
+        },
+    );
+    let stuck: Vec<_> = report
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::Stick)
+        .map(|e| (e.t, e.object))
+        .collect();
+    assert!(
+        stuck.len() >= 2 && stuck[0].1 == Some(1) && stuck[1].1 == Some(2),
+        "{:?}",
+        report.events
+    );
+    let released = report
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::Unstick)
+        .map_or(report.end_time, |e| e.t);
+    let both = rows
+        .iter()
+        .filter(|r| r.t > stuck[1].0 && r.t <= released)
+        .collect::<Vec<_>>();
+    assert!(both.len() > 5, "both grip for {} rows", both.len());
+    for row in &both {
+        assert!(
+            (row.friction_loss - both[0].friction_loss).abs() < 1e-12,
+            "t = {}",
+            row.t
+        );
+    }
+    // They roll: the spins move away from zero.
+    let last = both.last().unwrap();
+    assert!(
+        last.state.diabolos.iter().all(|d| d.spin.abs() > 1e-3),
+        "{:?}",
+        last.state.diabolos
+    );
+}
