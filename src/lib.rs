@@ -25,5 +25,8 @@
 //! assert!(dynamics.tension().base_tension > 0.0);
 //! ```
 
+pub mod cli;
 pub mod model;
+pub mod output;
+pub mod scenario;
 pub mod simulation;

@@ -20,7 +20,9 @@ pub use friction::{AxleContact, AxleMode, SlipDirection};
 pub use geometry::Kinematics;
 pub use impulse::{tensing_impulse, TensingImpulse};
 pub use params::{FrictionLaw, ParamError, ParamValues, Params};
-pub use state::{Body, CartesianState, DiaboloState, ReducedLayout, ReducedState, StateError};
+pub use state::{
+    taut_point_below, Body, CartesianState, DiaboloState, ReducedLayout, ReducedState, StateError,
+};
 pub use tension::{loose_accelerations, Regularisation, StickInput, StickMatrix, TensionSolution};
 
 /// Number of objects (two sticks and N diabolos) for N diabolos.

@@ -15,7 +15,7 @@ use crate::model::{
 
 use super::drive::Drive;
 use super::events::{EventError, EventLocator, EventOptions};
-use super::integrate::{IntegrateError, Method, Stepper, StepperOptions};
+use super::integrate::{IntegrateError, Method, OptionsError, Stepper, StepperOptions};
 use super::phase::{
     hand_inputs, path_margin, taut_formulas_on, LooseSystem, Phase, TautSystem, ACCUMULATORS,
 };
@@ -269,12 +269,18 @@ impl Simulation {
         positive("zeno_speed", settings.zeno_speed)?;
         positive("meeting_distance", settings.meeting_distance)?;
         positive("max_events_per_second", settings.max_events_per_second)?;
-        stepper_options(&settings)
-            .validate()
-            .map_err(|e| SetupError::Settings {
-                field: "rtol/atol/max_step",
+        stepper_options(&settings).validate().map_err(|e| {
+            let field = match e {
+                OptionsError::Rtol(_) => "rtol",
+                OptionsError::Atol(_) => "atol",
+                OptionsError::FixedStep(_) => "step",
+                _ => "max_step",
+            };
+            SetupError::Settings {
+                field,
                 reason: e.to_string(),
-            })?;
+            }
+        })?;
         if let Method::Rk4 { step } = settings.method {
             positive("step", step)?;
         }
@@ -826,7 +832,9 @@ impl<'a> Runner<'a> {
             }
         }
         let rate = kin.total_length_rate();
-        if rate > 0.0 {
+        // Below this L' (m/s) the string is taut already: round-off, not an impact.
+        const IMPACT_SPEED: f64 = 1e-12;
+        if rate > IMPACT_SPEED {
             let bouncy = params.restitution > 0.0;
             // A rebound slower than the settle speed (or one bounce too many) ends the sequence.
             let settle = bouncy

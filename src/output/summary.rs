@@ -1,0 +1,78 @@
+//! The one-line JSON summary of a run: work done, events by kind, extremes of the tension, the
+//! final spins and positions, the energy change, the grip the motion needed, the wall time.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::simulation::run::{Row, RunReport};
+
+/// Extremes gathered row by row while a run streams out.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// Largest segment tension seen, N.
+    pub max_tension: f64,
+    /// Smallest T_0 over taut rows, N.
+    pub min_base_tension: f64,
+    /// The last row.
+    pub last: Option<Row>,
+}
+
+impl Default for Summary {
+    fn default() -> Self {
+        Self {
+            max_tension: 0.0,
+            min_base_tension: f64::INFINITY,
+            last: None,
+        }
+    }
+}
+
+impl Summary {
+    pub fn observe(&mut self, row: &Row) {
+        for &t in &row.tensions {
+            self.max_tension = self.max_tension.max(t);
+        }
+        if row.phase == Some(crate::simulation::phase::Phase::Taut) {
+            if let Some(&t0) = row.tensions.first() {
+                self.min_base_tension = self.min_base_tension.min(t0);
+            }
+        }
+        match &mut self.last {
+            Some(last) => last.clone_from(row),
+            None => self.last = Some(row.clone()),
+        }
+    }
+
+    /// The summary object.
+    pub fn to_json(&self, name: Option<&str>, report: &RunReport, wall: Duration) -> Value {
+        let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+        for e in &report.events {
+            *kinds.entry(e.kind.name()).or_default() += 1;
+        }
+        let finite = |v: f64| if v.is_finite() { json!(v) } else { Value::Null };
+        let (e0, e1) = report.energy;
+        let last = self.last.as_ref();
+        json!({
+            "scenario": name,
+            "status": if report.failure.is_some() { "failed" } else { "ok" },
+            "failure": report.failure.as_ref().map(|f| f.to_string()),
+            "end_time": report.end_time,
+            "steps": report.stats.steps,
+            "rejected_steps": report.stats.rejected_steps,
+            "derivative_evaluations": report.stats.derivative_evaluations,
+            "rows": report.stats.rows,
+            "events": kinds,
+            "max_tension": finite(self.max_tension),
+            "min_t0": finite(self.min_base_tension),
+            "final_spin": last.map(|r| r.state.diabolos.iter().map(|d| d.spin).collect::<Vec<_>>()),
+            "final_positions": last.map(|r| r.state.diabolos.iter().map(|d| [d.pos.x, d.pos.y]).collect::<Vec<_>>()),
+            "energy_initial": e0,
+            "energy_final": e1,
+            "energy_change": e1 - e0,
+            "grip_needed": report.grip_needed,
+            "wall_time": wall.as_secs_f64(),
+        })
+    }
+}

@@ -1,0 +1,298 @@
+//! The scenario file format (interface.md, "Scenario file"): plain serde types, unknown fields
+//! rejected, defaults from model.md's realistic values. The JSON Schema of `diabolo schema` is
+//! generated from these same types.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A whole scenario: parameters, initial state, hand drives and integration settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// A short name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// What the scenario shows, in a paragraph.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub params: ParamsSpec,
+    pub initial: InitialSpec,
+    #[serde(default)]
+    pub drive: DrivesSpec,
+    pub sim: SimSpec,
+}
+
+/// Physical parameters (SI). Only `string_length` is required.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ParamsSpec {
+    /// L: total string length, m.
+    pub string_length: f64,
+    /// m: mass of one diabolo, kg.
+    #[serde(default = "defaults::diabolo_mass")]
+    pub diabolo_mass: f64,
+    /// M: mass of one stick, kg.
+    #[serde(default = "defaults::stick_mass")]
+    pub stick_mass: f64,
+    /// c: capstan friction coefficient between string and axle.
+    #[serde(default = "defaults::friction")]
+    pub friction: f64,
+    /// J = I / (m r^2): normalised spin inertia.
+    #[serde(default = "defaults::spin_inertia")]
+    pub spin_inertia: f64,
+    /// D: viscous spin drag, 1/s (w' gets -D w).
+    #[serde(default)]
+    pub spin_drag: f64,
+    /// g: gravitational acceleration, m/s^2.
+    #[serde(default = "defaults::gravity")]
+    pub gravity: f64,
+    /// e: coefficient of restitution at tensing, 0 (plastic) to 1.
+    #[serde(default)]
+    pub restitution: f64,
+    /// The friction law at every axle.
+    #[serde(default)]
+    pub friction_law: FrictionLawName,
+    /// Slip-speed width of the tanh law, m/s.
+    #[serde(default = "defaults::friction_width")]
+    pub friction_width: f64,
+}
+
+/// The friction law of the axles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FrictionLawName {
+    /// The note's law: effective coefficient -c while w' < 0 and +c while w' > 0; grip at
+    /// zero slip.
+    #[default]
+    Step,
+    /// Smoothed: c tanh(w' / friction_width).
+    Tanh,
+    /// One-way clutch (bearing diabolo): -c while w' < 0 and 0 while w' > 0.
+    Bearing,
+}
+
+/// The initial state: sticks and diabolos (left to right).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InitialSpec {
+    /// The left stick; may be omitted when its drive is a path (it starts on the path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<BodySpec>,
+    /// The right stick; may be omitted when its drive is a path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub right: Option<BodySpec>,
+    /// The diabolos, left to right.
+    pub diabolos: Vec<DiaboloSpec>,
+}
+
+/// A stick tip: position and velocity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BodySpec {
+    /// Position [x, y], m.
+    pub pos: [f64; 2],
+    /// Velocity [vx, vy], m/s.
+    #[serde(default)]
+    pub vel: [f64; 2],
+}
+
+/// One diabolo: a position, or (when it is the only one) a horizontal position `x` at which it
+/// is placed on the taut string below the sticks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiaboloSpec {
+    /// Position [x, y], m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pos: Option<[f64; 2]>,
+    /// Horizontal position, m: the diabolo sits on the taut string there (one diabolo only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
+    /// Velocity [vx, vy], m/s.
+    #[serde(default)]
+    pub vel: [f64; 2],
+    /// w: axle surface speed (spin), m/s.
+    #[serde(default)]
+    pub spin: f64,
+    /// k: knot degree (turns of the string around the axle).
+    #[serde(default)]
+    pub knot: i32,
+}
+
+/// The two hands. A missing one is `released`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DrivesSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<DriveSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub right: Option<DriveSpec>,
+}
+
+/// What one hand does to its stick.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub enum DriveSpec {
+    /// A force on the stick, N: constant (`value`) or linear between `keyframes` [t, fx, fy].
+    Force(ScheduleSpec),
+    /// No force from the hand: the stick moves under gravity and the string.
+    Released,
+    /// The stick's acceleration, m/s^2 (`value` or `keyframes` [t, ax, ay]); the hand force that
+    /// produces it comes from the stick matrix.
+    Accel(ScheduleSpec),
+    /// The stick follows a path exactly (or, with `tracking`, is pulled toward it).
+    Path(PathSpec),
+}
+
+/// A 2-vector over time: `value` (constant) or `keyframes` [t, x, y] (linear between them,
+/// held at the end values outside them).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keyframes: Option<Vec<[f64; 3]>>,
+}
+
+/// A hand path: one of `keyframes` [t, x, y] (a C2 spline, at rest at both ends), `sine`, or
+/// `csv` (a file of t,x,y samples relative to the scenario file, smoothed and differentiated).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PathSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keyframes: Option<Vec<[f64; 3]>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sine: Option<SineSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub csv: Option<String>,
+    /// Half-width of the smoothing window of `csv` samples, s (default 0.02).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smoothing: Option<f64>,
+    /// Pull the stick toward the path with a hand of this stiffness instead of following it
+    /// exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracking: Option<TrackingSpec>,
+}
+
+/// center + amplitude * sin(2 pi frequency t + phase), per axis.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SineSpec {
+    /// m.
+    pub center: [f64; 2],
+    /// m.
+    pub amplitude: [f64; 2],
+    /// Hz.
+    pub frequency: f64,
+    /// rad.
+    #[serde(default)]
+    pub phase: [f64; 2],
+}
+
+/// A hand pulling the stick toward the path: F = k (p - x) + b (p' - v), at most `max_force`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrackingSpec {
+    /// k, N/m.
+    pub stiffness: f64,
+    /// b, N s/m.
+    pub damping: f64,
+    /// N.
+    pub max_force: f64,
+}
+
+/// Integration settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SimSpec {
+    /// Simulated time, s.
+    pub duration: f64,
+    /// Rows at every multiple of this, s.
+    #[serde(default = "defaults::output_interval")]
+    pub output_interval: f64,
+    /// Relative tolerance of the adaptive methods.
+    #[serde(default = "defaults::rtol")]
+    pub rtol: f64,
+    /// Absolute tolerance of the adaptive methods.
+    #[serde(default = "defaults::atol")]
+    pub atol: f64,
+    /// Longest step, s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_step: Option<f64>,
+    /// Integration method.
+    #[serde(default)]
+    pub method: MethodName,
+    /// Step of `rk4`, s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<f64>,
+    /// A bounce sequence settles taut once the rebound speed would be below this, m/s.
+    #[serde(default = "defaults::zeno_speed")]
+    pub zeno_speed: f64,
+    /// ... or after this many bounces in a row.
+    #[serde(default = "defaults::zeno_bounces")]
+    pub zeno_bounces: usize,
+    /// More events than this per simulated second ends the run.
+    #[serde(default = "defaults::max_events_per_second")]
+    pub max_events_per_second: f64,
+    /// Neighbours on the string closer than this have met (the run ends), m.
+    #[serde(default = "defaults::meeting_distance")]
+    pub meeting_distance: f64,
+}
+
+/// The integration method.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MethodName {
+    /// Dormand-Prince 5(4), adaptive.
+    #[default]
+    Dopri5,
+    /// Dormand-Prince 8(5,3), adaptive: cheaper at tight tolerances.
+    Dop853,
+    /// Classical Runge-Kutta with the fixed `step`.
+    Rk4,
+}
+
+mod defaults {
+    use crate::model::ParamValues;
+    use crate::simulation::run::Settings;
+
+    pub fn diabolo_mass() -> f64 {
+        ParamValues::default().diabolo_mass
+    }
+    pub fn stick_mass() -> f64 {
+        ParamValues::default().stick_mass
+    }
+    pub fn friction() -> f64 {
+        ParamValues::default().friction
+    }
+    pub fn spin_inertia() -> f64 {
+        ParamValues::default().spin_inertia
+    }
+    pub fn gravity() -> f64 {
+        ParamValues::default().gravity
+    }
+    pub fn friction_width() -> f64 {
+        0.01
+    }
+    pub fn output_interval() -> f64 {
+        Settings::default().output_interval
+    }
+    pub fn rtol() -> f64 {
+        Settings::default().rtol
+    }
+    pub fn atol() -> f64 {
+        Settings::default().atol
+    }
+    pub fn zeno_speed() -> f64 {
+        Settings::default().zeno_speed
+    }
+    pub fn zeno_bounces() -> usize {
+        Settings::default().zeno_bounces
+    }
+    pub fn max_events_per_second() -> f64 {
+        Settings::default().max_events_per_second
+    }
+    pub fn meeting_distance() -> f64 {
+        Settings::default().meeting_distance
+    }
+}
