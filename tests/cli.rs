@@ -49,7 +49,7 @@ fn swing() -> Value {
     })
 }
 
-fn write_scenario(d: &PathBuf, doc: &Value) -> String {
+fn write_scenario(d: &std::path::Path, doc: &Value) -> String {
     let path = d.join("scenario.json");
     std::fs::write(&path, doc.to_string()).unwrap();
     path.display().to_string()
