@@ -86,13 +86,6 @@ fn cases() -> Vec<Case> {
         field,
         files: &[],
     };
-    let path_csv = |doc: &mut Value| {
-        set(
-            doc,
-            "drive.left",
-            json!({"type": "path", "csv": "hand.csv"}),
-        )
-    };
     vec![
         c("broken JSON", Text("{\"params\": {"), "line 1"),
         c(
