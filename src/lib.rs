@@ -25,6 +25,7 @@
 //! assert!(dynamics.tension().base_tension > 0.0);
 //! ```
 
+pub mod check;
 pub mod cli;
 pub mod model;
 pub mod output;

@@ -443,7 +443,7 @@ impl<'a> Runner<'a> {
         self.taut.knots = initial.diabolos.iter().map(|d| d.knot).collect();
         self.loose.knots = self.taut.knots.clone();
         if slack <= 1e-9 * self.sim.params.string_length {
-            self.tense(initial, &accumulated, 0.0)?;
+            self.tense(initial, &accumulated, 0.0, false)?;
         } else {
             self.enter_loose(initial, &accumulated, 0.0)?;
         }
@@ -688,7 +688,7 @@ impl<'a> Runner<'a> {
                     match i {
                         0 => {
                             let state = self.loose.layout.state(&y, &self.loose.knots);
-                            return self.tense(state, &y[d - ACCUMULATORS..d], te);
+                            return self.tense(state, &y[d - ACCUMULATORS..d], te, true);
                         }
                         i if i <= n => {
                             if self.loose.folded(&y, i) {
@@ -806,11 +806,13 @@ impl<'a> Runner<'a> {
 
     /// The string at full length: apply the tensing impulse if it is stretching, then go taut
     /// (or stay loose on a rebound, settling a bounce sequence that accumulates).
+    /// `arrived`: the slack reached zero in a loose phase (not the taut start).
     fn tense(
         &mut self,
         mut state: CartesianState,
         accumulated: &[f64],
         t: f64,
+        arrived: bool,
     ) -> Result<(), RunError> {
         let params = self.sim.params;
         let mut accumulated = accumulated.to_vec();
@@ -832,9 +834,21 @@ impl<'a> Runner<'a> {
             }
         }
         let rate = kin.total_length_rate();
-        // Below this L' (m/s) the string is taut already: round-off, not an impact.
-        const IMPACT_SPEED: f64 = 1e-12;
-        if rate > IMPACT_SPEED {
+        // Below this L' the string is taut already: round-off, not an impact (relative to the
+        // speeds of the objects, and far below the 1e-8 m/s a taut state may carry).
+        let speed = (0..self.n + 2)
+            .map(|k| state.velocity(k).norm())
+            .fold(0.0, f64::max);
+        let impact_speed = 1e-10 * (1.0 + speed);
+        if rate <= impact_speed && arrived {
+            // A grazing arrival: taut without an impulse, logged as such.
+            let mut event = Event::new(t, EventKind::Tense, None);
+            event.impulse = Some(0.0);
+            event.energy_lost = Some(0.0);
+            event.length_rates = Some((rate, rate));
+            self.events.push(event);
+        }
+        if rate > impact_speed {
             let bouncy = params.restitution > 0.0;
             // A rebound slower than the settle speed (or one bounce too many) ends the sequence.
             let settle = bouncy
