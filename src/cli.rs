@@ -41,6 +41,65 @@ pub enum Command {
     /// Print the JSON Schema of the scenario format.
     #[command(after_help = "Example:\n  diabolo schema > scenario.schema.json")]
     Schema,
+    /// Run a scenario over a grid (or random samples) of parameter values, in parallel: one
+    /// summary row per point, in point order.
+    #[command(
+        after_help = "Examples:\n  diabolo sweep scenarios/whip.json --grid params.friction=0.1:0.3:5 --list params.spin_inertia=20,50 -o sweep.csv\n  diabolo sweep scenarios/swing.json --grid params.friction=0.05:0.4:100 --samples 1000 --seed 7 --jobs 2 -o random.csv\n  diabolo sweep scenarios/whip.json --grid params.friction=0.1:0.3:64 --shard 2/4 -o part2.csv"
+    )]
+    Sweep(SweepArgs),
+    /// Compare two trajectory CSVs column by column; exit 1 when any deviates beyond tolerance.
+    #[command(
+        after_help = "Example:\n  diabolo check new.csv tests/golden/whip.csv --rtol 1e-7 --atol 1e-9 --columns d1_x,d1_y,d1_w"
+    )]
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub input: ScenarioArgs,
+    /// A grid axis: KEY=START:STOP:COUNT (COUNT values, both ends included). Repeatable.
+    #[arg(long, value_name = "KEY=START:STOP:COUNT")]
+    pub grid: Vec<String>,
+    /// A list axis: KEY=V1,V2,... Repeatable.
+    #[arg(long, value_name = "KEY=V1,V2,...")]
+    pub list: Vec<String>,
+    /// Instead of the grid, this many random points: grid axes uniform in [START, STOP], list
+    /// axes one of their values.
+    #[arg(long, value_name = "N")]
+    pub samples: Option<usize>,
+    /// Seed of --samples.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Summary CSV (default: standard output).
+    #[arg(short, long, value_name = "SUMMARY.csv")]
+    pub output: Option<PathBuf>,
+    /// Threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Run only the K-th of N contiguous blocks of points.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Write each point's trajectory to DIR/point_IIIIII.csv (I = the point's index).
+    #[arg(long, value_name = "DIR")]
+    pub save_trajectories: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The trajectory to check.
+    pub actual: PathBuf,
+    /// The reference trajectory.
+    pub expected: PathBuf,
+    /// Relative tolerance.
+    #[arg(long, default_value_t = 1e-6)]
+    pub rtol: f64,
+    /// Absolute tolerance.
+    #[arg(long, default_value_t = 1e-9)]
+    pub atol: f64,
+    /// Compare only these columns (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub columns: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -90,13 +149,23 @@ pub enum CliError {
     },
     #[error("{0}")]
     Run(String),
+    #[error("{0}")]
+    Sweep(#[from] crate::sweep::SweepError),
+    #[error("{0}")]
+    Check(#[from] crate::check::CheckError),
+    /// A check that ran and found deviations (the report is printed).
+    #[error("the trajectories differ beyond tolerance")]
+    Differ,
+    /// Sweep points failed (their rows say why).
+    #[error("{failed} of {points} sweep points failed (see their status and error columns)")]
+    PointsFailed { failed: usize, points: usize },
 }
 
 impl CliError {
     /// 2 for input errors (nothing was written), 1 for failures while running or writing.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Self::Input(_) => 2,
+            Self::Input(_) | Self::Sweep(_) | Self::Check(_) => 2,
             Self::Output { what, .. } if what.starts_with("cannot create") => 2,
             _ => 1,
         }
@@ -133,6 +202,8 @@ pub fn execute(cli: Cli) -> Result<(), CliError> {
             );
             Ok(())
         }
+        Command::Sweep(args) => sweep(&args),
+        Command::Check(args) => check(&args),
         Command::Schema => {
             let schema = serde_json::to_string_pretty(&Scenario::schema()).expect("JSON");
             println!("{schema}");
@@ -141,8 +212,8 @@ pub fn execute(cli: Cli) -> Result<(), CliError> {
     }
 }
 
-/// Reads, overrides, types and builds the scenario.
-pub fn load(input: &ScenarioArgs) -> Result<(Scenario, Simulation), ScenarioError> {
+/// Reads the scenario document and applies the overrides: the document and its folder.
+pub fn read_document(input: &ScenarioArgs) -> Result<(serde_json::Value, PathBuf), ScenarioError> {
     let (text, base) = if input.scenario == "-" {
         let mut text = String::new();
         io::stdin()
@@ -170,9 +241,123 @@ pub fn load(input: &ScenarioArgs) -> Result<(Scenario, Simulation), ScenarioErro
         .iter()
         .map(|s| overrides::split(s).map(|(k, v)| (k.to_string(), v.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    let scenario = Scenario::parse(&text, &sets)?;
+    Ok((Scenario::document(&text, &sets)?, base))
+}
+
+/// Reads, overrides, types and builds the scenario.
+pub fn load(input: &ScenarioArgs) -> Result<(Scenario, Simulation), ScenarioError> {
+    let (document, base) = read_document(input)?;
+    let scenario = Scenario::from_value(document)?;
     let simulation = scenario.build(&base)?;
     Ok((scenario, simulation))
+}
+
+fn sweep(args: &SweepArgs) -> Result<(), CliError> {
+    use crate::sweep::{parse_shard, Axis, Sampling, Sweep};
+    let (document, base) = read_document(&args.input)?;
+    let mut axes = Vec::new();
+    for spec in &args.grid {
+        axes.push(Axis::parse_grid(spec)?);
+    }
+    for spec in &args.list {
+        axes.push(Axis::parse_list(spec)?);
+    }
+    let sampling = args.samples.map(|samples| Sampling {
+        samples,
+        seed: args.seed,
+    });
+    let sweep = Sweep::new(document, &base, axes, sampling)?;
+    let range = match &args.shard {
+        Some(spec) => parse_shard(spec, sweep.len())?,
+        None => 0..sweep.len(),
+    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if jobs == 0 {
+        return Err(crate::sweep::SweepError::Axis {
+            spec: "--jobs 0".into(),
+            reason: "at least one thread is needed".into(),
+        }
+        .into());
+    }
+    if let Some(dir) = &args.save_trajectories {
+        std::fs::create_dir_all(dir).map_err(|source| CliError::Output {
+            what: "cannot create",
+            path: dir.clone(),
+            source,
+        })?;
+    }
+    let mut file = args.output.as_deref().map(create).transpose()?;
+    let stdout = io::stdout();
+    let mut sink: Box<dyn Write> = match file.as_mut() {
+        Some(f) => Box::new(f),
+        None => Box::new(io::BufWriter::new(stdout.lock())),
+    };
+    let bar = if io::IsTerminal::is_terminal(&io::stderr()) {
+        let bar = indicatif::ProgressBar::new(range.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} points, {elapsed} elapsed, about {eta} left",
+            )
+            .expect("a valid template"),
+        );
+        Some(bar)
+    } else {
+        None
+    };
+    let outcome = sweep
+        .run(
+            range,
+            jobs,
+            &mut sink,
+            args.save_trajectories.as_deref(),
+            &mut |done, _| {
+                if let Some(bar) = &bar {
+                    bar.set_position(done as u64);
+                }
+            },
+        )
+        .map_err(|source| CliError::Output {
+            what: "cannot write",
+            path: args
+                .output
+                .clone()
+                .unwrap_or_else(|| "standard output".into()),
+            source,
+        })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    drop(sink);
+    if let Some(file) = file {
+        commit(file)?;
+    }
+    if outcome.failed > 0 {
+        return Err(CliError::PointsFailed {
+            failed: outcome.failed,
+            points: outcome.points,
+        });
+    }
+    Ok(())
+}
+
+fn check(args: &CheckArgs) -> Result<(), CliError> {
+    use crate::check::{compare, CheckOptions, Table};
+    let actual = Table::read(&args.actual)?;
+    let expected = Table::read(&args.expected)?;
+    let options = CheckOptions {
+        rtol: args.rtol,
+        atol: args.atol,
+        columns: args.columns.clone(),
+    };
+    let report = compare(&actual, &expected, &options);
+    println!("{report}");
+    if report.passed() {
+        Ok(())
+    } else {
+        Err(CliError::Differ)
+    }
 }
 
 fn create(path: &Path) -> Result<AtomicFile, CliError> {

@@ -31,3 +31,4 @@ pub mod model;
 pub mod output;
 pub mod scenario;
 pub mod simulation;
+pub mod sweep;

@@ -19,6 +19,11 @@ impl Scenario {
     /// Parses a scenario from JSON text, with `--set` style overrides (KEY, VALUE text) applied
     /// first. Errors carry the JSON path.
     pub fn parse(text: &str, overrides: &[(String, String)]) -> Result<Self, ScenarioError> {
+        Self::from_value(Self::document(text, overrides)?)
+    }
+
+    /// The JSON document of a scenario text with the overrides applied, not yet typed.
+    pub fn document(text: &str, overrides: &[(String, String)]) -> Result<Value, ScenarioError> {
         let mut document: Value =
             serde_json::from_str(text).map_err(|e| ScenarioError::Format {
                 path: format!("line {}, column {}", e.line(), e.column()),
@@ -27,7 +32,7 @@ impl Scenario {
         for (key, value) in overrides {
             overrides::apply(&mut document, key, overrides::parse_value(value))?;
         }
-        Self::from_value(document)
+        Ok(document)
     }
 
     /// Types a JSON document as a scenario; unknown fields and wrong types name their path.

@@ -1,0 +1,607 @@
+//! Parameter sweeps (`diabolo sweep`): a base scenario, axes of values over dotted paths (grids
+//! `KEY=START:STOP:COUNT`, lists `KEY=V1,V2,...`), their cartesian product (the last axis
+//! varies fastest) or `samples` random points within the axes, run in parallel and written one
+//! summary row per point, in point order whatever the number of threads. Points are computed
+//! from their index, never stored, and rows stream out in blocks: memory stays flat in the
+//! number of points.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::output::{AtomicFile, Summary, TrajectoryWriter};
+use crate::scenario::{overrides, Scenario, ScenarioError};
+use crate::simulation::run::{EventKind, RunReport};
+
+/// The largest number of points a sweep may have.
+pub const MAX_POINTS: usize = 100_000_000;
+
+/// Points run between two writes of their rows.
+const BLOCK: usize = 256;
+
+/// One axis of a sweep.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Axis {
+    /// COUNT values from START to STOP inclusive: START + i (STOP - START) / (COUNT - 1).
+    Grid {
+        key: String,
+        start: f64,
+        stop: f64,
+        count: usize,
+    },
+    /// The listed values (JSON, else text).
+    List { key: String, values: Vec<Value> },
+}
+
+/// Random points instead of the grid: each grid axis uniform in [START, STOP], each list axis
+/// one of its values, reproducible from the seed (point i uses its own stream).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sampling {
+    pub samples: usize,
+    pub seed: u64,
+}
+
+/// A bad sweep description.
+#[derive(Debug, Error)]
+pub enum SweepError {
+    #[error("{spec}: {reason}")]
+    Axis { spec: String, reason: String },
+    #[error("--shard {spec}: {reason}")]
+    Shard { spec: String, reason: String },
+    #[error("the sweep has {points} points, more than {MAX_POINTS}; use fewer or coarser axes")]
+    TooLarge { points: u128 },
+    #[error("{0}")]
+    Scenario(#[from] ScenarioError),
+}
+
+impl Axis {
+    pub fn key(&self) -> &str {
+        match self {
+            Self::Grid { key, .. } | Self::List { key, .. } => key,
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Self::Grid { count, .. } => *count,
+            Self::List { values, .. } => values.len(),
+        }
+    }
+
+    fn value(&self, i: usize) -> Value {
+        match self {
+            Self::Grid {
+                start, stop, count, ..
+            } => Value::from(grid_value(*start, *stop, *count, i)),
+            Self::List { values, .. } => values[i].clone(),
+        }
+    }
+
+    fn sample(&self, rng: &mut SplitMix64) -> Value {
+        match self {
+            Self::Grid { start, stop, .. } => Value::from(start + (stop - start) * rng.unit()),
+            Self::List { values, .. } => {
+                values[(rng.next() % values.len() as u64) as usize].clone()
+            }
+        }
+    }
+
+    /// `KEY=START:STOP:COUNT`.
+    pub fn parse_grid(spec: &str) -> Result<Self, SweepError> {
+        let fail = |reason: &str| SweepError::Axis {
+            spec: format!("--grid {spec}"),
+            reason: reason.to_string(),
+        };
+        let (key, range) = spec
+            .split_once('=')
+            .ok_or_else(|| fail("expected KEY=START:STOP:COUNT, e.g. params.friction=0.1:0.3:5"))?;
+        let parts: Vec<&str> = range.split(':').collect();
+        let [start, stop, count] = parts[..] else {
+            return Err(fail("expected START:STOP:COUNT, e.g. 0.1:0.3:5"));
+        };
+        let number = |s: &str, what: &str| {
+            s.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| fail(&format!("{what} {s:?} is not a finite number")))
+        };
+        let (start, stop) = (number(start, "START")?, number(stop, "STOP")?);
+        let count: usize = count
+            .trim()
+            .parse()
+            .map_err(|_| fail(&format!("COUNT {count:?} is not a whole number")))?;
+        if count == 0 {
+            return Err(fail("COUNT is 0: the grid would be empty; give at least 1"));
+        }
+        if count > 1 && start == stop {
+            return Err(fail(
+                "START equals STOP with COUNT > 1: a zero step repeats one value; use COUNT 1",
+            ));
+        }
+        if count == 1 && start != stop {
+            return Err(fail(
+                "COUNT 1 takes a single value: make START and STOP equal, or raise COUNT",
+            ));
+        }
+        if count > MAX_POINTS {
+            return Err(fail(&format!(
+                "COUNT {count} is too large (at most {MAX_POINTS})"
+            )));
+        }
+        Ok(Self::Grid {
+            key: checked_key(key, spec)?,
+            start,
+            stop,
+            count,
+        })
+    }
+
+    /// `KEY=V1,V2,...`.
+    pub fn parse_list(spec: &str) -> Result<Self, SweepError> {
+        let fail = |reason: &str| SweepError::Axis {
+            spec: format!("--list {spec}"),
+            reason: reason.to_string(),
+        };
+        let (key, values) = spec
+            .split_once('=')
+            .ok_or_else(|| fail("expected KEY=V1,V2,..., e.g. params.restitution=0,0.3,0.6"))?;
+        if values.trim().is_empty() {
+            return Err(fail("the list is empty"));
+        }
+        let values: Vec<Value> = values
+            .split(',')
+            .map(|v| overrides::parse_value(v.trim()))
+            .collect();
+        Ok(Self::List {
+            key: checked_key(key, spec)?,
+            values,
+        })
+    }
+}
+
+fn checked_key(key: &str, spec: &str) -> Result<String, SweepError> {
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(SweepError::Axis {
+            spec: spec.to_string(),
+            reason: "the KEY before = is empty".into(),
+        });
+    }
+    Ok(key.to_string())
+}
+
+/// start + i step, with the last value exactly `stop`.
+fn grid_value(start: f64, stop: f64, count: usize, i: usize) -> f64 {
+    if count == 1 {
+        start
+    } else if i + 1 == count {
+        stop
+    } else {
+        start + i as f64 * ((stop - start) / (count - 1) as f64)
+    }
+}
+
+/// `K/N`: the K-th (1-based) of N contiguous blocks of `points`, sizes differing by at most one.
+pub fn parse_shard(spec: &str, points: usize) -> Result<std::ops::Range<usize>, SweepError> {
+    let fail = |reason: &str| SweepError::Shard {
+        spec: spec.to_string(),
+        reason: reason.to_string(),
+    };
+    let (k, n) = spec
+        .split_once('/')
+        .ok_or_else(|| fail("expected K/N, e.g. 2/8"))?;
+    let k: usize = k
+        .trim()
+        .parse()
+        .map_err(|_| fail("K is not a whole number"))?;
+    let n: usize = n
+        .trim()
+        .parse()
+        .map_err(|_| fail("N is not a whole number"))?;
+    if n == 0 || k == 0 || k > n {
+        return Err(fail("K must be between 1 and N, and N at least 1"));
+    }
+    Ok(shard_range(k, n, points))
+}
+
+/// Points [floor((k-1) P / N), floor(k P / N)).
+pub fn shard_range(k: usize, n: usize, points: usize) -> std::ops::Range<usize> {
+    let edge = |j: usize| ((j as u128 * points as u128) / n as u128) as usize;
+    edge(k - 1)..edge(k)
+}
+
+/// A small, fast, well-mixed generator (SplitMix64), enough for reproducible sampling.
+#[derive(Clone, Debug)]
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// A sweep ready to run.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    base: Value,
+    base_dir: PathBuf,
+    axes: Vec<Axis>,
+    sampling: Option<Sampling>,
+    points: usize,
+    diabolos: usize,
+}
+
+/// The outcome of running points.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SweepOutcome {
+    pub points: usize,
+    pub failed: usize,
+}
+
+const EVENT_KINDS: [EventKind; 8] = [
+    EventKind::Loosen,
+    EventKind::Tense,
+    EventKind::SlipReversal,
+    EventKind::Stick,
+    EventKind::Unstick,
+    EventKind::KnotChange,
+    EventKind::ZenoSettle,
+    EventKind::Failure,
+];
+
+impl Sweep {
+    /// `base`: the scenario document with the fixed `--set` overrides applied; `base_dir`: its
+    /// folder (for relative CSV paths). The first point is built to check every key.
+    pub fn new(
+        base: Value,
+        base_dir: &Path,
+        axes: Vec<Axis>,
+        sampling: Option<Sampling>,
+    ) -> Result<Self, SweepError> {
+        let product: u128 = axes.iter().map(|a| a.len() as u128).product();
+        let points = match sampling {
+            Some(s) => s.samples as u128,
+            None => product,
+        };
+        if points > MAX_POINTS as u128 {
+            return Err(SweepError::TooLarge { points });
+        }
+        if let Some(s) = sampling {
+            if s.samples == 0 {
+                return Err(SweepError::Axis {
+                    spec: "--samples 0".into(),
+                    reason: "no points to run; give at least 1".into(),
+                });
+            }
+        }
+        let diabolos = Scenario::from_value(base.clone())?.initial.diabolos.len();
+        let sweep = Self {
+            base,
+            base_dir: base_dir.to_path_buf(),
+            axes,
+            sampling,
+            points: points as usize,
+            diabolos,
+        };
+        // Every key must name a field the scenario format knows: build the first point.
+        if sweep.points > 0 {
+            sweep.scenario(0)?.build(&sweep.base_dir)?;
+        }
+        Ok(sweep)
+    }
+
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.points
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.points == 0
+    }
+
+    /// The values of point `i`, one per axis.
+    pub fn point(&self, i: usize) -> Vec<Value> {
+        match self.sampling {
+            Some(s) => {
+                let mut rng = SplitMix64(s.seed ^ (i as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93));
+                rng.next();
+                self.axes.iter().map(|a| a.sample(&mut rng)).collect()
+            }
+            None => {
+                let mut rest = i;
+                let mut values = vec![Value::Null; self.axes.len()];
+                for (slot, axis) in values.iter_mut().zip(&self.axes).rev() {
+                    *slot = axis.value(rest % axis.len());
+                    rest /= axis.len();
+                }
+                values
+            }
+        }
+    }
+
+    /// The scenario of point `i`.
+    pub fn scenario(&self, i: usize) -> Result<Scenario, ScenarioError> {
+        let mut document = self.base.clone();
+        for (axis, value) in self.axes.iter().zip(self.point(i)) {
+            overrides::apply(&mut document, axis.key(), value)?;
+        }
+        Scenario::from_value(document)
+    }
+
+    /// The header of the summary CSV.
+    pub fn header(&self) -> Vec<String> {
+        let mut h = vec!["index".to_string()];
+        h.extend(self.axes.iter().map(|a| a.key().to_string()));
+        for name in [
+            "status",
+            "error",
+            "end_time",
+            "steps",
+            "rejected_steps",
+            "derivative_evaluations",
+            "rows",
+        ] {
+            h.push(name.into());
+        }
+        h.extend(EVENT_KINDS.iter().map(|k| format!("events_{}", k.name())));
+        for name in [
+            "max_tension",
+            "min_t0",
+            "energy_initial",
+            "energy_final",
+            "energy_change",
+            "grip_needed",
+        ] {
+            h.push(name.into());
+        }
+        for k in 1..=self.diabolos {
+            for f in ["x", "y", "vx", "vy", "w"] {
+                h.push(format!("d{k}_{f}_final"));
+            }
+        }
+        h
+    }
+
+    /// Runs point `i`: its summary row, and whether it succeeded. With `save`, its trajectory
+    /// goes to `save/point_IIIIII.csv`.
+    pub fn run_point(&self, i: usize, save: Option<&Path>) -> (Vec<String>, bool) {
+        let mut row = vec![i.to_string()];
+        row.extend(self.point(i).iter().map(show_value));
+        let simulation = match self.scenario(i).and_then(|s| s.build(&self.base_dir)) {
+            Ok(s) => s,
+            Err(e) => {
+                row.push("invalid".into());
+                row.push(e.to_string());
+                row.resize(self.header().len(), String::new());
+                return (row, false);
+            }
+        };
+        let mut summary = Summary::default();
+        let mut trajectory = save.map(|dir| {
+            let file = AtomicFile::create(&dir.join(format!("point_{i:06}.csv")))
+                .and_then(|f| TrajectoryWriter::new(f, simulation.initial.diabolo_count()));
+            file
+        });
+        let mut save_error: Option<io::Error> = None;
+        let report = simulation.run(&mut |r| {
+            summary.observe(r);
+            if let Some(Ok(writer)) = trajectory.as_mut() {
+                if save_error.is_none() {
+                    save_error = writer.write_row(r).err();
+                }
+            }
+        });
+        let saved = match trajectory {
+            None => Ok(()),
+            Some(Err(e)) => Err(e),
+            Some(Ok(writer)) => match save_error {
+                Some(e) => Err(e),
+                None => writer.into_inner().commit(),
+            },
+        };
+        let ok = report.failure.is_none() && saved.is_ok();
+        row.push(
+            if report.failure.is_some() {
+                "failed"
+            } else if saved.is_err() {
+                "unsaved"
+            } else {
+                "ok"
+            }
+            .into(),
+        );
+        row.push(match (&report.failure, &saved) {
+            (Some(f), _) => f.to_string(),
+            (None, Err(e)) => format!("cannot save the trajectory: {e}"),
+            _ => String::new(),
+        });
+        self.metrics(&report, &summary, &mut row);
+        (row, ok)
+    }
+
+    fn metrics(&self, report: &RunReport, summary: &Summary, row: &mut Vec<String>) {
+        let number = |v: f64| format!("{v:?}");
+        row.push(number(report.end_time));
+        for v in [
+            report.stats.steps,
+            report.stats.rejected_steps,
+            report.stats.derivative_evaluations,
+            report.stats.rows,
+        ] {
+            row.push(v.to_string());
+        }
+        for kind in EVENT_KINDS {
+            row.push(
+                report
+                    .events
+                    .iter()
+                    .filter(|e| e.kind == kind)
+                    .count()
+                    .to_string(),
+            );
+        }
+        let (e0, e1) = report.energy;
+        row.push(number(summary.max_tension));
+        row.push(if summary.min_base_tension.is_finite() {
+            number(summary.min_base_tension)
+        } else {
+            String::new()
+        });
+        row.push(number(e0));
+        row.push(number(e1));
+        row.push(number(e1 - e0));
+        row.push(report.grip_needed.map(number).unwrap_or_default());
+        let last = summary.last.as_ref();
+        for k in 0..self.diabolos {
+            match last.and_then(|r| r.state.diabolos.get(k)) {
+                Some(d) => {
+                    for v in [d.pos.x, d.pos.y, d.vel.x, d.vel.y, d.spin] {
+                        row.push(number(v));
+                    }
+                }
+                None => row.extend(std::iter::repeat_n(String::new(), 5)),
+            }
+        }
+    }
+
+    /// Runs the points of `range` on `jobs` threads, writing the header and one row per point in
+    /// index order to `out`; `progress(done, total)` after each block.
+    pub fn run(
+        &self,
+        range: std::ops::Range<usize>,
+        jobs: usize,
+        out: &mut dyn Write,
+        save: Option<&Path>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> io::Result<SweepOutcome> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.max(1))
+            .build()
+            .map_err(io::Error::other)?;
+        let mut csv = csv::Writer::from_writer(out);
+        csv.write_record(self.header())?;
+        let mut outcome = SweepOutcome::default();
+        let total = range.len();
+        let mut start = range.start;
+        while start < range.end {
+            let end = (start + BLOCK.max(8 * jobs)).min(range.end);
+            let rows: Vec<(Vec<String>, bool)> = pool.install(|| {
+                (start..end)
+                    .into_par_iter()
+                    .map(|i| self.run_point(i, save))
+                    .collect()
+            });
+            for (row, ok) in rows {
+                csv.write_record(&row)?;
+                outcome.points += 1;
+                outcome.failed += usize::from(!ok);
+            }
+            csv.flush()?;
+            start = end;
+            progress(outcome.points, total);
+        }
+        csv.flush()?;
+        Ok(outcome)
+    }
+}
+
+fn show_value(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() => format!("{f:?}"),
+            _ => n.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grids_are_start_plus_i_step_and_end_exactly_at_stop() {
+        let Axis::Grid {
+            start, stop, count, ..
+        } = Axis::parse_grid("params.friction=0.1:0.3:3").unwrap()
+        else {
+            panic!()
+        };
+        let values: Vec<f64> = (0..count)
+            .map(|i| grid_value(start, stop, count, i))
+            .collect();
+        assert_eq!(values, vec![0.1, 0.1 + 0.1, 0.3]);
+    }
+
+    #[test]
+    fn bad_ranges_are_refused_with_their_reason() {
+        for (spec, reason) in [
+            ("params.friction=0.1:0.3:0", "empty"),
+            ("params.friction=0.2:0.2:4", "zero step"),
+            ("params.friction=0.1:0.3", "START:STOP:COUNT"),
+            ("params.friction=a:0.3:2", "not a finite number"),
+            ("params.friction=0.1:0.3:1000000000", "too large"),
+            ("=0.1:0.3:2", "KEY"),
+        ] {
+            let e = Axis::parse_grid(spec).unwrap_err().to_string();
+            assert!(e.contains(reason), "{spec}: {e}");
+        }
+        assert!(Axis::parse_list("params.restitution=").is_err());
+    }
+
+    #[test]
+    fn shards_cover_every_point_once_in_blocks_differing_by_at_most_one() {
+        for points in [0, 1, 7, 100, 1001] {
+            for n in 1..=9 {
+                let ranges: Vec<_> = (1..=n).map(|k| shard_range(k, n, points)).collect();
+                assert_eq!(ranges[0].start, 0);
+                assert_eq!(ranges[n - 1].end, points);
+                for w in ranges.windows(2) {
+                    assert_eq!(w[0].end, w[1].start);
+                }
+                let sizes: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
+                assert!(sizes.iter().max().unwrap() - sizes.iter().min().unwrap() <= 1);
+            }
+        }
+        assert!(
+            parse_shard("0/3", 10).is_err()
+                && parse_shard("4/3", 10).is_err()
+                && parse_shard("x", 10).is_err()
+        );
+    }
+
+    #[test]
+    fn samples_are_reproducible_and_within_the_ranges() {
+        let axes = [
+            Axis::parse_grid("a=1:2:2").unwrap(),
+            Axis::parse_list("b=x,y,z").unwrap(),
+        ];
+        let draw = |seed: u64, i: u64| {
+            let mut rng = SplitMix64(seed ^ i.wrapping_mul(0xD6E8_FEB8_6659_FD93));
+            rng.next();
+            axes.iter().map(|a| a.sample(&mut rng)).collect::<Vec<_>>()
+        };
+        for i in 0..200 {
+            let p = draw(7, i);
+            assert_eq!(p, draw(7, i));
+            let a = p[0].as_f64().unwrap();
+            assert!((1.0..2.0).contains(&a));
+            assert!(["x", "y", "z"].contains(&p[1].as_str().unwrap()));
+        }
+        assert_ne!(draw(7, 0), draw(8, 0));
+    }
+}

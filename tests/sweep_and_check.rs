@@ -1,0 +1,282 @@
+//! `diabolo sweep` and `diabolo check` end to end: sweep rows in point order whatever the
+//! thread count, shards that concatenate to the whole sweep byte for byte, a failing point that
+//! records its error while the sweep goes on (exit 1), saved trajectories named by index,
+//! reproducible random samples inside their ranges, refused ranges (exit 2); and `check`
+//! passing identical trajectories, failing a moved one with the column and time named.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn diabolo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_diabolo"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn scenario(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("diabolo-sweep-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const AXES: [&str; 6] = [
+    "--grid",
+    "params.friction=0.05:0.25:5",
+    "--list",
+    "params.spin_inertia=20,50,80",
+    "--set",
+    "sim.duration=0.5",
+];
+
+fn rows(out: &Output) -> Vec<Vec<String>> {
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    reader
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect()
+}
+
+#[test]
+fn sweep_rows_come_in_point_order_whatever_the_thread_count() {
+    let swing = scenario("swing.json");
+    let mut args = vec!["sweep", swing.as_str()];
+    args.extend(AXES);
+    let one = diabolo(&[&args[..], &["--jobs", "1"]].concat());
+    let two = diabolo(&[&args[..], &["--jobs", "2"]].concat());
+    assert_eq!(
+        one.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    assert_eq!(one.stdout, two.stdout);
+    let table = rows(&one);
+    assert_eq!(table.len(), 15);
+    // The last axis varies fastest; grid values are start + i step, ending exactly at stop.
+    assert_eq!(table[0][..3], ["0", "0.05", "20"]);
+    assert_eq!(table[1][..3], ["1", "0.05", "50"]);
+    assert_eq!(table[3][..3], ["3", "0.1", "20"]);
+    assert_eq!(table[14][..3], ["14", "0.25", "80"]);
+    assert!(table.iter().all(|r| r[3] == "ok"));
+}
+
+#[test]
+fn shards_concatenate_to_the_whole_sweep_byte_for_byte() {
+    let swing = scenario("swing.json");
+    let mut args = vec!["sweep", swing.as_str()];
+    args.extend(AXES);
+    let whole = diabolo(&args).stdout;
+    let mut joined = Vec::new();
+    for k in 1..=4 {
+        let shard = format!("{k}/4");
+        let part = diabolo(&[&args[..], &["--shard", &shard]].concat()).stdout;
+        let text = String::from_utf8(part).unwrap();
+        let body = if k == 1 {
+            text.as_str()
+        } else {
+            text.split_once('\n').unwrap().1
+        };
+        joined.extend_from_slice(body.as_bytes());
+    }
+    assert_eq!(
+        String::from_utf8(joined).unwrap(),
+        String::from_utf8(whole).unwrap()
+    );
+}
+
+#[test]
+fn a_failing_point_records_its_error_and_the_sweep_goes_on() {
+    // String lengths below the stick distance (0.8 m) are impossible: those points are invalid.
+    let out = diabolo(&[
+        "sweep",
+        &scenario("swing.json"),
+        "--list",
+        "params.string_length=1.46,0.7,1.2",
+        "--set",
+        "sim.duration=0.2",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let table = rows(&out);
+    assert_eq!(table.len(), 3);
+    assert_eq!(table[0][2], "ok");
+    assert_eq!(table[1][2], "invalid");
+    assert!(
+        table[1][3].contains("initial.right.pos") || table[1][3].contains("string"),
+        "{:?}",
+        table[1]
+    );
+    assert_eq!(table[2][2], "ok");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 of 3 sweep points failed"));
+}
+
+#[test]
+fn saved_trajectories_are_named_by_point_index() {
+    let d = dir("save");
+    let save = d.join("traj");
+    let out = diabolo(&[
+        "sweep",
+        &scenario("hanging.json"),
+        "--list",
+        "params.friction=0.1,0.2",
+        "--set",
+        "sim.duration=0.1",
+        "--save-trajectories",
+        save.to_str().unwrap(),
+        "-o",
+        d.join("s.csv").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&save)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["point_000000.csv", "point_000001.csv"]);
+    let traj = std::fs::read_to_string(save.join("point_000001.csv")).unwrap();
+    assert!(traj.starts_with("t,phase,left_x"));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn random_samples_are_reproducible_and_inside_their_ranges() {
+    let args = [
+        "sweep",
+        &scenario("hanging.json"),
+        "--grid",
+        "params.friction=0.1:0.3:2",
+        "--list",
+        "params.spin_inertia=20,50",
+        "--samples",
+        "12",
+        "--seed",
+        "42",
+        "--set",
+        "sim.duration=0.05",
+    ];
+    let a = diabolo(&args);
+    let b = diabolo(&args);
+    assert_eq!(a.status.code(), Some(0));
+    assert_eq!(a.stdout, b.stdout);
+    let table = rows(&a);
+    assert_eq!(table.len(), 12);
+    for r in &table {
+        let c: f64 = r[1].parse().unwrap();
+        assert!((0.1..0.3).contains(&c), "{r:?}");
+        assert!(r[2] == "20" || r[2] == "50");
+    }
+    let other = diabolo(&[
+        "sweep",
+        &scenario("hanging.json"),
+        "--grid",
+        "params.friction=0.1:0.3:2",
+        "--samples",
+        "12",
+        "--seed",
+        "43",
+        "--set",
+        "sim.duration=0.05",
+    ]);
+    assert_ne!(rows(&other)[0][1], table[0][1]);
+}
+
+#[test]
+fn refused_sweeps_exit_2_naming_the_problem() {
+    for (args, needle) in [
+        (vec!["--grid", "params.friction=0.1:0.3:0"], "empty"),
+        (vec!["--grid", "params.friction=0.2:0.2:3"], "zero step"),
+        (
+            vec![
+                "--grid",
+                "params.friction=0:1:100000",
+                "--grid",
+                "params.spin_inertia=1:2:100000",
+            ],
+            "more than",
+        ),
+        (vec!["--grid", "params.frction=0.1:0.3:2"], "params.frction"),
+        (
+            vec!["--list", "params.friction=0.1", "--shard", "3/2"],
+            "--shard 3/2",
+        ),
+    ] {
+        let mut all = vec!["sweep".to_string(), scenario("hanging.json")];
+        all.extend(args.iter().map(|s| s.to_string()));
+        let out = Command::new(env!("CARGO_BIN_EXE_diabolo"))
+            .args(&all)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(needle),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn check_passes_identical_trajectories_and_names_a_moved_column() {
+    let d = dir("check");
+    let (a, b) = (d.join("a.csv"), d.join("b.csv"));
+    let run = diabolo(&[
+        "run",
+        &scenario("swing.json"),
+        "--quiet",
+        "--set",
+        "sim.duration=0.5",
+        "-o",
+        a.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(0));
+    let same = diabolo(&["check", a.to_str().unwrap(), a.to_str().unwrap()]);
+    assert_eq!(same.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&same.stdout).contains("PASS"));
+    // A slightly different friction moves the diabolo.
+    diabolo(&[
+        "run",
+        &scenario("swing.json"),
+        "--quiet",
+        "--set",
+        "sim.duration=0.5",
+        "--set",
+        "params.friction=0.171",
+        "-o",
+        b.to_str().unwrap(),
+    ]);
+    let moved = diabolo(&[
+        "check",
+        b.to_str().unwrap(),
+        a.to_str().unwrap(),
+        "--columns",
+        "d1_x,d1_y",
+    ]);
+    assert_eq!(moved.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&moved.stdout).to_string();
+    assert!(
+        report.contains("d1_x") && report.contains("FAIL"),
+        "{report}"
+    );
+    let missing = diabolo(&[
+        "check",
+        d.join("nope.csv").to_str().unwrap(),
+        a.to_str().unwrap(),
+    ]);
+    assert_eq!(missing.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&d);
+}
