@@ -458,6 +458,18 @@ impl<'a> Runner<'a> {
                     self.handle(&hit)?;
                 }
                 None => {
+                    if let Some(t_taut) = self.overstretched()? {
+                        // The slack went negative from a zero start (a loosening the free motion
+                        // does not follow): the string is taut again from there.
+                        self.emit_rows(t_taut, false, on_row)?;
+                        self.t = t_taut;
+                        let d = self.dimension();
+                        let y = self.y[..d].to_vec();
+                        let state = self.loose.layout.state(&y, &self.loose.knots);
+                        self.count_event(t_taut)?;
+                        self.tense(state, &y[d - ACCUMULATORS..d], t_taut, true)?;
+                        continue;
+                    }
                     self.emit_rows(t1, t1 >= duration, on_row)?;
                     self.t = t1;
                     self.after_step()?;
@@ -465,6 +477,45 @@ impl<'a> Runner<'a> {
             }
         }
         Ok(())
+    }
+
+    /// In the loose phase: if the string ended the last step longer than L (slack below
+    /// -1e-12 L, missed because it left zero on the wrong side), the time it reached full
+    /// length, with the state there in `self.y`.
+    fn overstretched(&mut self) -> Result<Option<f64>, RunError> {
+        if self.phase != Phase::Loose {
+            return Ok(None);
+        }
+        let d = self.dimension();
+        let length = self.sim.params.string_length;
+        let slack_at = |this: &mut Self, t: f64| -> Result<f64, RunError> {
+            let mut y = std::mem::take(&mut this.row_y);
+            y.resize(d, 0.0);
+            this.interpolate_into(t, &mut y)?;
+            let state = this.loose.layout.state(&y[..d], &this.loose.knots);
+            this.row_y = y;
+            Ok(length - state.string_used())
+        };
+        let (mut lo, mut hi) = (self.loose_stepper.t_old(), self.loose_stepper.t());
+        if slack_at(self, hi)? >= -1e-12 * length {
+            return Ok(None);
+        }
+        if slack_at(self, lo)? < 0.0 {
+            hi = lo;
+        }
+        while hi - lo > 1e-14 * (1.0 + hi.abs()) {
+            let mid = 0.5 * (lo + hi);
+            if slack_at(self, mid)? < 0.0 {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        let mut y = std::mem::take(&mut self.y);
+        let interpolated = self.interpolate_into(hi, &mut y[..d]);
+        self.y = y;
+        interpolated?;
+        Ok(Some(hi))
     }
 
     /// One accepted step of the current phase: its end time.
@@ -897,6 +948,10 @@ impl<'a> Runner<'a> {
         }
         self.bounces = 0;
         self.flight_step = None;
+        if rate < -impact_speed {
+            // At full length but shortening (a taut start with L' < 0): the string goes slack.
+            return self.enter_loose(state, &accumulated, t);
+        }
         self.enter_taut(state, &accumulated, t)
     }
 
