@@ -1,5 +1,5 @@
 //! Cost of one full taut-phase derivative evaluation (state in, all rates out: geometry,
-//! friction, tension, accelerations, spin rates) for N = 1, 2, 4, 16, 64 diabolos.
+//! friction, tension, accelerations, spin rates) for N = 1, 2, 4, 16, 64, 256 diabolos.
 //! Run: `cargo bench --bench derivative`. The figures and their scaling are in the issue notes
 //! (and BENCHMARKS.md once it exists); the target is under 200 ns for N = 1 and linear growth.
 
@@ -50,7 +50,7 @@ fn sagging_chain(n: usize) -> (CartesianState, f64) {
 
 fn derivative(c: &mut Criterion) {
     let mut group = c.benchmark_group("derivative");
-    for n in [1usize, 2, 4, 16, 64] {
+    for n in [1usize, 2, 4, 16, 64, 256] {
         let (state, length) = sagging_chain(n);
         let params = Params::new(ParamValues {
             string_length: length,
