@@ -52,6 +52,93 @@ pub enum Command {
         after_help = "Example:\n  diabolo check new.csv tests/golden/whip.csv --rtol 1e-7 --atol 1e-9 --columns d1_x,d1_y,d1_w"
     )]
     Check(CheckArgs),
+    /// Draw a trajectory: time series with the events marked, or (--xy) the paths in the plane.
+    ///
+    /// Time series of chosen columns, one panel each, with the loose phases shaded and the events
+    /// as vertical lines; or with --xy the paths of the sticks and diabolos in the plane and the
+    /// string at a few instants. SVG or PNG by the file's extension.
+    #[command(
+        after_help = "Examples:\n  diabolo run scenarios/sun.json -o sun.csv --events sun.jsonl\n  diabolo plot sun.csv -o sun.svg --events sun.jsonl\n  diabolo plot sun.csv -o sun.png --columns d1_y,d1_w,T0+T1,energy\n  diabolo plot sun.csv -o sun_xy.svg --xy --instants 6 --events sun.jsonl"
+    )]
+    Plot(PlotArgs),
+    /// Animate a trajectory: sticks, string and spinning diabolos, as SVG or GIF.
+    ///
+    /// The sticks, the string and the diabolos move in real time (or --speed times faster), with
+    /// the time and the phase shown; an animated SVG that plays in a browser, or a GIF, by the
+    /// file's extension.
+    #[command(
+        after_help = "Examples:\n  diabolo animate sun.csv -o sun.svg\n  diabolo animate whip.csv -o whip.gif --fps 20 --speed 0.5 --width 480 --height 360"
+    )]
+    Animate(AnimateArgs),
+    /// Replay a motion-capture recording: the model driven by the recorded hands predicts the
+    /// recorded diabolo from starts along it; errors per prediction horizon.
+    #[command(
+        after_help = "Examples:\n  diabolo replay ../shared/data/omron/y_swing_1_seg1.csv --params fitted.json\n  diabolo replay rec.csv --horizons 0.2,1,2 --stride 0.5 --json -o errors.csv"
+    )]
+    Replay(ReplayArgs),
+    /// Fit parameters to recordings by minimising the replay error over all of them together.
+    #[command(
+        after_help = "Example:\n  diabolo fit ../shared/data/omron/*.csv --free friction,spin_inertia,spin_drag,string_length -o fitted.json"
+    )]
+    Fit(FitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// The trajectory CSV (written by diabolo run).
+    pub trajectory: PathBuf,
+    /// The picture: FILE.svg or FILE.png.
+    #[arg(short, long, value_name = "FILE.svg|png")]
+    pub output: PathBuf,
+    /// Columns, one panel each; join columns with + to share a panel (T0+T1). Default: the
+    /// diabolos' heights, their spins, the tensions, the slack.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "C1,C2+C3,...",
+        conflicts_with = "xy"
+    )]
+    pub columns: Vec<String>,
+    /// The event log (JSON lines of diabolo run --events): vertical lines, or markers with --xy.
+    #[arg(long, value_name = "EVENTS.jsonl")]
+    pub events: Option<PathBuf>,
+    /// The paths of the sticks and diabolos in the x-y plane, with the string at a few instants.
+    #[arg(long)]
+    pub xy: bool,
+    /// With --xy: how many instants show the string (evenly spaced, both ends included).
+    #[arg(long, default_value_t = 5, requires = "xy")]
+    pub instants: usize,
+    /// Width in pixels (default 900; --xy 800).
+    #[arg(long)]
+    pub width: Option<u32>,
+    /// Height in pixels (default 180 per panel and 70 more; --xy 640).
+    #[arg(long)]
+    pub height: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct AnimateArgs {
+    /// The trajectory CSV (written by diabolo run).
+    pub trajectory: PathBuf,
+    /// The animation: FILE.svg (SMIL, plays in a browser) or FILE.gif.
+    #[arg(short, long, value_name = "FILE.svg|gif")]
+    pub output: PathBuf,
+    /// Frames per second (a GIF shows at most 50).
+    #[arg(long, default_value_t = 30.0)]
+    pub fps: f64,
+    /// Playing speed: 1 is real time, 0.25 four times slower.
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f64,
+    /// Width in pixels.
+    #[arg(long, default_value_t = 640)]
+    pub width: u32,
+    /// Height in pixels.
+    #[arg(long, default_value_t = 480)]
+    pub height: u32,
+    /// How many times slower than real the spools turn (default: the smallest of 1, 2, 5, 10,
+    /// 20, ... that keeps the turn between frames within 30 degrees).
+    #[arg(long, value_name = "FACTOR")]
+    pub spin_slowdown: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -151,8 +238,13 @@ pub enum CliError {
     Run(String),
     #[error("{0}")]
     Sweep(#[from] crate::sweep::SweepError),
+    /// A recording, parameter file or replay option that cannot be used.
+    #[error("{0}")]
+    Replay(String),
     #[error("{0}")]
     Check(#[from] crate::check::CheckError),
+    #[error("{0}")]
+    Plot(#[from] crate::plot::PlotError),
     /// A check that ran and found deviations (the report is printed).
     #[error("the trajectories differ beyond tolerance")]
     Differ,
@@ -165,8 +257,9 @@ impl CliError {
     /// 2 for input errors (nothing was written), 1 for failures while running or writing.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Self::Input(_) | Self::Sweep(_) | Self::Check(_) => 2,
+            Self::Input(_) | Self::Sweep(_) | Self::Check(_) | Self::Replay(_) => 2,
             Self::Output { what, .. } if what.starts_with("cannot create") => 2,
+            Self::Plot(e) if e.is_input() => 2,
             _ => 1,
         }
     }
@@ -204,6 +297,10 @@ pub fn execute(cli: Cli) -> Result<(), CliError> {
         }
         Command::Sweep(args) => sweep(&args),
         Command::Check(args) => check(&args),
+        Command::Plot(args) => plot(&args),
+        Command::Animate(args) => animate(&args),
+        Command::Replay(args) => replay_command(&args),
+        Command::Fit(args) => fit_command(&args),
         Command::Schema => {
             let schema = serde_json::to_string_pretty(&Scenario::schema()).expect("JSON");
             println!("{schema}");
@@ -360,6 +457,95 @@ fn check(args: &CheckArgs) -> Result<(), CliError> {
     }
 }
 
+fn plot(args: &PlotArgs) -> Result<(), CliError> {
+    use crate::plot::{self, Format, SeriesOptions, XyOptions};
+    let format = Format::from_path(&args.output)?;
+    let table = crate::check::Table::read(&args.trajectory)?;
+    let events = match &args.events {
+        Some(path) => plot::read_events(path)?,
+        None => Vec::new(),
+    };
+    let title = Some(file_title(&args.trajectory));
+    let mut file = create(&args.output)?;
+    let drawn = if args.xy {
+        let defaults = XyOptions::default();
+        let options = XyOptions {
+            width: args.width.unwrap_or(defaults.width),
+            height: args.height.unwrap_or(defaults.height),
+            instants: args.instants,
+            title,
+        };
+        plot::xy(&table, &events, &options, format, &mut file)
+    } else {
+        let options = SeriesOptions {
+            panels: SeriesOptions::panels_from(&args.columns),
+            width: args.width.unwrap_or(SeriesOptions::default().width),
+            height: args.height,
+            title,
+            ..SeriesOptions::default()
+        };
+        plot::series(&table, &events, &options, format, &mut file)
+    };
+    finish_picture(file, drawn)
+}
+
+fn animate(args: &AnimateArgs) -> Result<(), CliError> {
+    use crate::plot::{self, AnimateOptions, Format};
+    let format = Format::from_path(&args.output)?;
+    let table = crate::check::Table::read(&args.trajectory)?;
+    let options = AnimateOptions {
+        fps: args.fps,
+        speed: args.speed,
+        width: args.width,
+        height: args.height,
+        spin_slowdown: args.spin_slowdown,
+        title: Some(file_title(&args.trajectory)),
+        ..AnimateOptions::default()
+    };
+    let mut file = create(&args.output)?;
+    let drawn = plot::animate(&table, &options, format, &mut file);
+    let animation = finish_picture(file, drawn)?;
+    let spin = if animation.spin_slowdown == 1.0 {
+        "spools at the real spin".to_string()
+    } else {
+        format!("spools turn {}x slower than real", animation.spin_slowdown)
+    };
+    eprintln!(
+        "{}: {} frames, {:.2} s, {spin}",
+        args.output.display(),
+        animation.frames,
+        animation.duration,
+    );
+    Ok(())
+}
+
+/// A picture's title: the trajectory's file name.
+fn file_title(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().to_string(),
+    )
+}
+
+/// Commits a drawn picture, or reports why it was not drawn (its temporary file is removed).
+fn finish_picture<T>(
+    file: AtomicFile,
+    drawn: Result<T, crate::plot::PlotError>,
+) -> Result<T, CliError> {
+    match drawn {
+        Ok(value) => {
+            commit(file)?;
+            Ok(value)
+        }
+        Err(crate::plot::PlotError::Write(source)) => Err(CliError::Output {
+            what: "cannot write",
+            path: file.target().to_path_buf(),
+            source,
+        }),
+        Err(e) => Err(e.into()),
+    }
+}
+
 fn create(path: &Path) -> Result<AtomicFile, CliError> {
     AtomicFile::create(path).map_err(|source| CliError::Output {
         what: "cannot create",
@@ -462,4 +648,290 @@ fn commit(file: AtomicFile) -> Result<(), CliError> {
         path,
         source,
     })
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A recording CSV (t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin).
+    pub recording: PathBuf,
+    /// Parameters: a JSON file with a `params` object in the scenario format (as `fit` writes).
+    #[arg(long, value_name = "PARAMS.json")]
+    pub params: Option<PathBuf>,
+    /// Prediction horizons, s (multiples of 0.005).
+    #[arg(long, value_delimiter = ',', default_value = "0.2,0.5,1,2")]
+    pub horizons: Vec<f64>,
+    /// Time between starts, s.
+    #[arg(long, default_value_t = 0.25)]
+    pub stride: f64,
+    /// Effective string length: `median` (of the taut frames' sums, default), `p98` (98th
+    /// percentile of the sums), or a length in m.
+    #[arg(long, default_value = "median")]
+    pub length: String,
+    /// One JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Per-start errors CSV.
+    #[arg(short, long, value_name = "ERRORS.csv")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct FitArgs {
+    /// Recording CSVs, fitted together.
+    #[arg(required = true)]
+    pub recordings: Vec<PathBuf>,
+    /// The parameters to move: friction, spin_inertia, spin_drag, string_length (a correction
+    /// added to every recording's estimated length).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "friction,spin_inertia,spin_drag"
+    )]
+    pub free: Vec<String>,
+    /// Starting values (a `params` JSON file, as for replay).
+    #[arg(long, value_name = "PARAMS.json")]
+    pub params: Option<PathBuf>,
+    /// Horizons of the objective, s.
+    #[arg(long, value_delimiter = ',', default_value = "0.2,0.5,1,2")]
+    pub horizons: Vec<f64>,
+    /// Time between starts, s.
+    #[arg(long, default_value_t = 0.25)]
+    pub stride: f64,
+    /// Weight of the mean spin error (rad/s) in the objective, m per rad/s.
+    #[arg(long, default_value_t = 1e-3)]
+    pub spin_weight: f64,
+    /// Nelder-Mead iterations.
+    #[arg(long, default_value_t = 60)]
+    pub iterations: u64,
+    /// Write the fitted parameters here (a `params` object in the scenario format).
+    #[arg(short, long, value_name = "PARAMS.json")]
+    pub output: Option<PathBuf>,
+}
+
+fn input_error(what: String, reason: String) -> CliError {
+    CliError::Replay(if reason.starts_with(&what) {
+        reason
+    } else {
+        format!("{what}: {reason}")
+    })
+}
+
+/// Replay options from a `--params` file (`{"params": {...}, "length_offset": m}`).
+fn replay_options(params: Option<&Path>) -> Result<crate::replay::ReplayOptions, CliError> {
+    let mut options = crate::replay::ReplayOptions::default();
+    let Some(path) = params else {
+        return Ok(options);
+    };
+    let file = path.display().to_string();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| input_error(file.clone(), e.to_string()))?;
+    let document: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| input_error(file.clone(), format!("not JSON: {e}")))?;
+    let mut params = document
+        .get("params")
+        .cloned()
+        .ok_or_else(|| input_error(file.clone(), "no \"params\" object".into()))?;
+    if params.get("string_length").is_none() {
+        params["string_length"] = serde_json::json!(1.46);
+    }
+    let spec: crate::scenario::ParamsSpec = serde_path_to_error::deserialize(&params)
+        .map_err(|e| input_error(file.clone(), format!("params.{}: {}", e.path(), e.inner())))?;
+    options.params = *spec.to_params().map_err(CliError::Input)?.values();
+    if let Some(offset) = document.get("length_offset").and_then(|v| v.as_f64()) {
+        options.length_offset = offset;
+    }
+    Ok(options)
+}
+
+fn replay_command(args: &ReplayArgs) -> Result<(), CliError> {
+    use crate::replay::{effective_length, replay, statistics, LengthEstimate, Recording};
+    let rec = Recording::read(&args.recording)
+        .map_err(|e| input_error(args.recording.display().to_string(), e.to_string()))?;
+    let mut options = replay_options(args.params.as_deref())?;
+    options.horizons = args.horizons.clone();
+    options.stride = args.stride;
+    options.length = match args.length.as_str() {
+        "median" => LengthEstimate::MedianTaut,
+        "p98" => LengthEstimate::Percentile98,
+        other => LengthEstimate::Fixed(
+            other
+                .parse()
+                .ok()
+                .filter(|l: &f64| l.is_finite() && *l > 0.0)
+                .ok_or_else(|| {
+                    input_error(
+                        "--length".into(),
+                        format!("{other:?}: give median, p98 or a length in m"),
+                    )
+                })?,
+        ),
+    };
+    let mut file = args.output.as_deref().map(create).transpose()?;
+    let results = replay(&rec, &options)
+        .map_err(|e| input_error(args.recording.display().to_string(), e.to_string()))?;
+    let stats = statistics(&results, &options.horizons);
+    let length = effective_length(&rec, options.length) + options.length_offset;
+    let dropped = results.iter().filter(|r| r.failure.is_some()).count();
+    if args.json {
+        let horizons: Vec<serde_json::Value> = stats
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "horizon": s.horizon, "n": s.n, "mean": s.mean, "median": s.median, "p90": s.p90,
+                    "vel_mean": s.vel_mean, "spin_mean": s.spin_mean, "stay_mean": s.stay_mean,
+                    "midpoint_mean": s.midpoint_mean, "dropped": s.dropped,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({"recording": rec.name, "string_length": length, "starts": results.len(), "horizons": horizons, "dropped": dropped})
+        );
+    } else {
+        println!(
+            "{}: {} starts every {} s, string length {length:.4} m",
+            rec.name,
+            results.len(),
+            options.stride
+        );
+        println!(
+            "{:>8} {:>5} {:>9} {:>9} {:>9} {:>10} {:>11} {:>9} {:>10}",
+            "horizon",
+            "n",
+            "mean m",
+            "median m",
+            "p90 m",
+            "vel m/s",
+            "spin rad/s",
+            "stay m",
+            "midpoint m"
+        );
+        for s in &stats {
+            println!(
+                "{:>8} {:>5} {:>9.4} {:>9.4} {:>9.4} {:>10.3} {:>11.2} {:>9.4} {:>10.4}",
+                s.horizon,
+                s.n,
+                s.mean,
+                s.median,
+                s.p90,
+                s.vel_mean,
+                s.spin_mean,
+                s.stay_mean,
+                s.midpoint_mean
+            );
+        }
+        println!("dropped (run failed): {dropped}");
+    }
+    if let Some(mut f) = file.take() {
+        let mut text = String::from("start,horizon,position_error,velocity_error,spin_error,stay_error,midpoint_error,failure\n");
+        for r in &results {
+            for (h, e) in options.horizons.iter().zip(&r.errors) {
+                let failure = r.failure.as_deref().unwrap_or("").replace(',', ";");
+                match e {
+                    Some(e) => text.push_str(&format!(
+                        "{:?},{h:?},{:?},{:?},{:?},{:?},{:?},{failure}\n",
+                        r.start, e.position, e.velocity, e.spin, e.stay, e.midpoint
+                    )),
+                    None => text.push_str(&format!("{:?},{h:?},,,,,,{failure}\n", r.start)),
+                }
+            }
+        }
+        f.write_all(text.as_bytes())
+            .map_err(|source| CliError::Output {
+                what: "cannot write",
+                path: f.target().to_path_buf(),
+                source,
+            })?;
+        commit(f)?;
+    }
+    Ok(())
+}
+
+fn fit_command(args: &FitArgs) -> Result<(), CliError> {
+    use crate::fit::{fit, FitOptions, FreeParameter};
+    use crate::replay::Recording;
+    let recordings = args
+        .recordings
+        .iter()
+        .map(|p| {
+            Recording::read(p).map_err(|e| input_error(p.display().to_string(), e.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let free = args
+        .free
+        .iter()
+        .map(|s| FreeParameter::parse(s).map_err(|e| input_error("--free".into(), e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut replay = replay_options(args.params.as_deref())?;
+    replay.horizons = args.horizons.clone();
+    replay.stride = args.stride;
+    let mut file = args.output.as_deref().map(create).transpose()?;
+    let options = FitOptions {
+        replay,
+        free: free.clone(),
+        spin_weight: args.spin_weight,
+        max_iterations: args.iterations,
+    };
+    let report = fit(&recordings, &options).map_err(|e| match e {
+        crate::fit::FitError::Replay(e) => input_error("replay".into(), e.to_string()),
+        other => CliError::Run(other.to_string()),
+    })?;
+    let p = &report.fitted.params;
+    println!(
+        "fitted on {} recordings ({} objective evaluations):",
+        recordings.len(),
+        report.evaluations
+    );
+    for f in &free {
+        let value = match f {
+            FreeParameter::Friction => p.friction,
+            FreeParameter::SpinInertia => p.spin_inertia,
+            FreeParameter::SpinDrag => p.spin_drag,
+            FreeParameter::StringLength => report.fitted.length_offset,
+        };
+        println!(
+            "  {:<14} {value:.5}{}",
+            f.name(),
+            if *f == FreeParameter::StringLength {
+                " m (added to each recording's estimated length)"
+            } else {
+                ""
+            }
+        );
+    }
+    println!("  mean position error {:.4} m -> {:.4} m, mean spin error {:.2} -> {:.2} rad/s (objective {:.5} -> {:.5})",
+        report.position_before, report.position_after, report.spin_before, report.spin_after, report.objective_before, report.objective_after);
+    if let Some(mut f) = file.take() {
+        let law = match p.friction_law {
+            crate::model::FrictionLaw::Step => "step",
+            crate::model::FrictionLaw::Tanh { .. } => "tanh",
+            crate::model::FrictionLaw::Bearing => "bearing",
+        };
+        let document = serde_json::json!({
+            "params": {
+                "diabolo_mass": p.diabolo_mass, "stick_mass": p.stick_mass, "friction": p.friction,
+                "spin_inertia": p.spin_inertia, "spin_drag": p.spin_drag, "gravity": p.gravity,
+                "restitution": p.restitution, "friction_law": law,
+            },
+            "length_offset": report.fitted.length_offset,
+            "fit": {
+                "recordings": args.recordings.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+                "free": free.iter().map(|f| f.name()).collect::<Vec<_>>(),
+                "position_error_before": report.position_before, "position_error_after": report.position_after,
+                "spin_error_before": report.spin_before, "spin_error_after": report.spin_after,
+            },
+        });
+        writeln!(
+            f,
+            "{}",
+            serde_json::to_string_pretty(&document).expect("JSON")
+        )
+        .map_err(|source| CliError::Output {
+            what: "cannot write",
+            path: f.target().to_path_buf(),
+            source,
+        })?;
+        commit(f)?;
+    }
+    Ok(())
 }

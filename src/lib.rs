@@ -27,8 +27,11 @@
 
 pub mod check;
 pub mod cli;
+pub mod fit;
 pub mod model;
 pub mod output;
+pub mod plot;
+pub mod replay;
 pub mod scenario;
 pub mod simulation;
 pub mod sweep;

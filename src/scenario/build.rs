@@ -147,6 +147,13 @@ impl Scenario {
     }
 }
 
+impl ParamsSpec {
+    /// The checked parameters.
+    pub fn to_params(&self) -> Result<Params, ScenarioError> {
+        build_params(self)
+    }
+}
+
 fn build_params(spec: &ParamsSpec) -> Result<Params, ScenarioError> {
     let friction_law = match spec.friction_law {
         FrictionLawName::Step => FrictionLaw::Step,

@@ -1,0 +1,397 @@
+//! Pictures of a run (`diabolo plot`, `diabolo animate`): time series of chosen columns with the
+//! events marked, the paths in the plane with the string at a few instants, and an animation of
+//! the sticks, the string and the spinning diabolos.
+//!
+//! Every function takes a parsed trajectory ([`Table`]) and optional [events](Event), draws in
+//! memory with `plotters` (its SVG backend, or its bitmap backend into an RGB buffer) and writes
+//! the finished file to any [`Write`]: SVG text, a PNG (the `png` crate), or a GIF (the `gif`
+//! crate, a fixed 255-colour palette with only the changed pixels of each frame stored). Text is
+//! laid out with DejaVu Sans, bundled (the `dejavu` crate), so nothing depends on the fonts a
+//! machine has.
+//!
+//! ```no_run
+//! use diabolo::check::Table;
+//! use diabolo::plot::{self, Format};
+//! let table = Table::read("sun.csv".as_ref()).unwrap();
+//! let events = plot::read_events("sun.jsonl".as_ref()).unwrap();
+//! let mut svg = Vec::new();
+//! let options = plot::SeriesOptions::default();
+//! plot::series(&table, &events, &options, Format::Svg, &mut svg).unwrap();
+//! ```
+
+pub mod animate;
+mod glyphs;
+mod raster;
+pub mod series;
+pub mod xy;
+
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor;
+use thiserror::Error;
+
+use crate::check::Table;
+use glyphs::GlyphText;
+
+pub use animate::{animate, AnimateOptions, Animation};
+pub use series::{default_panels, series, SeriesOptions};
+pub use xy::{xy, XyOptions};
+
+/// The axle radius r of model.md's realistic diabolo (m): w = r omega.
+pub const AXLE_RADIUS: f64 = 0.0065;
+/// Half of the diabolo's 127 mm width (m): the drawn size of a spool.
+pub const DIABOLO_RADIUS: f64 = 0.0635;
+
+/// Why a picture was not made.
+#[derive(Debug, Error)]
+pub enum PlotError {
+    /// An input file that cannot be read or parsed.
+    #[error("{file}: {reason}")]
+    Input { file: String, reason: String },
+    /// Options that do not fit the data (unknown column, unsupported format, bad fps...).
+    #[error("{0}")]
+    Options(String),
+    /// The drawing library failed.
+    #[error("drawing failed: {0}")]
+    Draw(String),
+    /// Writing the output failed.
+    #[error("{0}")]
+    Write(#[from] io::Error),
+}
+
+impl PlotError {
+    /// True for bad input files and options (nothing was written): exit code 2.
+    pub fn is_input(&self) -> bool {
+        matches!(self, Self::Input { .. } | Self::Options(_))
+    }
+}
+
+fn draw_error(e: impl std::fmt::Display) -> PlotError {
+    PlotError::Draw(e.to_string())
+}
+
+/// One line of an event log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub t: f64,
+    pub kind: String,
+    /// The object number, when the event names one.
+    pub object: Option<i64>,
+}
+
+/// Reads an event log (JSON lines, `{"t": .., "kind": .., "object": ..}`).
+pub fn read_events(path: &Path) -> Result<Vec<Event>, PlotError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| PlotError::Input {
+        file: file.clone(),
+        reason: format!("cannot read: {e}"),
+    })?;
+    parse_events(&text).map_err(|reason| PlotError::Input { file, reason })
+}
+
+/// Parses an event log; blank lines are skipped.
+pub fn parse_events(text: &str) -> Result<Vec<Event>, String> {
+    let mut events = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| format!("line {}: not JSON: {e}", i + 1))?;
+        let t = value
+            .get("t")
+            .and_then(serde_json::Value::as_f64)
+            .ok_or_else(|| format!("line {}: no number \"t\"", i + 1))?;
+        let kind = value
+            .get("kind")
+            .and_then(serde_json::Value::as_str)
+            .ok_or_else(|| format!("line {}: no text \"kind\"", i + 1))?
+            .to_string();
+        let object = value.get("object").and_then(serde_json::Value::as_i64);
+        events.push(Event { t, kind, object });
+    }
+    Ok(events)
+}
+
+/// An output format, chosen by the file's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Svg,
+    Png,
+    Gif,
+}
+
+impl Format {
+    /// The format of `path` by its extension (`.svg`, `.png`, `.gif`, any case).
+    pub fn from_path(path: &Path) -> Result<Self, PlotError> {
+        let extension = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match extension.as_deref() {
+            Some("svg") => Ok(Self::Svg),
+            Some("png") => Ok(Self::Png),
+            Some("gif") => Ok(Self::Gif),
+            _ => Err(PlotError::Options(format!(
+                "{}: unknown picture format; name the file .svg, .png or .gif",
+                path.display()
+            ))),
+        }
+    }
+}
+
+/// Registers the bundled DejaVu Sans under the family names plotters asks for.
+fn register_fonts() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        for family in ["sans-serif", "serif", "monospace"] {
+            for (style, bytes) in [
+                (FontStyle::Normal, dejavu::sans::regular()),
+                (FontStyle::Bold, dejavu::sans::bold()),
+            ] {
+                if plotters::style::register_font(family, style, bytes).is_err() {
+                    panic!("the bundled DejaVu Sans font is valid");
+                }
+            }
+        }
+    });
+}
+
+/// Something drawn once on a drawing area of any backend.
+trait Picture {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError>;
+}
+
+/// Draws a still picture as SVG or PNG into `out`.
+fn render_still(
+    picture: &impl Picture,
+    (width, height): (u32, u32),
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<(), PlotError> {
+    register_fonts();
+    match format {
+        Format::Svg => {
+            let mut text = String::new();
+            {
+                let root = SVGBackend::with_string(&mut text, (width, height)).into_drawing_area();
+                root.fill(&WHITE).map_err(draw_error)?;
+                picture.draw(&root)?;
+                root.present().map_err(draw_error)?;
+            }
+            out.write_all(text.as_bytes())?;
+        }
+        Format::Png => {
+            let mut buffer = vec![255u8; width as usize * height as usize * 3];
+            {
+                let root = GlyphText(BitMapBackend::with_buffer(&mut buffer, (width, height)))
+                    .into_drawing_area();
+                root.fill(&WHITE).map_err(draw_error)?;
+                picture.draw(&root)?;
+                root.present().map_err(draw_error)?;
+            }
+            raster::write_png(out, width, height, &buffer)?;
+        }
+        Format::Gif => {
+            return Err(PlotError::Options(
+                "a still picture is .svg or .png (GIF is for `diabolo animate`)".into(),
+            ))
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The x and y columns of one object.
+type Path2<'a> = (&'a [f64], &'a [f64]);
+
+/// Draws a legend swatch at a point.
+type Swatch<'a, DB> = dyn Fn(&DrawingArea<DB, Shift>, (i32, i32)) -> Result<(), PlotError> + 'a;
+
+/// Checked access to the columns of a trajectory.
+struct Columns<'a> {
+    table: &'a Table,
+    /// The number of diabolos (columns d1_x, d2_x, ...).
+    diabolos: usize,
+}
+
+impl<'a> Columns<'a> {
+    fn new(table: &'a Table) -> Self {
+        let diabolos = (1..)
+            .take_while(|k| table.names.iter().any(|n| *n == format!("d{k}_x")))
+            .count();
+        Self { table, diabolos }
+    }
+
+    fn t(&self) -> &'a [f64] {
+        &self.table.numbers[0]
+    }
+
+    fn get(&self, name: &str) -> Option<&'a [f64]> {
+        self.table
+            .names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| self.table.numbers[i].as_slice())
+    }
+
+    fn require(&self, name: &str) -> Result<&'a [f64], PlotError> {
+        self.get(name).ok_or_else(|| {
+            PlotError::Options(format!(
+                "the trajectory has no column {name} (a trajectory written by diabolo run has {})",
+                self.table.names.join(",")
+            ))
+        })
+    }
+
+    /// The phase text of each row (`taut`, `loose`), empty when the column is missing.
+    fn phases(&self) -> Vec<&'a str> {
+        match self.table.names.iter().position(|n| n == "phase") {
+            Some(i) => self.table.text[i].iter().map(String::as_str).collect(),
+            None => vec![""; self.t().len()],
+        }
+    }
+
+    /// x and y of the left stick, each diabolo, the right stick (string order).
+    fn positions(&self) -> Result<Vec<Path2<'a>>, PlotError> {
+        if self.diabolos == 0 {
+            return Err(PlotError::Options(
+                "the trajectory has no diabolo columns (d1_x, d1_y, ...)".into(),
+            ));
+        }
+        let mut names = vec!["left".to_string()];
+        names.extend((1..=self.diabolos).map(|k| format!("d{k}")));
+        names.push("right".into());
+        names
+            .iter()
+            .map(|n| {
+                Ok((
+                    self.require(&format!("{n}_x"))?,
+                    self.require(&format!("{n}_y"))?,
+                ))
+            })
+            .collect()
+    }
+}
+
+/// Loose intervals [start, end) of the run: from the first loose row to the next taut one.
+fn loose_intervals(t: &[f64], phases: &[&str]) -> Vec<(f64, f64)> {
+    let mut intervals: Vec<(f64, f64)> = Vec::new();
+    let mut start = None;
+    for (i, phase) in phases.iter().enumerate() {
+        match (*phase == "loose", start) {
+            (true, None) => start = Some(t[i]),
+            (false, Some(s)) => {
+                intervals.push((s, t[i]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let (Some(s), Some(&end)) = (start, t.last()) {
+        intervals.push((s, end));
+    }
+    intervals
+}
+
+/// Colours taken from the 6x6x6 cube of the GIF palette, so that bitmaps keep them exactly.
+const SERIES_COLOURS: [RGBColor; 8] = [
+    RGBColor(0, 102, 204),
+    RGBColor(204, 51, 0),
+    RGBColor(0, 153, 51),
+    RGBColor(153, 51, 153),
+    RGBColor(255, 153, 0),
+    RGBColor(0, 153, 153),
+    RGBColor(153, 102, 51),
+    RGBColor(102, 102, 102),
+];
+
+/// The colour of an event kind (the same in every picture).
+fn event_colour(kind: &str) -> RGBColor {
+    match kind {
+        "loosen" => RGBColor(255, 153, 0),
+        "tense" => RGBColor(204, 0, 0),
+        "slip_reversal" => RGBColor(153, 51, 204),
+        "stick" => RGBColor(0, 153, 51),
+        "unstick" => RGBColor(0, 153, 204),
+        "knot_change" => RGBColor(0, 51, 204),
+        "zeno_settle" => RGBColor(153, 102, 51),
+        "failure" => RGBColor(0, 0, 0),
+        _ => RGBColor(153, 153, 153),
+    }
+}
+
+/// The event kinds present, in order of first appearance.
+fn event_kinds(events: &[Event]) -> Vec<&str> {
+    let mut kinds: Vec<&str> = Vec::new();
+    for e in events {
+        if !kinds.contains(&e.kind.as_str()) {
+            kinds.push(&e.kind);
+        }
+    }
+    kinds
+}
+
+/// Draws a legend row (colour swatch, then text) from `x` at height `y`; the x after it.
+fn legend_entry<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    (x, y): (i32, i32),
+    swatch: &Swatch<DB>,
+    text: &str,
+) -> Result<i32, PlotError> {
+    swatch(root, (x, y))?;
+    let style = TextStyle::from(("sans-serif", 13).into_font())
+        .color(&BLACK)
+        .pos(text_anchor::Pos::new(
+            text_anchor::HPos::Left,
+            text_anchor::VPos::Center,
+        ));
+    root.draw(&Text::new(text.to_string(), (x + 24, y), &style))
+        .map_err(draw_error)?;
+    let (w, _) = root.estimate_text_size(text, &style).map_err(draw_error)?;
+    Ok(x + 24 + w as i32 + 16)
+}
+
+/// An axis label: fixed decimals enough to tell ticks about `step` apart, or scientific
+/// notation for tiny steps.
+fn tick_label(v: f64, step: f64) -> String {
+    if !(step > 0.0 && step.is_finite()) {
+        return format!("{v}");
+    }
+    let v = if v.abs() < step * 1e-6 { 0.0 } else { v };
+    if v == 0.0 {
+        "0".into()
+    } else if step >= 1e-3 && v.abs() < 1e6 {
+        let digits = (-step.log10().floor()).max(0.0) as usize;
+        format!("{v:.digits$}")
+    } else {
+        let digits = (v.abs() / step).log10().ceil().clamp(1.0, 6.0) as usize;
+        format!("{v:.digits$e}")
+    }
+}
+
+/// The index i with t[i] <= at < t[i + 1] (clamped to the rows), and the fraction of the way.
+fn locate(t: &[f64], at: f64) -> (usize, f64) {
+    let n = t.len();
+    if n < 2 || at <= t[0] {
+        return (0, 0.0);
+    }
+    if at >= t[n - 1] {
+        return (n - 1, 0.0);
+    }
+    let i = t.partition_point(|&ti| ti <= at) - 1;
+    (i, (at - t[i]) / (t[i + 1] - t[i]))
+}
+
+/// A column's value at time `at`, linear between rows.
+fn interpolate(t: &[f64], v: &[f64], at: f64) -> f64 {
+    let (i, f) = locate(t, at);
+    if f == 0.0 {
+        v[i]
+    } else {
+        v[i] + f * (v[i + 1] - v[i])
+    }
+}

@@ -1,0 +1,328 @@
+//! Paths in the plane (`diabolo plot --xy`): the sticks' and diabolos' paths at equal scale in x
+//! and y, the string (left stick, diabolos, right stick) at a few instants, and the events marked
+//! where the object they name was.
+
+use std::io::Write;
+
+use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
+use plotters::prelude::*;
+use plotters::style::text_anchor;
+
+use super::{
+    draw_error, event_colour, event_kinds, interpolate, legend_entry, locate, render_still,
+    Columns, Event, Format, Path2, Picture, PlotError, DIABOLO_RADIUS, SERIES_COLOURS,
+};
+use crate::check::Table;
+
+/// What `diabolo plot --xy` draws.
+#[derive(Clone, Debug, PartialEq)]
+pub struct XyOptions {
+    /// Picture size, px.
+    pub width: u32,
+    pub height: u32,
+    /// How many instants show the string (evenly spaced in time, both ends included).
+    pub instants: usize,
+    /// The line above the plot (for example the file name).
+    pub title: Option<String>,
+}
+
+impl Default for XyOptions {
+    fn default() -> Self {
+        Self {
+            width: 800,
+            height: 640,
+            instants: 5,
+            title: None,
+        }
+    }
+}
+
+/// The colour of object `i` in string order (left stick 0, diabolos, right stick n + 1).
+pub(super) fn object_colour(i: usize, n: usize) -> RGBColor {
+    if i == 0 {
+        RGBColor(153, 102, 51)
+    } else if i == n + 1 {
+        RGBColor(102, 51, 153)
+    } else {
+        SERIES_COLOURS[(i - 1) % 3]
+    }
+}
+
+/// The name of object `i` in string order.
+fn object_name(i: usize, n: usize) -> String {
+    match i {
+        0 => "left stick".into(),
+        i if i == n + 1 => "right stick".into(),
+        i => format!("diabolo {i}"),
+    }
+}
+
+/// Draws the paths in the plane as SVG or PNG into `out`.
+pub fn xy(
+    table: &Table,
+    events: &[Event],
+    options: &XyOptions,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<(), PlotError> {
+    if options.width < 200 || options.height < 150 {
+        return Err(PlotError::Options(
+            "the picture must be at least 200 x 150 pixels".into(),
+        ));
+    }
+    let columns = Columns::new(table);
+    let picture = Paths {
+        t: columns.t(),
+        objects: columns.positions()?,
+        phases: columns.phases(),
+        events,
+        instants: options.instants.max(1),
+        title: options.title.clone().unwrap_or_default(),
+    };
+    render_still(&picture, (options.width, options.height), format, out)
+}
+
+struct Paths<'a> {
+    t: &'a [f64],
+    objects: Vec<Path2<'a>>,
+    phases: Vec<&'a str>,
+    events: &'a [Event],
+    instants: usize,
+    title: String,
+}
+
+const HEADER: u32 = 50;
+/// The most points drawn of one path.
+const MAX_PATH_POINTS: usize = 4000;
+
+impl Picture for Paths<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        let (header, body) = root.split_vertically(HEADER);
+        self.header(&header)?;
+
+        // The data's box, then widened in x or y so that a metre is as long either way.
+        let (mut x0, mut x1, mut y0, mut y1) = (
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        );
+        for (xs, ys) in &self.objects {
+            for (&x, &y) in xs.iter().zip(ys.iter()) {
+                if x.is_finite() && y.is_finite() {
+                    (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+                }
+            }
+        }
+        if !(x0.is_finite() && y0.is_finite()) {
+            return Err(PlotError::Options("the trajectory has no positions".into()));
+        }
+        let pad = DIABOLO_RADIUS + 0.04 * (x1 - x0).max(y1 - y0);
+        (x0, x1, y0, y1) = (x0 - pad, x1 + pad, y0 - pad, y1 + pad);
+        let build = |x: std::ops::Range<f64>, y: std::ops::Range<f64>| {
+            ChartBuilder::on(&body)
+                .margin(12)
+                .margin_right(24)
+                .x_label_area_size(40)
+                .y_label_area_size(56)
+                .build_cartesian_2d(x, y)
+                .map_err(draw_error)
+        };
+        let (w, h) = build(0.0..1.0, 0.0..1.0)?.plotting_area().dim_in_pixel();
+        let scale = (w as f64 / (x1 - x0)).min(h as f64 / (y1 - y0));
+        let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+        let (hx, hy) = (w as f64 / scale / 2.0, h as f64 / scale / 2.0);
+        let mut chart = build(cx - hx..cx + hx, cy - hy..cy + hy)?;
+        chart
+            .configure_mesh()
+            .x_desc("x (m)")
+            .y_desc("y (m)")
+            .label_style(("sans-serif", 12))
+            .axis_desc_style(("sans-serif", 14))
+            .light_line_style(RGBColor(242, 242, 242))
+            .bold_line_style(RGBColor(220, 220, 220))
+            .draw()
+            .map_err(draw_error)?;
+
+        let n = self.objects.len() - 2;
+        // Long runs keep every k-th row (and the last), at most about MAX_PATH_POINTS a path.
+        let rows = self.t.len();
+        let stride = rows.div_ceil(MAX_PATH_POINTS).max(1);
+        let kept = (0..rows)
+            .step_by(stride)
+            .chain(((rows - 1) % stride != 0).then_some(rows - 1));
+        let kept: Vec<usize> = kept.collect();
+        for (i, (xs, ys)) in self.objects.iter().enumerate() {
+            let colour = object_colour(i, n);
+            chart
+                .draw_series(LineSeries::new(
+                    kept.iter()
+                        .map(|&r| (xs[r], ys[r]))
+                        .filter(|(x, y)| x.is_finite() && y.is_finite()),
+                    colour.mix(0.75).stroke_width(1),
+                ))
+                .map_err(draw_error)?;
+        }
+
+        // The string at a few instants, darker as time goes on.
+        let (t0, t1) = (self.t[0], self.t[self.t.len() - 1]);
+        let radius = (DIABOLO_RADIUS * scale).round().max(3.0) as i32;
+        for j in 0..self.instants {
+            let at = if self.instants == 1 {
+                t0
+            } else {
+                t0 + (t1 - t0) * j as f64 / (self.instants - 1) as f64
+            };
+            let row = nearest_row(self.t, at);
+            let shade = 0.3 + 0.7 * (j + 1) as f64 / self.instants as f64;
+            let points: Vec<(f64, f64)> = self
+                .objects
+                .iter()
+                .map(|(xs, ys)| (xs[row], ys[row]))
+                .collect();
+            let string = BLACK.mix(shade).stroke_width(2);
+            if self.phases[row] == "loose" {
+                chart
+                    .draw_series(std::iter::once(DashedPathElement::new(
+                        points.clone(),
+                        6,
+                        5,
+                        string,
+                    )))
+                    .map_err(draw_error)?;
+            } else {
+                // Segment by segment: plotters' wide polylines come out with uneven widths.
+                chart
+                    .draw_series(
+                        points
+                            .windows(2)
+                            .map(|pair| PathElement::new(pair.to_vec(), string)),
+                    )
+                    .map_err(draw_error)?;
+            }
+            for (i, &p) in points.iter().enumerate() {
+                let colour = object_colour(i, n);
+                if i == 0 || i == n + 1 {
+                    chart
+                        .draw_series(std::iter::once(Circle::new(p, 4, colour.filled())))
+                        .map_err(draw_error)?;
+                } else {
+                    chart
+                        .draw_series([
+                            Circle::new(p, radius, WHITE.mix(0.6).filled()),
+                            Circle::new(p, radius, colour.stroke_width(2)),
+                            Circle::new(p, 2, colour.filled()),
+                        ])
+                        .map_err(draw_error)?;
+                }
+            }
+            // The time beside the first diabolo, on the side away from the middle of the view.
+            let (px, py) = points[1];
+            let (dx, dy) = (px - cx, py - cy);
+            let norm = dx.hypot(dy).max(1e-12);
+            let reach = 1.5 * DIABOLO_RADIUS;
+            let anchor = if dx >= 0.0 {
+                text_anchor::HPos::Left
+            } else {
+                text_anchor::HPos::Right
+            };
+            let style = TextStyle::from(("sans-serif", 12).into_font())
+                .color(&BLACK)
+                .pos(text_anchor::Pos::new(anchor, text_anchor::VPos::Center));
+            chart
+                .plotting_area()
+                .draw(&Text::new(
+                    format!("t = {:.2} s", self.t[row]),
+                    (px + reach * dx / norm, py + reach * dy / norm),
+                    style,
+                ))
+                .map_err(draw_error)?;
+        }
+
+        // Events where the object they name was (a diabolo or a stick; the first diabolo when
+        // the event names none).
+        for event in self.events {
+            let object = match event.object {
+                Some(k) if (0..=n as i64 + 1).contains(&k) => k as usize,
+                _ => 1,
+            };
+            let (xs, ys) = self.objects[object];
+            let p = (
+                interpolate(self.t, xs, event.t),
+                interpolate(self.t, ys, event.t),
+            );
+            let colour = event_colour(&event.kind);
+            chart
+                .draw_series(std::iter::once(TriangleMarker::new(p, 6, colour.filled())))
+                .map_err(draw_error)?;
+        }
+        Ok(())
+    }
+}
+
+impl Paths<'_> {
+    fn header<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        let title = TextStyle::from(("sans-serif", 16, FontStyle::Bold).into_font())
+            .color(&BLACK)
+            .pos(text_anchor::Pos::new(
+                text_anchor::HPos::Left,
+                text_anchor::VPos::Center,
+            ));
+        area.draw(&Text::new(self.title.clone(), (12, 14), title))
+            .map_err(draw_error)?;
+        let n = self.objects.len() - 2;
+        let mut x = 12;
+        let y = 37;
+        for i in 0..self.objects.len() {
+            let colour = object_colour(i, n);
+            x = legend_entry(
+                area,
+                (x, y),
+                &move |a, (x, y)| {
+                    a.draw(&PathElement::new(
+                        vec![(x, y), (x + 18, y)],
+                        colour.stroke_width(2),
+                    ))
+                    .map_err(draw_error)
+                },
+                &object_name(i, n),
+            )?;
+        }
+        x = legend_entry(
+            area,
+            (x, y),
+            &|a, (x, y)| {
+                a.draw(&PathElement::new(
+                    vec![(x, y), (x + 18, y)],
+                    BLACK.stroke_width(2),
+                ))
+                .map_err(draw_error)
+            },
+            "string (dashed: loose)",
+        )?;
+        for kind in event_kinds(self.events) {
+            let colour = event_colour(kind);
+            x = legend_entry(
+                area,
+                (x, y),
+                &move |a, (x, y)| {
+                    a.draw(&TriangleMarker::new((x + 9, y), 6, colour.filled()))
+                        .map_err(draw_error)
+                },
+                kind,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The row nearest to time `at`.
+fn nearest_row(t: &[f64], at: f64) -> usize {
+    let (i, f) = locate(t, at);
+    if f > 0.5 {
+        i + 1
+    } else {
+        i
+    }
+}

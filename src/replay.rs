@@ -1,0 +1,508 @@
+//! Replay of motion-capture recordings (`diabolo replay`): for start times along a recording,
+//! the measured diabolo (position, velocity from a smoothing differentiator, spin) is the
+//! initial state, both sticks follow the recorded tip paths, and the simulated diabolo is
+//! compared with the measured one at each prediction horizon. Two naive baselines are measured
+//! alongside: the diabolo stays where it was, and the diabolo moves rigidly with the midpoint of
+//! the hands.
+
+use std::path::Path;
+
+use nalgebra::Vector2;
+use rayon::prelude::*;
+use thiserror::Error;
+
+use crate::model::{Body, CartesianState, DiaboloState, ParamValues, Params};
+use crate::simulation::drive::{Drive, Path as HandPath, SampledPath};
+use crate::simulation::run::{Settings, Simulation};
+
+/// Axle radius r of the recorded diabolo, m: the model's spin w = -r * (recorded rad/s).
+pub const AXLE_RADIUS: f64 = 0.0065;
+
+/// A planar recording: stick tips, diabolo centre (m) and spin (rad/s, counter-clockwise > 0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recording {
+    pub name: String,
+    pub t: Vec<f64>,
+    pub left: Vec<Vector2<f64>>,
+    pub right: Vec<Vector2<f64>>,
+    pub dia: Vec<Vector2<f64>>,
+    pub spin: Vec<f64>,
+}
+
+#[derive(Debug, Error)]
+pub enum ReplayError {
+    #[error("{file}: {reason}")]
+    Recording { file: String, reason: String },
+    #[error("{what}: {reason}")]
+    Options { what: String, reason: String },
+}
+
+impl Recording {
+    pub fn read(path: &Path) -> Result<Self, ReplayError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ReplayError::Recording {
+            file: file.clone(),
+            reason: format!("cannot read: {e}"),
+        })?;
+        let name = path
+            .file_stem()
+            .map_or(file.clone(), |s| s.to_string_lossy().to_string());
+        Self::parse(&name, &text).map_err(|reason| ReplayError::Recording { file, reason })
+    }
+
+    /// Columns t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin; `#` lines are comments.
+    pub fn parse(name: &str, text: &str) -> Result<Self, String> {
+        let mut rec = Self {
+            name: name.to_string(),
+            t: Vec::new(),
+            left: Vec::new(),
+            right: Vec::new(),
+            dia: Vec::new(),
+            spin: Vec::new(),
+        };
+        let mut header_seen = false;
+        for (line_number, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if !header_seen {
+                header_seen = true;
+                if line.replace(' ', "") != "t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin" {
+                    return Err(format!("line {}: expected the header t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin", line_number + 1));
+                }
+                continue;
+            }
+            let v: Vec<f64> = line
+                .split(',')
+                .map(|f| f.trim().parse::<f64>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| format!("line {}: not eight numbers", line_number + 1))?;
+            if v.len() != 8 || v.iter().any(|x| !x.is_finite()) {
+                return Err(format!(
+                    "line {}: not eight finite numbers",
+                    line_number + 1
+                ));
+            }
+            if let Some(&last) = rec.t.last() {
+                if v[0] <= last {
+                    return Err(format!(
+                        "line {}: t = {} does not increase",
+                        line_number + 1,
+                        v[0]
+                    ));
+                }
+            }
+            rec.t.push(v[0]);
+            rec.left.push(Vector2::new(v[1], v[2]));
+            rec.right.push(Vector2::new(v[3], v[4]));
+            rec.dia.push(Vector2::new(v[5], v[6]));
+            rec.spin.push(v[7]);
+        }
+        if rec.t.len() < 8 {
+            return Err("fewer than 8 frames".into());
+        }
+        Ok(rec)
+    }
+
+    /// |tipL - dia| + |tipR - dia| of every frame, m.
+    pub fn string_sums(&self) -> Vec<f64> {
+        (0..self.t.len())
+            .map(|i| (self.left[i] - self.dia[i]).norm() + (self.right[i] - self.dia[i]).norm())
+            .collect()
+    }
+
+    /// The frames covering [t0 - margin, t1 + margin], shifted to start at t0.
+    fn window(
+        &self,
+        series: &[Vector2<f64>],
+        t0: f64,
+        t1: f64,
+        margin: f64,
+    ) -> Vec<(f64, Vector2<f64>)> {
+        self.t
+            .iter()
+            .zip(series)
+            .filter(|(t, _)| **t >= t0 - margin && **t <= t1 + margin)
+            .map(|(t, p)| (t - t0, *p))
+            .collect()
+    }
+
+    /// The measured value at t, linear between frames.
+    fn at(&self, series: &[Vector2<f64>], t: f64) -> Vector2<f64> {
+        let i = self
+            .t
+            .partition_point(|&x| x <= t)
+            .clamp(1, self.t.len() - 1);
+        let (t0, t1) = (self.t[i - 1], self.t[i]);
+        let s = ((t - t0) / (t1 - t0)).clamp(0.0, 1.0);
+        series[i - 1] + (series[i] - series[i - 1]) * s
+    }
+
+    fn spin_at(&self, t: f64) -> f64 {
+        let i = self
+            .t
+            .partition_point(|&x| x <= t)
+            .clamp(1, self.t.len() - 1);
+        let (t0, t1) = (self.t[i - 1], self.t[i]);
+        let s = ((t - t0) / (t1 - t0)).clamp(0.0, 1.0);
+        self.spin[i - 1] + (self.spin[i] - self.spin[i - 1]) * s
+    }
+}
+
+/// How the effective string length of a recording is estimated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LengthEstimate {
+    /// The 98th percentile of the string sums.
+    Percentile98,
+    /// The median of the taut frames' sums (taut: within 2 cm of the 98th percentile).
+    MedianTaut,
+    /// A given length, m.
+    Fixed(f64),
+}
+
+/// The effective string length of a recording, m.
+pub fn effective_length(rec: &Recording, estimate: LengthEstimate) -> f64 {
+    let mut sums = rec.string_sums();
+    sums.sort_by(f64::total_cmp);
+    let p98 = percentile(&sums, 0.98);
+    match estimate {
+        LengthEstimate::Percentile98 => p98,
+        LengthEstimate::MedianTaut => {
+            let taut: Vec<f64> = sums
+                .iter()
+                .copied()
+                .filter(|s| (s - p98).abs() <= 0.02)
+                .collect();
+            percentile(&taut, 0.5)
+        }
+        LengthEstimate::Fixed(length) => length,
+    }
+}
+
+/// The q-quantile of sorted values (linear between ranks).
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let x = q * (sorted.len() - 1) as f64;
+    let (i, f) = (x.floor() as usize, x - x.floor());
+    if i + 1 < sorted.len() {
+        sorted[i] * (1.0 - f) + sorted[i + 1] * f
+    } else {
+        sorted[i]
+    }
+}
+
+/// What to replay and how.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayOptions {
+    /// Prediction horizons, s (multiples of 0.005 s).
+    pub horizons: Vec<f64>,
+    /// Time between starts, s.
+    pub stride: f64,
+    /// The physical parameters (the string length is replaced by the estimate).
+    pub params: ParamValues,
+    pub length: LengthEstimate,
+    /// Half-width of the smoothing window of the recorded paths and of the diabolo's velocity, s.
+    pub smoothing: f64,
+    pub rtol: f64,
+    /// A start whose string sum is within this of the length (m) is taken as taut: the sum's
+    /// shortfall is marker noise and stretch, not slack.
+    pub taut_band: f64,
+    /// Added to the estimated string length, m (a fitted correction that carries over between
+    /// recordings).
+    pub length_offset: f64,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        Self {
+            horizons: vec![0.2, 0.5, 1.0, 2.0],
+            stride: 0.25,
+            params: ParamValues::default(),
+            length: LengthEstimate::MedianTaut,
+            smoothing: 0.025,
+            rtol: 1e-7,
+            taut_band: 0.0,
+            length_offset: 0.0,
+        }
+    }
+}
+
+/// Errors of one start at one horizon.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HorizonError {
+    /// |p_sim - p_meas|, m.
+    pub position: f64,
+    /// |v_sim - v_meas|, m/s.
+    pub velocity: f64,
+    /// |spin_sim - spin_meas|, rad/s.
+    pub spin: f64,
+    /// Baseline: the diabolo stays put, m.
+    pub stay: f64,
+    /// Baseline: the diabolo moves rigidly with the hands' midpoint, m.
+    pub midpoint: f64,
+}
+
+/// One start: its time and the errors at each horizon (`None`: beyond the recording or after a
+/// run-time failure).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StartResult {
+    pub start: f64,
+    pub errors: Vec<Option<HorizonError>>,
+    /// Why horizons are missing, if a run failed.
+    pub failure: Option<String>,
+}
+
+/// Statistics of one horizon over all starts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HorizonStats {
+    pub horizon: f64,
+    pub n: usize,
+    pub mean: f64,
+    pub median: f64,
+    pub p90: f64,
+    pub vel_mean: f64,
+    pub spin_mean: f64,
+    pub stay_mean: f64,
+    pub midpoint_mean: f64,
+    /// Starts whose run failed before this horizon.
+    pub dropped: usize,
+}
+
+/// The parameters of a recording's replay: the options' values with the string length
+/// estimated from the recording (plus `length_offset`).
+pub fn recording_params(rec: &Recording, options: &ReplayOptions) -> Result<Params, ReplayError> {
+    let length = effective_length(rec, options.length) + options.length_offset;
+    Params::new(ParamValues {
+        string_length: length,
+        ..options.params
+    })
+    .map_err(|e| ReplayError::Options {
+        what: format!("params.{}", e.field),
+        reason: format!("{} ({})", e.requirement, e.value),
+    })
+}
+
+/// Replays every start of the recording (in parallel; results in start order).
+pub fn replay(rec: &Recording, options: &ReplayOptions) -> Result<Vec<StartResult>, ReplayError> {
+    let bad = |what: &str, reason: &str| ReplayError::Options {
+        what: what.into(),
+        reason: reason.into(),
+    };
+    if options.horizons.is_empty()
+        || options
+            .horizons
+            .iter()
+            .any(|h| !(h.is_finite() && *h > 0.0))
+    {
+        return Err(bad(
+            "--horizons",
+            "give positive horizons in s, e.g. 0.2,0.5,1,2",
+        ));
+    }
+    if options
+        .horizons
+        .iter()
+        .any(|h| ((h / 0.005).round() * 0.005 - h).abs() > 1e-9)
+    {
+        return Err(bad("--horizons", "horizons must be multiples of 0.005 s"));
+    }
+    if !(options.stride.is_finite() && options.stride > 0.0) {
+        return Err(bad("--stride", "give a positive time between starts, s"));
+    }
+    let params = recording_params(rec, options)?;
+    let margin = (4.0 * options.smoothing).max(0.1);
+    let (first, last) = (rec.t[0], rec.t[rec.t.len() - 1]);
+    let shortest = options
+        .horizons
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min);
+    let starts: Vec<f64> = (0..)
+        .map(|k| first + margin + k as f64 * options.stride)
+        .take_while(|s| s + shortest <= last)
+        .collect();
+    Ok(starts
+        .par_iter()
+        .map(|&start| replay_start(rec, options, &params, start))
+        .collect())
+}
+
+/// The simulation of one start: the measured diabolo at `start` (smoothed position and
+/// velocity, spin) on the string of the recording's effective length, both sticks on their
+/// recorded paths from `start` (time shifted to 0), for `duration` seconds. Also returns the
+/// smoothed paths (left tip, right tip, diabolo) for comparisons.
+pub fn start_simulation(
+    rec: &Recording,
+    options: &ReplayOptions,
+    params: &Params,
+    start: f64,
+    duration: f64,
+) -> Result<(Simulation, [SampledPath; 3]), String> {
+    let margin = (4.0 * options.smoothing).max(0.1);
+    let path = |series: &[Vector2<f64>]| {
+        SampledPath::new(
+            rec.window(series, start, start + duration, margin),
+            options.smoothing,
+        )
+        .map_err(|e| format!("too few frames around the start: {e}"))
+    };
+    let (left, right, dia) = (path(&rec.left)?, path(&rec.right)?, path(&rec.dia)?);
+    let measured = dia.at(0.0);
+    let body = |p: &SampledPath| {
+        let q = p.at(0.0);
+        Body {
+            pos: q.pos,
+            vel: q.vel,
+        }
+    };
+    let mut state = CartesianState {
+        left: body(&left),
+        right: body(&right),
+        diabolos: vec![DiaboloState {
+            pos: measured.pos,
+            vel: measured.vel,
+            spin: -AXLE_RADIUS * rec.spin_at(start),
+            knot: 0,
+        }],
+    };
+    // A start beyond the string's reach (noise, stretch), or within `taut_band` of it, is put on
+    // the string: moved along y.
+    if state.string_used() > params.string_length - options.taut_band {
+        pull_onto_string(&mut state, params.string_length);
+    }
+    let drives = [
+        Drive::Path(HandPath::Samples(left.clone())),
+        Drive::Path(HandPath::Samples(right.clone())),
+    ];
+    let settings = Settings {
+        duration,
+        output_interval: 0.005,
+        rtol: options.rtol,
+        atol: options.rtol * 1e-3,
+        ..Settings::default()
+    };
+    let simulation =
+        Simulation::new(*params, drives, state, settings).map_err(|e| e.to_string())?;
+    Ok((simulation, [left, right, dia]))
+}
+
+fn replay_start(
+    rec: &Recording,
+    options: &ReplayOptions,
+    params: &Params,
+    start: f64,
+) -> StartResult {
+    let last = rec.t[rec.t.len() - 1];
+    let longest = options
+        .horizons
+        .iter()
+        .copied()
+        .filter(|h| start + h <= last)
+        .fold(0.0, f64::max);
+    let mut result = StartResult {
+        start,
+        errors: vec![None; options.horizons.len()],
+        failure: None,
+    };
+    let (simulation, [left, right, dia]) =
+        match start_simulation(rec, options, params, start, longest) {
+            Ok(s) => s,
+            Err(e) => {
+                result.failure = Some(e);
+                return result;
+            }
+        };
+    let measured = dia.at(0.0);
+    let hands = (left, right);
+    let mut rows = Vec::with_capacity(options.horizons.len());
+    let report = simulation.run(&mut |row| {
+        if options.horizons.iter().any(|h| (row.t - h).abs() < 1e-9) {
+            rows.push((row.t, row.state.diabolos[0]));
+        }
+    });
+    result.failure = report.failure.map(|f| f.to_string());
+    let midpoint = |p: &SampledPath, q: &SampledPath, t: f64| 0.5 * (p.at(t).pos + q.at(t).pos);
+    let start_mid = midpoint(&hands.0, &hands.1, 0.0);
+    for (k, h) in options.horizons.iter().enumerate() {
+        if start + h > last {
+            continue;
+        }
+        let Some((_, sim)) = rows.iter().find(|(t, _)| (t - h).abs() < 1e-9) else {
+            continue;
+        };
+        let truth = rec.at(&rec.dia, start + h);
+        let truth_vel = dia.at(*h).vel;
+        result.errors[k] = Some(HorizonError {
+            position: (sim.pos - truth).norm(),
+            velocity: (sim.vel - truth_vel).norm(),
+            spin: (-sim.spin / AXLE_RADIUS - rec.spin_at(start + h)).abs(),
+            stay: (measured.pos - truth).norm(),
+            midpoint: (measured.pos + (midpoint(&hands.0, &hands.1, *h) - start_mid) - truth)
+                .norm(),
+        });
+    }
+    result
+}
+
+/// Moves the diabolo vertically onto the taut string (|p - a| + |p - b| = L), below the tips.
+fn pull_onto_string(state: &mut CartesianState, length: f64) {
+    let top = state.left.pos.y.min(state.right.pos.y);
+    let mut probe = state.clone();
+    let mut used_at = |y: f64| {
+        probe.diabolos[0].pos.y = y;
+        probe.string_used()
+    };
+    // Below the tips the sum grows going down: bisect between the tips' height and far below.
+    if used_at(top) > length {
+        return; // the sticks are too far apart for any point: the run will say so
+    }
+    let (mut high, mut low) = (top, top - length);
+    for _ in 0..80 {
+        let mid = 0.5 * (low + high);
+        if used_at(mid) > length {
+            low = mid
+        } else {
+            high = mid
+        }
+    }
+    state.diabolos[0].pos.y = high;
+}
+
+/// Per-horizon statistics of the results.
+pub fn statistics(results: &[StartResult], horizons: &[f64]) -> Vec<HorizonStats> {
+    horizons
+        .iter()
+        .enumerate()
+        .map(|(k, &horizon)| {
+            let errors: Vec<HorizonError> = results.iter().filter_map(|r| r.errors[k]).collect();
+            let dropped = results
+                .iter()
+                .filter(|r| r.errors[k].is_none() && r.failure.is_some())
+                .count();
+            let mut positions: Vec<f64> = errors.iter().map(|e| e.position).collect();
+            positions.sort_by(f64::total_cmp);
+            let mean = |f: fn(&HorizonError) -> f64| {
+                if errors.is_empty() {
+                    f64::NAN
+                } else {
+                    errors.iter().map(f).sum::<f64>() / errors.len() as f64
+                }
+            };
+            HorizonStats {
+                horizon,
+                n: errors.len(),
+                mean: mean(|e| e.position),
+                median: percentile(&positions, 0.5),
+                p90: percentile(&positions, 0.9),
+                vel_mean: mean(|e| e.velocity),
+                spin_mean: mean(|e| e.spin),
+                stay_mean: mean(|e| e.stay),
+                midpoint_mean: mean(|e| e.midpoint),
+                dropped,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,536 @@
+//! Pictures of a run (`diabolo plot`, `diabolo animate`), rendered for the shipped `sun` scenario
+//! and checked well-formed: SVG parses as XML with the expected labels and animation elements,
+//! PNG and GIF decode with the expected size and frame count. Also the spool angle (the
+//! integrated spin), input errors, and the command's exit codes and atomic files.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use diabolo::check::Table;
+use diabolo::plot::{self, AnimateOptions, Event, Format, PlotError, SeriesOptions, XyOptions};
+
+/// A shipped scenario's trajectory and event log, run by the command.
+struct Shipped {
+    dir: PathBuf,
+    csv: PathBuf,
+    events_path: PathBuf,
+    table: Table,
+    events: Vec<Event>,
+}
+
+fn sun() -> &'static Shipped {
+    static SUN: OnceLock<Shipped> = OnceLock::new();
+    SUN.get_or_init(|| run_shipped("sun"))
+}
+
+/// Runs a shipped scenario with the command into a scratch folder.
+fn run_shipped(name: &str) -> Shipped {
+    let dir = scratch(name);
+    let csv = dir.join(format!("{name}.csv"));
+    let events_path = dir.join(format!("{name}.jsonl"));
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("scenarios/{name}.json"));
+    let out = diabolo(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "-o",
+        csv.to_str().unwrap(),
+        "--events",
+        events_path.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = Table::read(&csv).unwrap();
+    let events = plot::read_events(&events_path).unwrap();
+    assert!(!events.is_empty(), "{name} has events to mark");
+    Shipped {
+        dir,
+        csv,
+        events_path,
+        table,
+        events,
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("diabolo-plot-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn diabolo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_diabolo"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).to_string()
+}
+
+/// Parses an SVG, failing the test when it is not XML or not an `<svg>` document.
+fn svg_document(bytes: &[u8]) -> roxmltree::Document<'_> {
+    let text = std::str::from_utf8(bytes).expect("SVG is UTF-8");
+    let document = roxmltree::Document::parse(text).expect("SVG parses as XML");
+    assert_eq!(document.root_element().tag_name().name(), "svg");
+    document
+}
+
+/// All the text shown in an SVG.
+fn svg_texts(document: &roxmltree::Document) -> Vec<String> {
+    document
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| {
+            n.descendants()
+                .filter(|d| d.is_text())
+                .filter_map(|d| d.text())
+                .collect::<String>()
+                .trim()
+                .to_string()
+        })
+        .collect()
+}
+
+/// Width, height and the share of pixels that are not white.
+fn decode_png(bytes: &[u8]) -> (u32, u32, f64) {
+    let decoder = png::Decoder::new(Cursor::new(bytes));
+    let mut reader = decoder.read_info().expect("PNG header");
+    let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buffer).expect("PNG image data");
+    let pixels = &buffer[..info.buffer_size()];
+    let inked = pixels
+        .chunks_exact(3)
+        .filter(|p| p != &[255, 255, 255])
+        .count();
+    (
+        info.width,
+        info.height,
+        inked as f64 / (info.width * info.height) as f64,
+    )
+}
+
+/// Width, height, frame count and total delay (centiseconds).
+fn decode_gif(bytes: &[u8]) -> (u16, u16, usize, u32) {
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::Indexed);
+    let mut decoder = options.read_info(Cursor::new(bytes)).expect("GIF header");
+    let (width, height) = (decoder.width(), decoder.height());
+    let (mut frames, mut delay) = (0, 0);
+    while let Some(frame) = decoder.read_next_frame().expect("GIF frame") {
+        assert!(frame.left + frame.width <= width && frame.top + frame.height <= height);
+        frames += 1;
+        delay += frame.delay as u32;
+    }
+    (width, height, frames, delay)
+}
+
+fn render_series(options: &SeriesOptions, format: Format) -> Vec<u8> {
+    let sun = sun();
+    let mut out = Vec::new();
+    plot::series(&sun.table, &sun.events, options, format, &mut out).unwrap();
+    out
+}
+
+#[test]
+fn time_series_svg_is_xml_with_a_labelled_panel_per_default_quantity() {
+    let svg = render_series(&SeriesOptions::default(), Format::Svg);
+    let document = svg_document(&svg);
+    let texts = svg_texts(&document);
+    for label in [
+        "d1_y: height (m)",
+        "d1_w: spin w (m/s)",
+        "tension (N)",
+        "slack (m)",
+        "t (s)",
+        "stick",
+        "unstick",
+    ] {
+        assert!(texts.iter().any(|t| t == label), "{label} in {texts:?}");
+    }
+    // The tensions share a panel, with a legend.
+    assert!(texts.iter().any(|t| t == "T0") && texts.iter().any(|t| t == "T1"));
+}
+
+#[test]
+fn time_series_png_decodes_at_its_size_with_a_panel_per_quantity() {
+    let options = SeriesOptions {
+        width: 700,
+        panel_height: 150,
+        ..SeriesOptions::default()
+    };
+    let png = render_series(&options, Format::Png);
+    let (width, height, inked) = decode_png(&png);
+    // A 50 px header, four panels, a 20 px footer.
+    assert_eq!((width, height), (700, 50 + 4 * 150 + 20));
+    assert!(inked > 0.02, "something is drawn ({inked})");
+}
+
+#[test]
+fn chosen_columns_make_panels_and_plus_joins_columns_in_one() {
+    let options = SeriesOptions {
+        panels: SeriesOptions::panels_from(&["d1_x".into(), "energy+hand_work".into()]),
+        height: Some(400),
+        ..SeriesOptions::default()
+    };
+    let document_bytes = render_series(&options, Format::Svg);
+    let texts = svg_texts(&svg_document(&document_bytes));
+    assert!(texts.iter().any(|t| t == "d1_x: x (m)"), "{texts:?}");
+    assert!(texts.iter().any(|t| t == "energy (J)"), "{texts:?}");
+    let (width, height, _) = decode_png(&render_series(&options, Format::Png));
+    assert_eq!((width, height), (900, 400));
+}
+
+#[test]
+fn unknown_columns_and_formats_are_input_errors() {
+    let sun = sun();
+    let options = SeriesOptions {
+        panels: vec![vec!["d9_y".into()]],
+        ..SeriesOptions::default()
+    };
+    let error = plot::series(&sun.table, &[], &options, Format::Svg, &mut Vec::new()).unwrap_err();
+    assert!(
+        error.is_input() && error.to_string().contains("d9_y"),
+        "{error}"
+    );
+    let error = plot::series(
+        &sun.table,
+        &[],
+        &SeriesOptions::default(),
+        Format::Gif,
+        &mut Vec::new(),
+    )
+    .unwrap_err();
+    assert!(error.is_input(), "{error}");
+    let error = plot::animate(
+        &sun.table,
+        &AnimateOptions::default(),
+        Format::Png,
+        &mut Vec::new(),
+    )
+    .unwrap_err();
+    assert!(error.is_input(), "{error}");
+    assert!(matches!(
+        Format::from_path(Path::new("picture.jpg")),
+        Err(PlotError::Options(_))
+    ));
+    assert_eq!(
+        Format::from_path(Path::new("A.SVG")).unwrap(),
+        Format::Svg,
+        "the extension's case does not matter"
+    );
+}
+
+#[test]
+fn xy_plot_is_well_formed_with_every_object_and_the_string_at_its_instants() {
+    let sun = sun();
+    let options = XyOptions {
+        instants: 4,
+        ..XyOptions::default()
+    };
+    let mut svg = Vec::new();
+    plot::xy(&sun.table, &sun.events, &options, Format::Svg, &mut svg).unwrap();
+    let texts = svg_texts(&svg_document(&svg));
+    for label in [
+        "left stick",
+        "right stick",
+        "diabolo 1",
+        "x (m)",
+        "y (m)",
+        "t = 0.00 s",
+        "t = 0.90 s",
+        "t = 1.80 s",
+        "t = 2.70 s",
+        "stick",
+    ] {
+        assert!(texts.iter().any(|t| t == label), "{label} in {texts:?}");
+    }
+    let mut png = Vec::new();
+    plot::xy(&sun.table, &sun.events, &options, Format::Png, &mut png).unwrap();
+    let (width, height, inked) = decode_png(&png);
+    assert_eq!((width, height), (800, 640));
+    assert!(inked > 0.02);
+}
+
+/// (attribute or type, values count, keyTimes count, dur, repeatCount) of each animation element.
+fn animations(document: &roxmltree::Document) -> Vec<(String, usize, usize, String, String)> {
+    document
+        .descendants()
+        .filter(|n| n.has_tag_name("animate") || n.has_tag_name("animateTransform"))
+        .map(|n| {
+            let what = n
+                .attribute("type")
+                .or(n.attribute("attributeName"))
+                .unwrap()
+                .to_string();
+            let count = |a: &str| n.attribute(a).unwrap_or("").split(';').count();
+            (
+                what,
+                count("values"),
+                count("keyTimes"),
+                n.attribute("dur").unwrap_or("").to_string(),
+                n.attribute("repeatCount").unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn animated_svg_loops_with_one_value_per_frame_for_every_moving_part() {
+    let sun = sun();
+    let mut svg = Vec::new();
+    let made = plot::animate(
+        &sun.table,
+        &AnimateOptions::default(),
+        Format::Svg,
+        &mut svg,
+    )
+    .unwrap();
+    // 2.7 s at 30 fps: frames at 0, 1/30, ..., 2.7 s.
+    assert_eq!(made.frames, 82);
+    assert!((made.duration - 82.0 / 30.0).abs() < 1e-12);
+    let document = svg_document(&svg);
+    let animations = animations(&document);
+    let linear: Vec<_> = animations
+        .iter()
+        .filter(|a| matches!(a.0.as_str(), "points" | "translate" | "rotate"))
+        .collect();
+    // The string, two sticks, and the diabolo's position and spin.
+    assert_eq!(linear.len(), 5, "{animations:?}");
+    for (what, values, key_times, dur, repeat) in &linear {
+        assert_eq!(
+            *values,
+            made.frames + 1,
+            "{what}: a value per frame, the last held"
+        );
+        assert_eq!(key_times, values, "{what}");
+        assert_eq!(dur, "2.7333s");
+        assert_eq!(repeat, "indefinite");
+    }
+    // The time is shown frame by frame (sun stays taut: one phase text, never hidden).
+    let texts = svg_texts(&document);
+    assert!(texts.iter().any(|t| t == "t = 0.00 s"));
+    assert!(texts.iter().any(|t| t == "t = 2.70 s"));
+    assert_eq!(texts.iter().filter(|t| t.starts_with("t = ")).count(), 82);
+    assert_eq!(texts.iter().filter(|t| *t == "taut").count(), 1);
+    assert!(texts
+        .iter()
+        .any(|t| t == &format!("spools turn {}× slower than real", made.spin_slowdown)));
+}
+
+#[test]
+fn spool_angle_is_the_integrated_spin_over_the_axle_radius() {
+    let sun = sun();
+    let options = AnimateOptions {
+        spin_slowdown: Some(1.0),
+        ..AnimateOptions::default()
+    };
+    let mut svg = Vec::new();
+    plot::animate(&sun.table, &options, Format::Svg, &mut svg).unwrap();
+    let document = svg_document(&svg);
+    let rotate = document
+        .descendants()
+        .find(|n| n.attribute("type") == Some("rotate"))
+        .unwrap();
+    let values: Vec<f64> = rotate
+        .attribute("values")
+        .unwrap()
+        .split(';')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let column = |name: &str| {
+        let i = sun.table.names.iter().position(|n| n == name).unwrap();
+        &sun.table.numbers[i]
+    };
+    let (t, w) = (column("t"), column("d1_w"));
+    let integral: f64 = (1..t.len())
+        .map(|i| 0.5 * (w[i - 1] + w[i]) * (t[i] - t[i - 1]))
+        .sum();
+    let expected = (integral / plot::AXLE_RADIUS).to_degrees();
+    let last = values[values.len() - 1];
+    assert!(
+        (last - expected).abs() < 0.1,
+        "{last} degrees, expected {expected}"
+    );
+    // Positive spin turns the spool clockwise on screen (SVG angles grow clockwise).
+    assert!(values.windows(2).all(|p| p[1] >= p[0]));
+}
+
+#[test]
+fn gif_has_one_frame_per_tick_at_the_requested_size_and_rate() {
+    let sun = sun();
+    let mut gif = Vec::new();
+    let made = plot::animate(
+        &sun.table,
+        &AnimateOptions::default(),
+        Format::Gif,
+        &mut gif,
+    )
+    .unwrap();
+    let (width, height, frames, delay) = decode_gif(&gif);
+    assert_eq!((width, height), (640, 480));
+    assert_eq!(frames, made.frames);
+    assert_eq!(frames, 82);
+    // Whole centiseconds, rounded so that the total stays at frames / fps.
+    assert_eq!(delay, 273);
+
+    let options = AnimateOptions {
+        fps: 10.0,
+        speed: 2.0,
+        width: 320,
+        height: 240,
+        ..AnimateOptions::default()
+    };
+    let mut gif = Vec::new();
+    plot::animate(&sun.table, &options, Format::Gif, &mut gif).unwrap();
+    // 2.7 s played in 1.35 s at 10 fps.
+    assert_eq!(decode_gif(&gif), (320, 240, 14, 140));
+}
+
+#[test]
+fn animation_refuses_rates_a_gif_cannot_show_and_too_many_frames() {
+    let sun = sun();
+    let fast = AnimateOptions {
+        fps: 60.0,
+        ..AnimateOptions::default()
+    };
+    let error = plot::animate(&sun.table, &fast, Format::Gif, &mut Vec::new()).unwrap_err();
+    assert!(
+        error.is_input() && error.to_string().contains("50"),
+        "{error}"
+    );
+    let many = AnimateOptions {
+        speed: 0.01,
+        ..AnimateOptions::default()
+    };
+    let error = plot::animate(&sun.table, &many, Format::Svg, &mut Vec::new()).unwrap_err();
+    assert!(
+        error.is_input() && error.to_string().contains("--speed"),
+        "{error}"
+    );
+}
+
+#[test]
+fn commands_write_the_four_pictures() {
+    let sun = sun();
+    let (csv, events) = (sun.csv.to_str().unwrap(), sun.events_path.to_str().unwrap());
+    let out = |name: &str| sun.dir.join(name).display().to_string();
+    for args in [
+        vec!["plot", csv, "-o", &out("series.svg"), "--events", events],
+        vec![
+            "plot",
+            csv,
+            "-o",
+            &out("series.png"),
+            "--columns",
+            "d1_y,T0+T1",
+        ],
+        vec!["plot", csv, "--xy", "-o", &out("xy.svg"), "--instants", "3"],
+        vec!["animate", csv, "-o", &out("sun.svg")],
+        vec!["animate", csv, "-o", &out("sun.gif"), "--fps", "15"],
+    ] {
+        let result = diabolo(&args);
+        assert!(
+            result.status.success(),
+            "{args:?}: {}",
+            text(&result.stderr)
+        );
+    }
+    svg_document(&std::fs::read(out("series.svg")).unwrap());
+    svg_document(&std::fs::read(out("xy.svg")).unwrap());
+    svg_document(&std::fs::read(out("sun.svg")).unwrap());
+    let (w, h, _) = decode_png(&std::fs::read(out("series.png")).unwrap());
+    assert_eq!((w, h), (900, 50 + 2 * 180 + 20));
+    let (w, h, frames, _) = decode_gif(&std::fs::read(out("sun.gif")).unwrap());
+    assert_eq!((w, h, frames), (640, 480, 41));
+}
+
+#[test]
+fn unreadable_input_exits_2_and_writes_nothing() {
+    let sun = sun();
+    let dir = scratch("bad-input");
+    let target = dir.join("out.svg").display().to_string();
+    let missing = dir.join("missing.csv").display().to_string();
+    let csv = sun.csv.to_str().unwrap();
+    let not_events = dir.join("not_events.jsonl");
+    std::fs::write(&not_events, "{\"kind\": \"tense\"}\n").unwrap();
+    let not_events = not_events.display().to_string();
+    let wrong_format = dir.join("out.jpg").display().to_string();
+    for args in [
+        vec!["plot", &missing, "-o", &target],
+        vec!["plot", &missing, "--xy", "-o", &target],
+        vec!["animate", &missing, "-o", &target],
+        vec!["plot", csv, "-o", &target, "--events", &not_events],
+        vec!["plot", csv, "-o", &target, "--columns", "d1_y,nothing"],
+        vec!["plot", csv, "-o", &wrong_format],
+        vec!["animate", csv, "-o", &target, "--fps", "0"],
+    ] {
+        let result = diabolo(&args);
+        assert_eq!(result.status.code(), Some(2), "{args:?}");
+        assert!(text(&result.stderr).starts_with("error: "), "{args:?}");
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .filter(|name| name != "not_events.jsonl")
+            .collect();
+        assert!(left.is_empty(), "{args:?} left {left:?}");
+    }
+}
+
+#[test]
+fn loose_phases_are_shaded_and_animated_as_a_dashed_string() {
+    let snap = run_shipped("snap");
+    let mut svg = Vec::new();
+    plot::series(
+        &snap.table,
+        &snap.events,
+        &SeriesOptions::default(),
+        Format::Svg,
+        &mut svg,
+    )
+    .unwrap();
+    let texts = svg_texts(&svg_document(&svg));
+    for label in ["loose phase", "loosen", "tense"] {
+        assert!(texts.iter().any(|t| t == label), "{label} in {texts:?}");
+    }
+
+    let mut svg = Vec::new();
+    let made = plot::animate(
+        &snap.table,
+        &AnimateOptions::default(),
+        Format::Svg,
+        &mut svg,
+    )
+    .unwrap();
+    let document = svg_document(&svg);
+    let strings: Vec<_> = document
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .collect();
+    assert_eq!(strings.len(), 2, "a solid and a dashed string");
+    let dashed = strings
+        .iter()
+        .find(|n| n.attribute("stroke-dasharray").is_some())
+        .unwrap();
+    let shown = dashed
+        .children()
+        .find(|n| n.attribute("attributeName") == Some("visibility"))
+        .unwrap();
+    assert_eq!(shown.attribute("calcMode"), Some("discrete"));
+    assert!(shown.attribute("values").unwrap().contains("visible"));
+    let texts = svg_texts(&document);
+    assert!(texts.iter().any(|t| t == "loose") && texts.iter().any(|t| t == "taut"));
+
+    let mut gif = Vec::new();
+    plot::animate(
+        &snap.table,
+        &AnimateOptions::default(),
+        Format::Gif,
+        &mut gif,
+    )
+    .unwrap();
+    assert_eq!(decode_gif(&gif).2, made.frames);
+}
