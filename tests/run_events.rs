@@ -480,3 +480,52 @@ fn two_axles_grip_at_once_and_roll_without_friction_loss() {
         last.state.diabolos
     );
 }
+
+#[test]
+fn path_stick_stays_on_its_path_through_slack_and_snaps() {
+    // A waving hand tosses the diabolo: the string goes slack and snaps taut again and again;
+    // the stick is on its path at every row, loose or taut.
+    let p = Params::new(ParamValues {
+        restitution: 0.3,
+        ..Default::default()
+    })
+    .unwrap();
+    let path = Path::Sine {
+        center: Vector2::new(0.4, 1.5),
+        amplitude: Vector2::new(0.0, 0.25),
+        frequency: 2.5,
+        phase: Vector2::zeros(),
+    };
+    let state = CartesianState::hanging(&p, [-0.4, 1.5], [0.4, 1.5], 0.0, 0.5).unwrap();
+    let (report, rows) = run(
+        p,
+        [held([-0.4, 1.5]), Drive::Path(path.clone())],
+        state,
+        Settings {
+            duration: 2.0,
+            output_interval: 0.001,
+            ..Default::default()
+        },
+    );
+    assert!(report.failure.is_none(), "{:?}", report.failure);
+    let loose = rows
+        .iter()
+        .filter(|r| r.phase == Some(diabolo::simulation::phase::Phase::Loose))
+        .count();
+    assert!(
+        loose > 100
+            && report
+                .events
+                .iter()
+                .filter(|e| e.kind == EventKind::Tense)
+                .count()
+                >= 3,
+        "{loose} loose rows, {:?}",
+        kinds(&report)
+    );
+    let worst = rows
+        .iter()
+        .map(|r| (r.state.right.pos - path.at(r.t).pos).norm())
+        .fold(0.0, f64::max);
+    assert!(worst < 1e-9, "worst deviation {worst:e} m");
+}

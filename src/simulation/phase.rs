@@ -352,6 +352,35 @@ impl LooseSystem {
             .collect()
     }
 
+    /// The Cartesian state at (t, y). While the string is slack the sticks do not act on the
+    /// diabolos, so a path-driven stick's integrated copy is bookkeeping only: it is replaced by
+    /// the exact path state.
+    pub fn state(&self, t: f64, y: &[f64]) -> CartesianState {
+        let mut state = self.layout.state(y, &self.knots);
+        for (drive, stick) in self.drives.iter().zip([&mut state.left, &mut state.right]) {
+            if let Drive::Path(path) = drive {
+                let p = path.at(t);
+                stick.pos = p.pos;
+                stick.vel = p.vel;
+            }
+        }
+        state
+    }
+
+    /// Position of object k at (t, y), path-driven sticks exactly on their paths.
+    fn position(&self, t: f64, y: &[f64], k: usize) -> Vector2<f64> {
+        let n = self.layout.diabolos();
+        let drive = match k {
+            0 => Some(&self.drives[0]),
+            k if k == n + 1 => Some(&self.drives[1]),
+            _ => None,
+        };
+        match drive {
+            Some(Drive::Path(path)) => path.at(t).pos,
+            _ => Vector2::new(y[4 * k], y[4 * k + 1]),
+        }
+    }
+
     /// Event functions at y, in this order:
     /// - `[0]` the slack L - sum l_i (the string snaps taut when it reaches 0 from above);
     /// - `[1 + (k-1)]` cross(e_{k-1}, e_k) at diabolo k: zero when the string folds back through
@@ -360,7 +389,7 @@ impl LooseSystem {
     /// - `[2N + 2]` the margin of sticks that both follow paths ([`path_margin`]).
     pub fn event_values(&self, t: f64, y: &[f64], out: &mut [f64]) {
         let n = self.layout.diabolos();
-        let pos = |k: usize| Vector2::new(y[4 * k], y[4 * k + 1]);
+        let pos = |k: usize| self.position(t, y, k);
         let mut used = 0.0;
         for i in 0..=n {
             let l = (pos(i + 1) - pos(i)).norm();

@@ -465,7 +465,7 @@ impl<'a> Runner<'a> {
                         self.t = t_taut;
                         let d = self.dimension();
                         let y = self.y[..d].to_vec();
-                        let state = self.loose.layout.state(&y, &self.loose.knots);
+                        let state = self.loose.state(t_taut, &y);
                         self.count_event(t_taut)?;
                         self.tense(state, &y[d - ACCUMULATORS..d], t_taut, true)?;
                         continue;
@@ -492,7 +492,7 @@ impl<'a> Runner<'a> {
             let mut y = std::mem::take(&mut this.row_y);
             y.resize(d, 0.0);
             this.interpolate_into(t, &mut y)?;
-            let state = this.loose.layout.state(&y[..d], &this.loose.knots);
+            let state = this.loose.state(t, &y[..d]);
             this.row_y = y;
             Ok(length - state.string_used())
         };
@@ -647,7 +647,7 @@ impl<'a> Runner<'a> {
                 row.hand_forces = tension.hand_forces;
             }
             Phase::Loose => {
-                row.state = self.loose.layout.state(y, &self.loose.knots);
+                row.state = self.loose.state(t, y);
                 let inputs = hand_inputs(&self.sim.drives, t, &[row.state.left, row.state.right]);
                 let motion = crate::model::loose_accelerations(&params, &inputs);
                 row.hand_forces = [motion[0].1, motion[1].1];
@@ -738,7 +738,7 @@ impl<'a> Runner<'a> {
                 for (&i, &rising) in hit.members.iter().zip(&hit.rising) {
                     match i {
                         0 => {
-                            let state = self.loose.layout.state(&y, &self.loose.knots);
+                            let state = self.loose.state(te, &y);
                             return self.tense(state, &y[d - ACCUMULATORS..d], te, true);
                         }
                         i if i <= n => {
@@ -957,10 +957,14 @@ impl<'a> Runner<'a> {
 
     fn enter_taut(
         &mut self,
-        state: CartesianState,
+        mut state: CartesianState,
         accumulated: &[f64],
         t: f64,
     ) -> Result<(), RunError> {
+        // The reduced state rebuilds the right stick from the string: put the residual slack and
+        // length rate (event tolerance, round-off) on the diabolos, so that a stick keeps
+        // exactly the position and velocity its drive gave it.
+        close_onto_string(&mut state, self.sim.params.string_length);
         let layout = self.taut.dynamics.layout();
         let reduced = layout
             .reduce(&state, self.sim.params.string_length, 1e-8)
@@ -1129,5 +1133,45 @@ fn event_failure(e: EventError<DynamicsError>) -> RunError {
             t: f64::NAN,
             detail: other.to_string(),
         },
+    }
+}
+
+/// Moves the diabolos (only) so that sum l = L and L' = 0 exactly, along the gradient of the
+/// string length with respect to their positions: g_i = e_{i-1} - e_i (unit segment directions).
+fn close_onto_string(state: &mut CartesianState, length: f64) {
+    let n = state.diabolo_count();
+    let direction = |s: &CartesianState, j: usize| {
+        let d = s.position(j + 1) - s.position(j);
+        let norm = d.norm();
+        (norm > 0.0).then(|| d / norm)
+    };
+    let gradient = |s: &CartesianState| -> Option<Vec<nalgebra::Vector2<f64>>> {
+        (1..=n)
+            .map(|i| Some(direction(s, i - 1)? - direction(s, i)?))
+            .collect()
+    };
+    for _ in 0..3 {
+        let Some(g) = gradient(state) else { return };
+        let norm2: f64 = g.iter().map(|v| v.norm_squared()).sum();
+        if norm2 < 1e-12 {
+            return;
+        }
+        let excess = state.string_used() - length;
+        for (d, gi) in state.diabolos.iter_mut().zip(&g) {
+            d.pos -= gi * (excess / norm2);
+        }
+    }
+    let Some(g) = gradient(state) else { return };
+    let norm2: f64 = g.iter().map(|v| v.norm_squared()).sum();
+    if norm2 < 1e-12 {
+        return;
+    }
+    let rate: f64 = (0..=n)
+        .map(|j| {
+            direction(state, j).map_or(0.0, |e| e.dot(&(state.velocity(j + 1) - state.velocity(j))))
+        })
+        .sum();
+    for (d, gi) in state.diabolos.iter_mut().zip(&g) {
+        d.vel -= gi * (rate / norm2);
     }
 }
