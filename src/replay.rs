@@ -204,8 +204,15 @@ pub struct ReplayOptions {
     /// The physical parameters (the string length is replaced by the estimate).
     pub params: ParamValues,
     pub length: LengthEstimate,
-    /// Half-width of the smoothing window of the recorded paths and of the diabolo's velocity, s.
+    /// Half-width of the smoothing window of the recorded hand paths, s.
     pub smoothing: f64,
+    /// Half-width of the smoothing window of the measured diabolo (its initial position and
+    /// velocity), s.
+    pub diabolo_smoothing: f64,
+    /// Estimate the initial diabolo state from past frames only (a cubic fitted to the frames
+    /// in [start - 2 diabolo_smoothing, start]), so that no frame after the start is used; else
+    /// from the centred smoothing window, which sees frames up to diabolo_smoothing ahead.
+    pub causal: bool,
     pub rtol: f64,
     /// A start whose string sum is within this of the length (m) is taken as taut: the sum's
     /// shortfall is marker noise and stretch, not slack.
@@ -223,6 +230,8 @@ impl Default for ReplayOptions {
             params: ParamValues::default(),
             length: LengthEstimate::MedianTaut,
             smoothing: 0.025,
+            diabolo_smoothing: 0.1,
+            causal: true,
             rtol: 1e-7,
             taut_band: 0.0,
             length_offset: 0.0,
@@ -313,7 +322,9 @@ pub fn replay(rec: &Recording, options: &ReplayOptions) -> Result<Vec<StartResul
         return Err(bad("--stride", "give a positive time between starts, s"));
     }
     let params = recording_params(rec, options)?;
-    let margin = (4.0 * options.smoothing).max(0.1);
+    // The first start leaves room for the smoothing windows (the same starts for any window up
+    // to 0.1 s).
+    let margin = (2.5 * options.smoothing.max(options.diabolo_smoothing)).max(0.25);
     let (first, last) = (rec.t[0], rec.t[rec.t.len() - 1]);
     let shortest = options
         .horizons
@@ -341,16 +352,20 @@ pub fn start_simulation(
     start: f64,
     duration: f64,
 ) -> Result<(Simulation, [SampledPath; 3]), String> {
-    let margin = (4.0 * options.smoothing).max(0.1);
-    let path = |series: &[Vector2<f64>]| {
+    let margin = (4.0 * options.smoothing.max(options.diabolo_smoothing)).max(0.1);
+    let path = |series: &[Vector2<f64>], half_window: f64| {
         SampledPath::new(
             rec.window(series, start, start + duration, margin),
-            options.smoothing,
+            half_window,
         )
         .map_err(|e| format!("too few frames around the start: {e}"))
     };
-    let (left, right, dia) = (path(&rec.left)?, path(&rec.right)?, path(&rec.dia)?);
-    let measured = dia.at(0.0);
+    let (left, right) = (
+        path(&rec.left, options.smoothing)?,
+        path(&rec.right, options.smoothing)?,
+    );
+    let dia = path(&rec.dia, options.diabolo_smoothing)?;
+    let measured = initial_estimate(rec, options, &dia, start);
     let body = |p: &SampledPath| {
         let q = p.at(0.0);
         Body {
@@ -415,7 +430,7 @@ fn replay_start(
                 return result;
             }
         };
-    let measured = dia.at(0.0);
+    let measured = initial_estimate(rec, options, &dia, start);
     let hands = (left, right);
     let mut rows = Vec::with_capacity(options.horizons.len());
     let report = simulation.run(&mut |row| {
@@ -505,4 +520,45 @@ pub fn statistics(results: &[StartResult], horizons: &[f64]) -> Vec<HorizonStats
             }
         })
         .collect()
+}
+
+/// The measured diabolo's position and velocity at `start` (see [`ReplayOptions::causal`]).
+fn initial_estimate(
+    rec: &Recording,
+    options: &ReplayOptions,
+    centred: &SampledPath,
+    start: f64,
+) -> crate::simulation::drive::PathPoint {
+    if !options.causal {
+        return centred.at(0.0);
+    }
+    let from = start - 2.0 * options.diabolo_smoothing;
+    let frames: Vec<(f64, Vector2<f64>)> = rec
+        .t
+        .iter()
+        .zip(&rec.dia)
+        .filter(|(t, _)| **t >= from - 1e-12 && **t <= start + 1e-12)
+        .map(|(t, p)| (t - start, *p))
+        .collect();
+    if frames.len() < 6 {
+        return centred.at(0.0);
+    }
+    // Least squares p(s) = c0 + c1 s + c2 s^2 + c3 s^3 on the past frames (s <= 0).
+    let mut normal = nalgebra::Matrix4::<f64>::zeros();
+    let mut rhs = nalgebra::Matrix4x2::<f64>::zeros();
+    let scale = 2.0 * options.diabolo_smoothing;
+    for (s, p) in &frames {
+        let x = s / scale;
+        let basis = nalgebra::Vector4::new(1.0, x, x * x, x * x * x);
+        normal += basis * basis.transpose();
+        rhs += basis * p.transpose();
+    }
+    match normal.lu().solve(&rhs) {
+        Some(c) => crate::simulation::drive::PathPoint {
+            pos: Vector2::new(c[(0, 0)], c[(0, 1)]),
+            vel: Vector2::new(c[(1, 0)], c[(1, 1)]) / scale,
+            acc: Vector2::new(c[(2, 0)], c[(2, 1)]) * (2.0 / (scale * scale)),
+        },
+        None => centred.at(0.0),
+    }
 }

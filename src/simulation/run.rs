@@ -480,7 +480,7 @@ impl<'a> Runner<'a> {
     }
 
     /// In the loose phase: if the string ended the last step longer than L (slack below
-    /// -1e-12 L, missed because it left zero on the wrong side), the time it reached full
+    /// -1e-9 L, missed because it left zero on the wrong side), the time it reached full
     /// length, with the state there in `self.y`.
     fn overstretched(&mut self) -> Result<Option<f64>, RunError> {
         if self.phase != Phase::Loose {
@@ -497,7 +497,7 @@ impl<'a> Runner<'a> {
             Ok(length - state.string_used())
         };
         let (mut lo, mut hi) = (self.loose_stepper.t_old(), self.loose_stepper.t());
-        if slack_at(self, hi)? >= -1e-12 * length {
+        if slack_at(self, hi)? >= -1e-9 * length {
             return Ok(None);
         }
         if slack_at(self, lo)? < 0.0 {
