@@ -443,7 +443,7 @@ impl<'a> Runner<'a> {
         self.taut.knots = initial.diabolos.iter().map(|d| d.knot).collect();
         self.loose.knots = self.taut.knots.clone();
         if slack <= 1e-9 * self.sim.params.string_length {
-            self.tense(initial, &accumulated, 0.0, false)?;
+            self.tense(initial, &accumulated, 0.0, false, false)?;
         } else {
             self.enter_loose(initial, &accumulated, 0.0)?;
         }
@@ -467,7 +467,7 @@ impl<'a> Runner<'a> {
                         let y = self.y[..d].to_vec();
                         let state = self.loose.state(t_taut, &y);
                         self.count_event(t_taut)?;
-                        self.tense(state, &y[d - ACCUMULATORS..d], t_taut, true)?;
+                        self.tense(state, &y[d - ACCUMULATORS..d], t_taut, true, true)?;
                         continue;
                     }
                     self.emit_rows(t1, t1 >= duration, on_row)?;
@@ -739,7 +739,7 @@ impl<'a> Runner<'a> {
                     match i {
                         0 => {
                             let state = self.loose.state(te, &y);
-                            return self.tense(state, &y[d - ACCUMULATORS..d], te, true);
+                            return self.tense(state, &y[d - ACCUMULATORS..d], te, true, false);
                         }
                         i if i <= n => {
                             if self.loose.folded(&y, i) {
@@ -857,13 +857,18 @@ impl<'a> Runner<'a> {
 
     /// The string at full length: apply the tensing impulse if it is stretching, then go taut
     /// (or stay loose on a rebound, settling a bounce sequence that accumulates).
-    /// `arrived`: the slack reached zero in a loose phase (not the taut start).
+    /// `arrived`: the slack reached zero in a loose phase (not the taut start). `stretching`:
+    /// the free motion was found stretching the string (an over-length loose step): then the
+    /// string stays taut even if L' is slightly negative, since going loose would be undone at
+    /// once (where T0 < 0 and the free motion stretches the string, neither phase is consistent;
+    /// the string stays taut until T0 recovers).
     fn tense(
         &mut self,
         mut state: CartesianState,
         accumulated: &[f64],
         t: f64,
         arrived: bool,
+        stretching: bool,
     ) -> Result<(), RunError> {
         let params = self.sim.params;
         let mut accumulated = accumulated.to_vec();
@@ -948,7 +953,7 @@ impl<'a> Runner<'a> {
         }
         self.bounces = 0;
         self.flight_step = None;
-        if rate < -impact_speed {
+        if rate < -impact_speed && !stretching {
             // At full length but shortening (a taut start with L' < 0): the string goes slack.
             return self.enter_loose(state, &accumulated, t);
         }
