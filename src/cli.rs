@@ -667,6 +667,17 @@ pub struct ReplayArgs {
     /// percentile of the sums), or a length in m.
     #[arg(long, default_value = "median")]
     pub length: String,
+    /// Initial diabolo state from a centred smoothing window (sees frames after the start)
+    /// instead of a cubic fitted to the frames before it.
+    #[arg(long)]
+    pub centred: bool,
+    /// Half-width of the diabolo smoothing window, s (the causal fit uses twice it, before the
+    /// start).
+    #[arg(long, default_value_t = 0.1)]
+    pub diabolo_smoothing: f64,
+    /// Half-width of the smoothing window of the recorded hand paths, s.
+    #[arg(long, default_value_t = 0.025)]
+    pub hand_smoothing: f64,
     /// One JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -750,6 +761,20 @@ fn replay_command(args: &ReplayArgs) -> Result<(), CliError> {
     let mut options = replay_options(args.params.as_deref())?;
     options.horizons = args.horizons.clone();
     options.stride = args.stride;
+    options.causal = !args.centred;
+    for (name, value) in [
+        ("--diabolo-smoothing", args.diabolo_smoothing),
+        ("--hand-smoothing", args.hand_smoothing),
+    ] {
+        if !(value.is_finite() && value > 0.0 && value <= 0.5) {
+            return Err(input_error(
+                name.into(),
+                format!("{value}: give a half-width in s, above 0 and at most 0.5"),
+            ));
+        }
+    }
+    options.diabolo_smoothing = args.diabolo_smoothing;
+    options.smoothing = args.hand_smoothing;
     options.length = match args.length.as_str() {
         "median" => LengthEstimate::MedianTaut,
         "p98" => LengthEstimate::Percentile98,

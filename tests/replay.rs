@@ -183,3 +183,42 @@ fn a_start_where_neither_phase_is_consistent_runs_through() {
         "slack down to {worst:e} m"
     );
 }
+
+#[test]
+fn replay_command_reports_json_and_refuses_bad_options() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/omron/deceleration_diabolo_red_2.csv");
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_diabolo"))
+            .arg("replay")
+            .arg(&file)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--json", "--horizons", "0.2,1"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let horizons = report["horizons"].as_array().unwrap();
+    assert_eq!(horizons.len(), 2);
+    for h in horizons {
+        assert!(
+            h["n"].as_u64().unwrap() > 0
+                && h["mean"].as_f64().unwrap().is_finite()
+                && h["p90"].as_f64().is_some()
+        );
+    }
+    assert_eq!(report["dropped"], 0);
+    for bad in [
+        &["--hand-smoothing", "0"][..],
+        &["--length", "long"],
+        &["--horizons", "0.3333"],
+    ] {
+        assert_eq!(run(bad).status.code(), Some(2), "{bad:?}");
+    }
+}
