@@ -238,17 +238,28 @@ pub fn compare(actual: &Table, expected: &Table, options: &CheckOptions) -> Chec
     }
 }
 
-/// Linear interpolation of (ts, vs) at t (held at the ends).
-fn interpolate(ts: &[f64], vs: &[f64], t: f64) -> f64 {
-    let i = ts.partition_point(|&x| x <= t);
-    if i == 0 {
-        return vs[0];
+/// The index i with t[i] <= at < t[i + 1] (clamped to the samples: held at the ends), and the
+/// fraction of the way to t[i + 1].
+pub fn locate(t: &[f64], at: f64) -> (usize, f64) {
+    let n = t.len();
+    if n < 2 || at <= t[0] {
+        return (0, 0.0);
     }
-    if i == ts.len() {
-        return vs[ts.len() - 1];
+    if at >= t[n - 1] {
+        return (n - 1, 0.0);
     }
-    let (t0, t1) = (ts[i - 1], ts[i]);
-    vs[i - 1] + (vs[i] - vs[i - 1]) * ((t - t0) / (t1 - t0))
+    let i = t.partition_point(|&ti| ti <= at) - 1;
+    (i, (at - t[i]) / (t[i + 1] - t[i]))
+}
+
+/// A column's value at time `at`, linear between samples, held at the ends.
+pub fn interpolate(t: &[f64], v: &[f64], at: f64) -> f64 {
+    let (i, f) = locate(t, at);
+    if f == 0.0 {
+        v[i]
+    } else {
+        v[i] + f * (v[i + 1] - v[i])
+    }
 }
 
 impl fmt::Display for CheckReport {

@@ -11,7 +11,8 @@ use nalgebra::Vector2;
 use rayon::prelude::*;
 use thiserror::Error;
 
-use crate::model::{Body, CartesianState, DiaboloState, ParamValues, Params};
+use crate::check::{interpolate, locate};
+use crate::model::{taut_point_below, Body, CartesianState, DiaboloState, ParamValues, Params};
 use crate::simulation::drive::{Drive, Path as HandPath, SampledPath};
 use crate::simulation::run::{Settings, Simulation};
 
@@ -128,25 +129,18 @@ impl Recording {
             .collect()
     }
 
-    /// The measured value at t, linear between frames.
+    /// The measured value at t, linear between frames (held at the ends).
     fn at(&self, series: &[Vector2<f64>], t: f64) -> Vector2<f64> {
-        let i = self
-            .t
-            .partition_point(|&x| x <= t)
-            .clamp(1, self.t.len() - 1);
-        let (t0, t1) = (self.t[i - 1], self.t[i]);
-        let s = ((t - t0) / (t1 - t0)).clamp(0.0, 1.0);
-        series[i - 1] + (series[i] - series[i - 1]) * s
+        let (i, f) = locate(&self.t, t);
+        if f == 0.0 {
+            series[i]
+        } else {
+            series[i] + (series[i + 1] - series[i]) * f
+        }
     }
 
     fn spin_at(&self, t: f64) -> f64 {
-        let i = self
-            .t
-            .partition_point(|&x| x <= t)
-            .clamp(1, self.t.len() - 1);
-        let (t0, t1) = (self.t[i - 1], self.t[i]);
-        let s = ((t - t0) / (t1 - t0)).clamp(0.0, 1.0);
-        self.spin[i - 1] + (self.spin[i] - self.spin[i - 1]) * s
+        interpolate(&self.t, &self.spin, t)
     }
 }
 
@@ -386,7 +380,17 @@ pub fn start_simulation(
     // A start beyond the string's reach (noise, stretch), or within `taut_band` of it, is put on
     // the string: moved along y.
     if state.string_used() > params.string_length - options.taut_band {
-        pull_onto_string(&mut state, params.string_length);
+        // The point of the taut string below the tips at the same x (if there is one: else the
+        // run reports the sticks too far apart).
+        let d = &mut state.diabolos[0];
+        if let Ok(p) = taut_point_below(
+            state.left.pos,
+            state.right.pos,
+            d.pos.x,
+            params.string_length,
+        ) {
+            d.pos = p;
+        }
     }
     let drives = [
         Drive::Path(HandPath::Samples(left.clone())),
@@ -460,30 +464,6 @@ fn replay_start(
         });
     }
     result
-}
-
-/// Moves the diabolo vertically onto the taut string (|p - a| + |p - b| = L), below the tips.
-fn pull_onto_string(state: &mut CartesianState, length: f64) {
-    let top = state.left.pos.y.min(state.right.pos.y);
-    let mut probe = state.clone();
-    let mut used_at = |y: f64| {
-        probe.diabolos[0].pos.y = y;
-        probe.string_used()
-    };
-    // Below the tips the sum grows going down: bisect between the tips' height and far below.
-    if used_at(top) > length {
-        return; // the sticks are too far apart for any point: the run will say so
-    }
-    let (mut high, mut low) = (top, top - length);
-    for _ in 0..80 {
-        let mid = 0.5 * (low + high);
-        if used_at(mid) > length {
-            low = mid
-        } else {
-            high = mid
-        }
-    }
-    state.diabolos[0].pos.y = high;
 }
 
 /// Per-horizon statistics of the results.

@@ -242,6 +242,8 @@ pub struct Sweep {
     sampling: Option<Sampling>,
     points: usize,
     diabolos: usize,
+    /// Columns of a summary row.
+    columns: usize,
 }
 
 /// The outcome of running points.
@@ -288,14 +290,16 @@ impl Sweep {
             }
         }
         let diabolos = Scenario::from_value(base.clone())?.initial.diabolos.len();
-        let sweep = Self {
+        let mut sweep = Self {
             base,
             base_dir: base_dir.to_path_buf(),
             axes,
             sampling,
             points: points as usize,
             diabolos,
+            columns: 0,
         };
+        sweep.columns = sweep.header().len();
         // Every key must name a field the scenario format knows: build the first point.
         if sweep.points > 0 {
             sweep.scenario(0)?.build(&sweep.base_dir)?;
@@ -385,7 +389,7 @@ impl Sweep {
             Err(e) => {
                 row.push("invalid".into());
                 row.push(e.to_string());
-                row.resize(self.header().len(), String::new());
+                row.resize(self.columns, String::new());
                 return (row, false);
             }
         };
@@ -464,9 +468,9 @@ impl Sweep {
         row.push(number(e1));
         row.push(number(e1 - e0));
         row.push(report.grip_needed.map(number).unwrap_or_default());
-        let last = summary.last.as_ref();
+        let last = summary.final_diabolos.as_ref();
         for k in 0..self.diabolos {
-            match last.and_then(|r| r.state.diabolos.get(k)) {
+            match last.and_then(|ds| ds.get(k)) {
                 Some(d) => {
                     for v in [d.pos.x, d.pos.y, d.vel.x, d.vel.y, d.spin] {
                         row.push(number(v));

@@ -7,16 +7,11 @@
 mod common;
 
 use common::reference::reference_run;
-use diabolo::model::{CartesianState, DiaboloState, ParamValues, Params};
-use diabolo::simulation::drive::{ClampedSpline, Drive, Path};
+use common::{held, pair_on_taut_string};
+use diabolo::model::{CartesianState, ParamValues, Params};
+use diabolo::simulation::drive::{Drive, Path};
 use diabolo::simulation::run::{EventKind, Settings, Simulation};
 use nalgebra::Vector2;
-
-fn held(p: [f64; 2]) -> Drive {
-    Drive::Path(Path::Keyframes(
-        ClampedSpline::new(vec![(0.0, Vector2::from(p))]).unwrap(),
-    ))
-}
 
 /// Runs both simulators and compares positions at every output time; returns the worst gap.
 fn compare(
@@ -110,39 +105,10 @@ fn two_diabolos_match_the_cartesian_reference() {
         ..Default::default()
     })
     .unwrap();
-    let (a, b) = (Vector2::new(-0.5, 0.0), Vector2::new(0.5, 0.0));
-    let (x1, x2): (f64, f64) = (-0.25, 0.1);
-    // Both at height y with the string taut: bisect sum l(y) = L (sum l grows downwards).
-    let used = |y: f64| (x1 - a.x).hypot(y) + (x2 - x1) + (b.x - x2).hypot(y);
-    let (mut above, mut below) = (0.0, -p.string_length);
-    for _ in 0..100 {
-        let mid = 0.5 * (above + below);
-        if used(mid) > p.string_length {
-            below = mid
-        } else {
-            above = mid
-        }
-    }
-    let diabolo = |x: f64, spin: f64| DiaboloState {
-        pos: Vector2::new(x, above),
-        vel: Vector2::zeros(),
-        spin,
-        knot: 0,
-    };
-    let state = CartesianState {
-        left: diabolo::model::Body {
-            pos: a,
-            vel: Vector2::zeros(),
-        },
-        right: diabolo::model::Body {
-            pos: b,
-            vel: Vector2::zeros(),
-        },
-        diabolos: vec![diabolo(x1, -60.0), diabolo(x2, 60.0)],
-    };
+    let state = pair_on_taut_string(&p, [-0.25, 0.1], [-60.0, 60.0]);
     let worst = compare(
         p,
-        [held([a.x, a.y]), held([b.x, b.y])],
+        [held([-0.5, 0.0]), held([0.5, 0.0])],
         state,
         &[-1.0, 1.0],
         2.0,

@@ -4,30 +4,15 @@
 //! (two diabolos meeting, a diabolo leaving the string, an event flood), each with its time,
 //! its object and the rows up to it.
 
-use diabolo::model::{CartesianState, DiaboloState, ParamValues, Params};
+mod common;
+
+use common::{held, pair_on_taut_string, run_collecting as run};
+use diabolo::model::{CartesianState, ParamValues, Params};
 use diabolo::simulation::drive::{ClampedSpline, Drive, Path};
-use diabolo::simulation::run::{EventKind, Row, RunError, RunReport, Settings, Simulation};
+use diabolo::simulation::run::{EventKind, Row, RunError, RunReport, Settings};
 use diabolo::simulation::Method;
 use nalgebra::Vector2;
 use std::f64::consts::TAU;
-
-fn held(p: [f64; 2]) -> Drive {
-    Drive::Path(Path::Keyframes(
-        ClampedSpline::new(vec![(0.0, Vector2::from(p))]).unwrap(),
-    ))
-}
-
-fn run(
-    params: Params,
-    drives: [Drive; 2],
-    state: CartesianState,
-    settings: Settings,
-) -> (RunReport, Vec<Row>) {
-    let sim = Simulation::new(params, drives, state, settings).unwrap();
-    let mut rows = Vec::new();
-    let report = sim.run(&mut |row| rows.push(row.clone()));
-    (report, rows)
-}
 
 fn kinds(report: &RunReport) -> Vec<EventKind> {
     report.events.iter().map(|e| e.kind).collect()
@@ -278,42 +263,7 @@ fn pair(friction: f64, spins: [f64; 2], xs: [f64; 2]) -> (Params, [Drive; 2], Ca
         ..Default::default()
     })
     .unwrap();
-    let [x1, x2] = xs;
-    let used = |y: f64| (x1 + 0.5).hypot(y) + (x2 - x1) + (0.5 - x2).hypot(y);
-    // used(y) grows as y goes down: bisect for the taut height.
-    let (mut above, mut below) = (0.0, -p.string_length);
-    for _ in 0..100 {
-        let mid = 0.5 * (above + below);
-        if used(mid) > p.string_length {
-            below = mid
-        } else {
-            above = mid
-        }
-    }
-    let state = CartesianState {
-        left: diabolo::model::Body {
-            pos: Vector2::new(-0.5, 0.0),
-            vel: Vector2::zeros(),
-        },
-        right: diabolo::model::Body {
-            pos: Vector2::new(0.5, 0.0),
-            vel: Vector2::zeros(),
-        },
-        diabolos: vec![
-            DiaboloState {
-                pos: Vector2::new(x1, above),
-                vel: Vector2::zeros(),
-                spin: spins[0],
-                knot: 0,
-            },
-            DiaboloState {
-                pos: Vector2::new(x2, above),
-                vel: Vector2::zeros(),
-                spin: spins[1],
-                knot: 0,
-            },
-        ],
-    };
+    let state = pair_on_taut_string(&p, xs, spins);
     (p, [held([-0.5, 0.0]), held([0.5, 0.0])], state)
 }
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::model::DiaboloState;
 use crate::simulation::run::{Row, RunReport};
 
 /// Extremes gathered row by row while a run streams out.
@@ -15,8 +16,8 @@ pub struct Summary {
     pub max_tension: f64,
     /// Smallest T_0 over taut rows, N.
     pub min_base_tension: f64,
-    /// The last row.
-    pub last: Option<Row>,
+    /// The diabolos of the last row (None before the first row).
+    pub final_diabolos: Option<Vec<DiaboloState>>,
 }
 
 impl Default for Summary {
@@ -24,7 +25,7 @@ impl Default for Summary {
         Self {
             max_tension: 0.0,
             min_base_tension: f64::INFINITY,
-            last: None,
+            final_diabolos: None,
         }
     }
 }
@@ -39,10 +40,10 @@ impl Summary {
                 self.min_base_tension = self.min_base_tension.min(t0);
             }
         }
-        match &mut self.last {
-            Some(last) => last.clone_from(row),
-            None => self.last = Some(row.clone()),
-        }
+        // Reuses the buffer: no allocation per row.
+        let last = self.final_diabolos.get_or_insert_with(Vec::new);
+        last.clear();
+        last.extend_from_slice(&row.state.diabolos);
     }
 
     /// The summary object.
@@ -53,7 +54,7 @@ impl Summary {
         }
         let finite = |v: f64| if v.is_finite() { json!(v) } else { Value::Null };
         let (e0, e1) = report.energy;
-        let last = self.last.as_ref();
+        let last = self.final_diabolos.as_ref();
         json!({
             "scenario": name,
             "status": if report.failure.is_some() { "failed" } else { "ok" },
@@ -66,8 +67,8 @@ impl Summary {
             "events": kinds,
             "max_tension": finite(self.max_tension),
             "min_t0": finite(self.min_base_tension),
-            "final_spin": last.map(|r| r.state.diabolos.iter().map(|d| d.spin).collect::<Vec<_>>()),
-            "final_positions": last.map(|r| r.state.diabolos.iter().map(|d| [d.pos.x, d.pos.y]).collect::<Vec<_>>()),
+            "final_spin": last.map(|ds| ds.iter().map(|d| d.spin).collect::<Vec<_>>()),
+            "final_positions": last.map(|ds| ds.iter().map(|d| [d.pos.x, d.pos.y]).collect::<Vec<_>>()),
             "energy_initial": e0,
             "energy_final": e1,
             "energy_change": e1 - e0,

@@ -25,6 +25,7 @@ mod raster;
 pub mod series;
 pub mod xy;
 
+use crate::check::{interpolate, locate};
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Once;
@@ -336,6 +337,21 @@ fn event_kinds(events: &[Event]) -> Vec<&str> {
 }
 
 /// Draws a legend row (colour swatch, then text) from `x` at height `y`; the x after it.
+/// The title of a picture, at its top left.
+fn draw_title<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+) -> Result<(), PlotError> {
+    let style = TextStyle::from(("sans-serif", 16, FontStyle::Bold).into_font())
+        .color(&BLACK)
+        .pos(text_anchor::Pos::new(
+            text_anchor::HPos::Left,
+            text_anchor::VPos::Center,
+        ));
+    area.draw(&Text::new(title.to_string(), (12, 14), style))
+        .map_err(draw_error)
+}
+
 fn legend_entry<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     (x, y): (i32, i32),
@@ -370,28 +386,5 @@ fn tick_label(v: f64, step: f64) -> String {
     } else {
         let digits = (v.abs() / step).log10().ceil().clamp(1.0, 6.0) as usize;
         format!("{v:.digits$e}")
-    }
-}
-
-/// The index i with t[i] <= at < t[i + 1] (clamped to the rows), and the fraction of the way.
-fn locate(t: &[f64], at: f64) -> (usize, f64) {
-    let n = t.len();
-    if n < 2 || at <= t[0] {
-        return (0, 0.0);
-    }
-    if at >= t[n - 1] {
-        return (n - 1, 0.0);
-    }
-    let i = t.partition_point(|&ti| ti <= at) - 1;
-    (i, (at - t[i]) / (t[i + 1] - t[i]))
-}
-
-/// A column's value at time `at`, linear between rows.
-fn interpolate(t: &[f64], v: &[f64], at: f64) -> f64 {
-    let (i, f) = locate(t, at);
-    if f == 0.0 {
-        v[i]
-    } else {
-        v[i] + f * (v[i + 1] - v[i])
     }
 }

@@ -6,11 +6,10 @@ use std::ops::Range;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor;
 
 use super::{
-    draw_error, event_colour, event_kinds, legend_entry, loose_intervals, render_still, tick_label,
-    Columns, Event, Format, Picture, PlotError, SERIES_COLOURS,
+    draw_error, draw_title, event_colour, event_kinds, legend_entry, loose_intervals, render_still,
+    tick_label, Columns, Event, Format, Picture, PlotError, SERIES_COLOURS,
 };
 use crate::check::Table;
 
@@ -237,14 +236,7 @@ impl Picture for Series<'_> {
 
 impl Series<'_> {
     fn header<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let title = TextStyle::from(("sans-serif", 16, FontStyle::Bold).into_font())
-            .color(&BLACK)
-            .pos(text_anchor::Pos::new(
-                text_anchor::HPos::Left,
-                text_anchor::VPos::Center,
-            ));
-        area.draw(&Text::new(self.title.clone(), (12, 14), title))
-            .map_err(draw_error)?;
+        draw_title(area, &self.title)?;
         let mut x = 80;
         let y = 37;
         let any = !self.loose.is_empty();

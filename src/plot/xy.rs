@@ -10,8 +10,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor;
 
 use super::{
-    draw_error, event_colour, event_kinds, interpolate, legend_entry, locate, render_still,
-    Columns, Event, Format, Path2, Picture, PlotError, DIABOLO_RADIUS, SERIES_COLOURS,
+    draw_error, draw_title, event_colour, event_kinds, interpolate, legend_entry, locate,
+    render_still, Columns, Event, Format, Path2, Picture, PlotError, DIABOLO_RADIUS,
+    SERIES_COLOURS,
 };
 use crate::check::Table;
 
@@ -263,14 +264,7 @@ impl Picture for Paths<'_> {
 
 impl Paths<'_> {
     fn header<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        let title = TextStyle::from(("sans-serif", 16, FontStyle::Bold).into_font())
-            .color(&BLACK)
-            .pos(text_anchor::Pos::new(
-                text_anchor::HPos::Left,
-                text_anchor::VPos::Center,
-            ));
-        area.draw(&Text::new(self.title.clone(), (12, 14), title))
-            .map_err(draw_error)?;
+        draw_title(area, &self.title)?;
         let n = self.objects.len() - 2;
         let mut x = 12;
         let y = 37;

@@ -381,6 +381,15 @@ impl LooseSystem {
         }
     }
 
+    /// The slack L - sum l_i at (t, y), m (allocation-free).
+    pub fn slack(&self, t: f64, y: &[f64]) -> f64 {
+        let n = self.layout.diabolos();
+        let used: f64 = (0..=n)
+            .map(|i| (self.position(t, y, i + 1) - self.position(t, y, i)).norm())
+            .sum();
+        self.params.string_length - used
+    }
+
     /// Event functions at y, in this order:
     /// - `[0]` the slack L - sum l_i (the string snaps taut when it reaches 0 from above);
     /// - `[1 + (k-1)]` cross(e_{k-1}, e_k) at diabolo k: zero when the string folds back through

@@ -292,3 +292,59 @@ pub fn assert_close(actual: f64, expected: f64, rel: f64, scale: f64, what: &str
         rel * scale
     );
 }
+
+/// A stick held still at `p` (a one-keyframe path: infinitely heavy, no work).
+pub fn held(p: [f64; 2]) -> diabolo::simulation::drive::Drive {
+    use diabolo::simulation::drive::{ClampedSpline, Drive, Path};
+    Drive::Path(Path::Keyframes(
+        ClampedSpline::new(vec![(0.0, Vector2::from(p))]).unwrap(),
+    ))
+}
+
+/// Runs a simulation to its end, collecting every row.
+pub fn run_collecting(
+    params: Params,
+    drives: [diabolo::simulation::drive::Drive; 2],
+    state: CartesianState,
+    settings: diabolo::simulation::run::Settings,
+) -> (
+    diabolo::simulation::run::RunReport,
+    Vec<diabolo::simulation::run::Row>,
+) {
+    let sim = diabolo::simulation::run::Simulation::new(params, drives, state, settings).unwrap();
+    let mut rows = Vec::new();
+    let report = sim.run(&mut |row| rows.push(row.clone()));
+    (report, rows)
+}
+
+/// Two diabolos at rest at (x1, y) and (x2, y), spinning at `spins`, on the taut string below
+/// still sticks at (-0.5, 0) and (0.5, 0): y from bisecting sum l(y) = L (sum l grows
+/// downwards).
+pub fn pair_on_taut_string(params: &Params, xs: [f64; 2], spins: [f64; 2]) -> CartesianState {
+    let [x1, x2] = xs;
+    let used = |y: f64| (x1 + 0.5).hypot(y) + (x2 - x1) + (0.5 - x2).hypot(y);
+    let (mut above, mut below) = (0.0, -params.string_length);
+    for _ in 0..100 {
+        let mid = 0.5 * (above + below);
+        if used(mid) > params.string_length {
+            below = mid
+        } else {
+            above = mid
+        }
+    }
+    let stick = |x: f64| Body {
+        pos: Vector2::new(x, 0.0),
+        vel: Vector2::zeros(),
+    };
+    let diabolo = |x: f64, spin: f64| DiaboloState {
+        pos: Vector2::new(x, above),
+        vel: Vector2::zeros(),
+        spin,
+        knot: 0,
+    };
+    CartesianState {
+        left: stick(-0.5),
+        right: stick(0.5),
+        diabolos: vec![diabolo(x1, spins[0]), diabolo(x2, spins[1])],
+    }
+}
