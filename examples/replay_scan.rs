@@ -1,51 +1,72 @@
-//! Replay error on the shared recordings over smoothing windows (hands x diabolo; env HANDS,
-//! DIAS lists, CENTRED=1 for the centred diabolo window), for
-//! VALIDATION.md. Run: `cargo run --release --example replay_scan`
+//! Replay error on the shared recordings, per recording and over all, for VALIDATION.md.
+//! Run: `cargo run --release --example replay_scan`. Environment:
+//! - INITIAL = assimilate (default), cubic or centred; W = the assimilation window, s (0.2);
+//! - HANDS, DIAS = lists of smoothing half-widths, s (0.025 and 0.1);
+//! - C, J, D, E = friction, spin inertia, spin drag, restitution (0.25, 50, 0, 0).
 use diabolo::model::ParamValues;
-use diabolo::replay::{replay, statistics, Recording, ReplayOptions};
+use diabolo::replay::{replay, statistics, InitialEstimate, Recording, ReplayOptions};
+
+fn number(key: &str, default: f64) -> f64 {
+    std::env::var(key).map_or(default, |v| v.parse().expect(key))
+}
+
+fn list(key: &str, default: f64) -> Vec<f64> {
+    std::env::var(key).map_or(vec![default], |v| {
+        v.split(',').map(|x| x.parse().expect(key)).collect()
+    })
+}
+
 fn main() {
     let mut recs: Vec<Recording> = std::fs::read_dir("../shared/data/omron")
-        .unwrap()
+        .expect("../shared/data/omron")
         .map(|f| f.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "csv"))
         .map(|p| Recording::read(&p).unwrap())
         .collect();
     recs.sort_by(|a, b| a.name.cmp(&b.name));
-    let hands: Vec<f64> = std::env::var("HANDS")
-        .map(|v| v.split(',').map(|x| x.parse().unwrap()).collect())
-        .unwrap_or(vec![0.015, 0.025, 0.04]);
-    let dias: Vec<f64> = std::env::var("DIAS")
-        .map(|v| v.split(',').map(|x| x.parse().unwrap()).collect())
-        .unwrap_or(vec![0.025, 0.04, 0.06]);
-    for &h in &hands {
-        for &d in &dias {
+    let initial = match std::env::var("INITIAL").as_deref() {
+        Ok("cubic") => InitialEstimate::PastCubic,
+        Ok("centred") => InitialEstimate::Centred,
+        _ => InitialEstimate::Assimilated {
+            window: number("W", 0.2),
+        },
+    };
+    let horizons = vec![0.05, 0.1, 0.2, 0.5, 1.0, 2.0];
+    println!("horizons {horizons:?} s; mean position error, m; initial {initial:?}");
+    for hands in list("HANDS", 0.025) {
+        for dia in list("DIAS", 0.1) {
             let opts = ReplayOptions {
+                horizons: horizons.clone(),
                 params: ParamValues {
-                    friction: 0.25,
-                    spin_inertia: 50.0,
-                    spin_drag: 0.0,
+                    friction: number("C", 0.25),
+                    spin_inertia: number("J", 50.0),
+                    spin_drag: number("D", 0.0),
+                    restitution: number("E", 0.0),
                     ..Default::default()
                 },
-                smoothing: h,
-                diabolo_smoothing: d,
-                causal: std::env::var("CENTRED").is_err(),
+                smoothing: hands,
+                diabolo_smoothing: dia,
+                initial,
                 ..Default::default()
             };
+            println!("hands {hands} s, diabolo {dia} s:");
             let mut all = Vec::new();
             for r in &recs {
-                all.extend(replay(r, &opts).unwrap());
+                let results = replay(r, &opts).unwrap();
+                let s = statistics(&results, &opts.horizons);
+                println!("  {:28} {}", r.name, means(&s));
+                all.extend(results);
             }
             let s = statistics(&all, &opts.horizons);
-            println!(
-                "hands {h} dia {d}: {}",
-                s.iter()
-                    .map(|s| format!(
-                        "{}s {:.4} (p90 {:.4}, n {}, dropped {})",
-                        s.horizon, s.mean, s.p90, s.n, s.dropped
-                    ))
-                    .collect::<Vec<_>>()
-                    .join(" | ")
-            );
+            let dropped: usize = s.iter().map(|s| s.dropped).max().unwrap_or(0);
+            println!("  {:28} {}  (dropped {dropped})", "all", means(&s));
+            let spins: Vec<String> = s.iter().map(|s| format!("{:.2}", s.spin_mean)).collect();
+            println!("  {:28} {}", "spin error, rad/s", spins.join(" "));
         }
     }
+}
+
+fn means(stats: &[diabolo::replay::HorizonStats]) -> String {
+    let v: Vec<String> = stats.iter().map(|s| format!("{:.4}", s.mean)).collect();
+    v.join(" ")
 }

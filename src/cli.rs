@@ -663,27 +663,92 @@ pub struct ReplayArgs {
     /// Time between starts, s.
     #[arg(long, default_value_t = 0.25)]
     pub stride: f64,
-    /// Effective string length: `median` (of the taut frames' sums, default), `p98` (98th
-    /// percentile of the sums), or a length in m.
-    #[arg(long, default_value = "median")]
-    pub length: String,
-    /// Initial diabolo state from a centred smoothing window (sees frames after the start)
-    /// instead of a cubic fitted to the frames before it.
-    #[arg(long)]
-    pub centred: bool,
-    /// Half-width of the diabolo smoothing window, s (the causal fit uses twice it, before the
-    /// start).
-    #[arg(long, default_value_t = 0.1)]
-    pub diabolo_smoothing: f64,
-    /// Half-width of the smoothing window of the recorded hand paths, s.
-    #[arg(long, default_value_t = 0.025)]
-    pub hand_smoothing: f64,
+    #[command(flatten)]
+    pub settings: ReplaySettingsArgs,
     /// One JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
     /// Per-start errors CSV.
     #[arg(short, long, value_name = "ERRORS.csv")]
     pub output: Option<PathBuf>,
+}
+
+/// How a replay estimates the string length, the initial diabolo state and the hand paths
+/// (shared by `replay` and `fit`).
+#[derive(Debug, Args)]
+pub struct ReplaySettingsArgs {
+    /// Effective string length: `median` (of the taut frames' sums, default), `p98` (98th
+    /// percentile of the sums), or a length in m.
+    #[arg(long, default_value = "median")]
+    pub length: String,
+    /// Initial diabolo state: `assimilate` (the model fitted to the frames of the window before
+    /// the start), `cubic` (a cubic fitted to the frames of 2 x diabolo-smoothing before the
+    /// start) or `centred` (a centred smoothing window: it sees frames after the start).
+    #[arg(long, value_enum, default_value_t = InitialArg::Assimilate)]
+    pub initial: InitialArg,
+    /// Assimilation window W, s (with --initial assimilate).
+    #[arg(long, default_value_t = 0.2)]
+    pub window: f64,
+    /// Half-width of the diabolo smoothing window, s (the cubic uses twice it, before the
+    /// start).
+    #[arg(long, default_value_t = 0.1)]
+    pub diabolo_smoothing: f64,
+    /// Half-width of the smoothing window of the recorded hand paths, s.
+    #[arg(long, default_value_t = 0.025)]
+    pub hand_smoothing: f64,
+}
+
+/// `--initial`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InitialArg {
+    Assimilate,
+    Cubic,
+    Centred,
+}
+
+impl ReplaySettingsArgs {
+    /// Checks the settings and writes them into `options`.
+    fn apply(&self, options: &mut crate::replay::ReplayOptions) -> Result<(), CliError> {
+        use crate::replay::{InitialEstimate, LengthEstimate};
+        for (name, value, limit) in [
+            ("--diabolo-smoothing", self.diabolo_smoothing, 0.5),
+            ("--hand-smoothing", self.hand_smoothing, 0.5),
+            ("--window", self.window, 1.0),
+        ] {
+            if !(value.is_finite() && value > 0.0 && value <= limit) {
+                return Err(input_error(
+                    name.into(),
+                    format!("{value}: give a window in s, above 0 and at most {limit}"),
+                ));
+            }
+        }
+        options.diabolo_smoothing = self.diabolo_smoothing;
+        options.smoothing = self.hand_smoothing;
+        options.initial = match self.initial {
+            InitialArg::Assimilate => InitialEstimate::Assimilated {
+                window: self.window,
+            },
+            InitialArg::Cubic => InitialEstimate::PastCubic,
+            InitialArg::Centred => InitialEstimate::Centred,
+        };
+        options.length = match self.length.as_str() {
+            "median" => LengthEstimate::MedianTaut,
+            "p98" => LengthEstimate::Percentile98,
+            other => LengthEstimate::Fixed(
+                other
+                    .parse()
+                    .ok()
+                    .filter(|l: &f64| l.is_finite() && *l > 0.0)
+                    .ok_or_else(|| {
+                        input_error(
+                            "--length".into(),
+                            format!("{other:?}: give median, p98 or a length in m"),
+                        )
+                    })?,
+            ),
+        };
+        Ok(())
+    }
 }
 
 #[derive(Debug, Args)]
@@ -711,6 +776,8 @@ pub struct FitArgs {
     /// Weight of the mean spin error (rad/s) in the objective, m per rad/s.
     #[arg(long, default_value_t = 1e-3)]
     pub spin_weight: f64,
+    #[command(flatten)]
+    pub settings: ReplaySettingsArgs,
     /// Nelder-Mead iterations.
     #[arg(long, default_value_t = 60)]
     pub iterations: u64,
@@ -755,48 +822,20 @@ fn replay_options(params: Option<&Path>) -> Result<crate::replay::ReplayOptions,
 }
 
 fn replay_command(args: &ReplayArgs) -> Result<(), CliError> {
-    use crate::replay::{effective_length, replay, statistics, LengthEstimate, Recording};
+    use crate::replay::{effective_length, replay, statistics, Recording};
     let rec = Recording::read(&args.recording)
         .map_err(|e| input_error(args.recording.display().to_string(), e.to_string()))?;
     let mut options = replay_options(args.params.as_deref())?;
     options.horizons = args.horizons.clone();
     options.stride = args.stride;
-    options.causal = !args.centred;
-    for (name, value) in [
-        ("--diabolo-smoothing", args.diabolo_smoothing),
-        ("--hand-smoothing", args.hand_smoothing),
-    ] {
-        if !(value.is_finite() && value > 0.0 && value <= 0.5) {
-            return Err(input_error(
-                name.into(),
-                format!("{value}: give a half-width in s, above 0 and at most 0.5"),
-            ));
-        }
-    }
-    options.diabolo_smoothing = args.diabolo_smoothing;
-    options.smoothing = args.hand_smoothing;
-    options.length = match args.length.as_str() {
-        "median" => LengthEstimate::MedianTaut,
-        "p98" => LengthEstimate::Percentile98,
-        other => LengthEstimate::Fixed(
-            other
-                .parse()
-                .ok()
-                .filter(|l: &f64| l.is_finite() && *l > 0.0)
-                .ok_or_else(|| {
-                    input_error(
-                        "--length".into(),
-                        format!("{other:?}: give median, p98 or a length in m"),
-                    )
-                })?,
-        ),
-    };
+    args.settings.apply(&mut options)?;
     let mut file = args.output.as_deref().map(create).transpose()?;
     let results = replay(&rec, &options)
         .map_err(|e| input_error(args.recording.display().to_string(), e.to_string()))?;
     let stats = statistics(&results, &options.horizons);
     let length = effective_length(&rec, options.length) + options.length_offset;
     let dropped = results.iter().filter(|r| r.failure.is_some()).count();
+    let initial = options.initial.to_string();
     if args.json {
         let horizons: Vec<serde_json::Value> = stats
             .iter()
@@ -810,11 +849,11 @@ fn replay_command(args: &ReplayArgs) -> Result<(), CliError> {
             .collect();
         println!(
             "{}",
-            serde_json::json!({"recording": rec.name, "string_length": length, "starts": results.len(), "horizons": horizons, "dropped": dropped})
+            serde_json::json!({"recording": rec.name, "string_length": length, "initial": initial, "starts": results.len(), "horizons": horizons, "dropped": dropped})
         );
     } else {
         println!(
-            "{}: {} starts every {} s, string length {length:.4} m",
+            "{}: {} starts every {} s, string length {length:.4} m, initial state: {initial}",
             rec.name,
             results.len(),
             options.stride
@@ -890,6 +929,7 @@ fn fit_command(args: &FitArgs) -> Result<(), CliError> {
     let mut replay = replay_options(args.params.as_deref())?;
     replay.horizons = args.horizons.clone();
     replay.stride = args.stride;
+    args.settings.apply(&mut replay)?;
     let mut file = args.output.as_deref().map(create).transpose()?;
     let options = FitOptions {
         replay,
@@ -942,6 +982,7 @@ fn fit_command(args: &FitArgs) -> Result<(), CliError> {
             "fit": {
                 "recordings": args.recordings.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
                 "free": free.iter().map(|f| f.name()).collect::<Vec<_>>(),
+                "initial_state": report.fitted.initial.to_string(),
                 "position_error_before": report.position_before, "position_error_after": report.position_after,
                 "spin_error_before": report.spin_before, "spin_error_after": report.spin_after,
             },

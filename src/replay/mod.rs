@@ -11,6 +11,11 @@ use nalgebra::Vector2;
 use rayon::prelude::*;
 use thiserror::Error;
 
+mod estimate;
+
+use estimate::{assimilate, past_cubic, smoothed_estimate};
+pub use estimate::{DiaboloGuess, InitialEstimate};
+
 use crate::check::{interpolate, locate};
 use crate::model::{taut_point_below, Body, CartesianState, DiaboloState, ParamValues, Params};
 use crate::simulation::drive::{Drive, Path as HandPath, SampledPath};
@@ -203,10 +208,8 @@ pub struct ReplayOptions {
     /// Half-width of the smoothing window of the measured diabolo (its initial position and
     /// velocity), s.
     pub diabolo_smoothing: f64,
-    /// Estimate the initial diabolo state from past frames only (a cubic fitted to the frames
-    /// in [start - 2 diabolo_smoothing, start]), so that no frame after the start is used; else
-    /// from the centred smoothing window, which sees frames up to diabolo_smoothing ahead.
-    pub causal: bool,
+    /// How the initial diabolo state is estimated from the frames up to the start.
+    pub initial: InitialEstimate,
     pub rtol: f64,
     /// A start whose string sum is within this of the length (m) is taken as taut: the sum's
     /// shortfall is marker noise and stretch, not slack.
@@ -225,7 +228,7 @@ impl Default for ReplayOptions {
             length: LengthEstimate::MedianTaut,
             smoothing: 0.025,
             diabolo_smoothing: 0.1,
-            causal: true,
+            initial: InitialEstimate::Assimilated { window: 0.2 },
             rtol: 1e-7,
             taut_band: 0.0,
             length_offset: 0.0,
@@ -318,7 +321,9 @@ pub fn replay(rec: &Recording, options: &ReplayOptions) -> Result<Vec<StartResul
     let params = recording_params(rec, options)?;
     // The first start leaves room for the smoothing windows (the same starts for any window up
     // to 0.1 s).
-    let margin = (2.5 * options.smoothing.max(options.diabolo_smoothing)).max(0.25);
+    let margin = (2.5 * options.smoothing.max(options.diabolo_smoothing))
+        .max(0.25)
+        .max(options.initial.lead());
     let (first, last) = (rec.t[0], rec.t[rec.t.len() - 1]);
     let shortest = options
         .horizons
@@ -335,31 +340,89 @@ pub fn replay(rec: &Recording, options: &ReplayOptions) -> Result<Vec<StartResul
         .collect())
 }
 
+/// The simulation of one start (see [`start_simulation`]).
+pub struct StartRun {
+    /// Runs from `start - lead` (recording time) for `lead + duration` seconds.
+    pub simulation: Simulation,
+    /// The smoothed paths (left tip, right tip, diabolo), time 0 at `start - lead`.
+    pub paths: [SampledPath; 3],
+    /// How long before the start the simulation begins, s: 0, or the assimilation window
+    /// (see [`InitialEstimate::Assimilated`]).
+    pub lead: f64,
+}
+
 /// The simulation of one start: the measured diabolo at `start` (smoothed position and
 /// velocity, spin) on the string of the recording's effective length, both sticks on their
-/// recorded paths from `start` (time shifted to 0), for `duration` seconds. Also returns the
-/// smoothed paths (left tip, right tip, diabolo) for comparisons.
+/// recorded paths, for `duration` seconds after the start. With an assimilation window W the
+/// simulation begins at `start - W` from the state whose simulated motion best matches the
+/// frames of [start - W, start] (see [`InitialEstimate::Assimilated`]).
 pub fn start_simulation(
     rec: &Recording,
     options: &ReplayOptions,
     params: &Params,
     start: f64,
     duration: f64,
-) -> Result<(Simulation, [SampledPath; 3]), String> {
+) -> Result<StartRun, String> {
+    let lead = options.initial.lead();
+    let from = start - lead;
+    let paths = recorded_paths(rec, options, from, lead + duration)?;
+    let measured = if lead > 0.0 {
+        past_cubic(rec, start, lead, -lead).unwrap_or_else(|| paths[2].at(0.0))
+    } else {
+        smoothed_estimate(rec, options, paths[2].at(0.0), start)
+    };
+    let guess = DiaboloGuess {
+        pos: measured.pos,
+        vel: measured.vel,
+        spin: -AXLE_RADIUS * rec.spin_at(from),
+    };
+    let build = |d: &DiaboloGuess, until: f64| simulation_from(options, params, &paths, d, until);
+    let initial = if lead > 0.0 {
+        assimilate(rec, from, lead, guess, &build)
+    } else {
+        guess
+    };
+    let simulation = build(&initial, lead + duration)?;
+    Ok(StartRun {
+        simulation,
+        paths,
+        lead,
+    })
+}
+
+/// The smoothed recorded paths (left tip, right tip, diabolo) from `from` for `duration` s,
+/// time 0 at `from`.
+fn recorded_paths(
+    rec: &Recording,
+    options: &ReplayOptions,
+    from: f64,
+    duration: f64,
+) -> Result<[SampledPath; 3], String> {
     let margin = (4.0 * options.smoothing.max(options.diabolo_smoothing)).max(0.1);
     let path = |series: &[Vector2<f64>], half_window: f64| {
         SampledPath::new(
-            rec.window(series, start, start + duration, margin),
+            rec.window(series, from, from + duration, margin),
             half_window,
         )
         .map_err(|e| format!("too few frames around the start: {e}"))
     };
-    let (left, right) = (
+    Ok([
         path(&rec.left, options.smoothing)?,
         path(&rec.right, options.smoothing)?,
-    );
-    let dia = path(&rec.dia, options.diabolo_smoothing)?;
-    let measured = initial_estimate(rec, options, &dia, start);
+        path(&rec.dia, options.diabolo_smoothing)?,
+    ])
+}
+
+/// A simulation of `duration` s from the paths' time 0 with the diabolo at `pos`, `vel`, `spin`
+/// (put on the string if it is beyond its reach) and the sticks on their paths.
+fn simulation_from(
+    options: &ReplayOptions,
+    params: &Params,
+    paths: &[SampledPath; 3],
+    diabolo: &DiaboloGuess,
+    duration: f64,
+) -> Result<Simulation, String> {
+    let [left, right, _] = paths;
     let body = |p: &SampledPath| {
         let q = p.at(0.0);
         Body {
@@ -368,12 +431,12 @@ pub fn start_simulation(
         }
     };
     let mut state = CartesianState {
-        left: body(&left),
-        right: body(&right),
+        left: body(left),
+        right: body(right),
         diabolos: vec![DiaboloState {
-            pos: measured.pos,
-            vel: measured.vel,
-            spin: -AXLE_RADIUS * rec.spin_at(start),
+            pos: diabolo.pos,
+            vel: diabolo.vel,
+            spin: diabolo.spin,
             knot: 0,
         }],
     };
@@ -403,9 +466,7 @@ pub fn start_simulation(
         atol: options.rtol * 1e-3,
         ..Settings::default()
     };
-    let simulation =
-        Simulation::new(*params, drives, state, settings).map_err(|e| e.to_string())?;
-    Ok((simulation, [left, right, dia]))
+    Simulation::new(*params, drives, state, settings).map_err(|e| e.to_string())
 }
 
 fn replay_start(
@@ -426,25 +487,32 @@ fn replay_start(
         errors: vec![None; options.horizons.len()],
         failure: None,
     };
-    let (simulation, [left, right, dia]) =
-        match start_simulation(rec, options, params, start, longest) {
-            Ok(s) => s,
-            Err(e) => {
-                result.failure = Some(e);
-                return result;
-            }
-        };
-    let measured = initial_estimate(rec, options, &dia, start);
+    let StartRun {
+        simulation,
+        paths: [left, right, dia],
+        lead,
+    } = match start_simulation(rec, options, params, start, longest) {
+        Ok(s) => s,
+        Err(e) => {
+            result.failure = Some(e);
+            return result;
+        }
+    };
+    let measured = smoothed_estimate(rec, options, dia.at(lead), start).pos;
     let hands = (left, right);
     let mut rows = Vec::with_capacity(options.horizons.len());
     let report = simulation.run(&mut |row| {
-        if options.horizons.iter().any(|h| (row.t - h).abs() < 1e-9) {
-            rows.push((row.t, row.state.diabolos[0]));
+        if options
+            .horizons
+            .iter()
+            .any(|h| (row.t - lead - h).abs() < 1e-9)
+        {
+            rows.push((row.t - lead, row.state.diabolos[0]));
         }
     });
     result.failure = report.failure.map(|f| f.to_string());
     let midpoint = |p: &SampledPath, q: &SampledPath, t: f64| 0.5 * (p.at(t).pos + q.at(t).pos);
-    let start_mid = midpoint(&hands.0, &hands.1, 0.0);
+    let start_mid = midpoint(&hands.0, &hands.1, lead);
     for (k, h) in options.horizons.iter().enumerate() {
         if start + h > last {
             continue;
@@ -453,13 +521,13 @@ fn replay_start(
             continue;
         };
         let truth = rec.at(&rec.dia, start + h);
-        let truth_vel = dia.at(*h).vel;
+        let truth_vel = dia.at(lead + h).vel;
         result.errors[k] = Some(HorizonError {
             position: (sim.pos - truth).norm(),
             velocity: (sim.vel - truth_vel).norm(),
             spin: (-sim.spin / AXLE_RADIUS - rec.spin_at(start + h)).abs(),
-            stay: (measured.pos - truth).norm(),
-            midpoint: (measured.pos + (midpoint(&hands.0, &hands.1, *h) - start_mid) - truth)
+            stay: (measured - truth).norm(),
+            midpoint: (measured + (midpoint(&hands.0, &hands.1, lead + h) - start_mid) - truth)
                 .norm(),
         });
     }
@@ -500,45 +568,4 @@ pub fn statistics(results: &[StartResult], horizons: &[f64]) -> Vec<HorizonStats
             }
         })
         .collect()
-}
-
-/// The measured diabolo's position and velocity at `start` (see [`ReplayOptions::causal`]).
-fn initial_estimate(
-    rec: &Recording,
-    options: &ReplayOptions,
-    centred: &SampledPath,
-    start: f64,
-) -> crate::simulation::drive::PathPoint {
-    if !options.causal {
-        return centred.at(0.0);
-    }
-    let from = start - 2.0 * options.diabolo_smoothing;
-    let frames: Vec<(f64, Vector2<f64>)> = rec
-        .t
-        .iter()
-        .zip(&rec.dia)
-        .filter(|(t, _)| **t >= from - 1e-12 && **t <= start + 1e-12)
-        .map(|(t, p)| (t - start, *p))
-        .collect();
-    if frames.len() < 6 {
-        return centred.at(0.0);
-    }
-    // Least squares p(s) = c0 + c1 s + c2 s^2 + c3 s^3 on the past frames (s <= 0).
-    let mut normal = nalgebra::Matrix4::<f64>::zeros();
-    let mut rhs = nalgebra::Matrix4x2::<f64>::zeros();
-    let scale = 2.0 * options.diabolo_smoothing;
-    for (s, p) in &frames {
-        let x = s / scale;
-        let basis = nalgebra::Vector4::new(1.0, x, x * x, x * x * x);
-        normal += basis * basis.transpose();
-        rhs += basis * p.transpose();
-    }
-    match normal.lu().solve(&rhs) {
-        Some(c) => crate::simulation::drive::PathPoint {
-            pos: Vector2::new(c[(0, 0)], c[(0, 1)]),
-            vel: Vector2::new(c[(1, 0)], c[(1, 1)]) / scale,
-            acc: Vector2::new(c[(2, 0)], c[(2, 1)]) * (2.0 / (scale * scale)),
-        },
-        None => centred.at(0.0),
-    }
 }

@@ -1,0 +1,75 @@
+//! Held-out check of `fit`: for each shared recording, fit c, J and D on the other four and
+//! replay the held-out one with the fitted values (starting from c = 0.25, J = 50, D = 0).
+//! Run: `cargo run --release --example leave_one_out` (about 20 min on 2 cores).
+use diabolo::fit::{fit, FitOptions, FreeParameter};
+use diabolo::replay::{replay, statistics, Recording, ReplayOptions};
+
+fn main() -> anyhow::Result<()> {
+    let mut recordings: Vec<Recording> = std::fs::read_dir("../shared/data/omron")?
+        .map(|f| f.map(|f| f.path()))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .map(|p| Recording::read(&p))
+        .collect::<Result<_, _>>()?;
+    recordings.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut start = ReplayOptions::default();
+    start.params.friction = 0.25;
+    start.params.spin_inertia = 50.0;
+    start.params.spin_drag = 0.0;
+    let mut held_out = Vec::new();
+    for (k, rec) in recordings.iter().enumerate() {
+        let training: Vec<Recording> = recordings
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != k)
+            .map(|(_, r)| r.clone())
+            .collect();
+        let report = fit(
+            &training,
+            &FitOptions {
+                replay: start.clone(),
+                free: vec![
+                    FreeParameter::Friction,
+                    FreeParameter::SpinInertia,
+                    FreeParameter::SpinDrag,
+                ],
+                spin_weight: 1e-3,
+                max_iterations: 60,
+            },
+        )?;
+        let results = replay(rec, &report.fitted)?;
+        let stats = statistics(&results, &report.fitted.horizons);
+        let p = &report.fitted.params;
+        println!(
+            "{:28} c {:.3} J {:.1} D {:.4}: {}",
+            rec.name,
+            p.friction,
+            p.spin_inertia,
+            p.spin_drag,
+            stats
+                .iter()
+                .map(|s| format!(
+                    "{}s {:.4} (p90 {:.4}, spin {:.2})",
+                    s.horizon, s.mean, s.p90, s.spin_mean
+                ))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        held_out.extend(results);
+    }
+    let stats = statistics(&held_out, &start.horizons);
+    println!(
+        "{:28} {}",
+        "all, held out",
+        stats
+            .iter()
+            .map(|s| format!(
+                "{}s {:.4} (p90 {:.4}, spin {:.2}, n {})",
+                s.horizon, s.mean, s.p90, s.spin_mean, s.n
+            ))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    Ok(())
+}

@@ -1,0 +1,72 @@
+//! The tables of VALIDATION.md: every shared recording replayed with the parameters of a
+//! `params` JSON file (as `diabolo fit` writes), as Markdown, all recordings together first.
+//! Run: `cargo run --release --example validation_tables -- validation/omron_fitted.json`.
+use diabolo::replay::{replay, statistics, HorizonStats, Recording, ReplayOptions};
+
+fn main() -> anyhow::Result<()> {
+    let file = std::env::args()
+        .nth(1)
+        .unwrap_or("validation/reference_params.json".into());
+    let document: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file)?)?;
+    let mut options = ReplayOptions::default();
+    let p = &document["params"];
+    let number = |key: &str, default: f64| p[key].as_f64().unwrap_or(default);
+    options.params.friction = number("friction", options.params.friction);
+    options.params.spin_inertia = number("spin_inertia", options.params.spin_inertia);
+    options.params.spin_drag = number("spin_drag", options.params.spin_drag);
+    options.length_offset = document["length_offset"].as_f64().unwrap_or(0.0);
+    let mut recordings: Vec<Recording> = std::fs::read_dir("../shared/data/omron")?
+        .map(|f| f.map(|f| f.path()))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .map(|p| Recording::read(&p))
+        .collect::<Result<_, _>>()?;
+    recordings.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut all = Vec::new();
+    let mut sections = Vec::new();
+    for rec in &recordings {
+        let results = replay(rec, &options)?;
+        let length = diabolo::replay::recording_params(rec, &options)?.string_length;
+        sections.push((
+            format!("`{}` (L = {length:.4} m)", rec.name),
+            statistics(&results, &options.horizons),
+        ));
+        all.extend(results);
+    }
+    println!(
+        "c = {}, J = {}, D = {} /s, length offset {:.4} m, initial state: {}\n",
+        options.params.friction,
+        options.params.spin_inertia,
+        options.params.spin_drag,
+        options.length_offset,
+        options.initial
+    );
+    table("all five recordings", &statistics(&all, &options.horizons));
+    for (title, stats) in &sections {
+        table(title, stats);
+    }
+    Ok(())
+}
+
+fn table(title: &str, stats: &[HorizonStats]) {
+    println!("**{title}**\n");
+    println!("| horizon (s) | n | mean (m) | median (m) | p90 (m) | velocity mean (m/s) | spin mean (rad/s) | baseline: stays put (m) | baseline: hands' midpoint (m) | dropped |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for s in stats {
+        println!(
+            "| {} | {} | {:.4} | {:.4} | {:.4} | {:.3} | {:.2} | {:.3} | {:.3} | {} |",
+            s.horizon,
+            s.n,
+            s.mean,
+            s.median,
+            s.p90,
+            s.vel_mean,
+            s.spin_mean,
+            s.stay_mean,
+            s.midpoint_mean,
+            s.dropped
+        );
+    }
+    println!();
+}

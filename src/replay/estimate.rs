@@ -1,0 +1,225 @@
+//! The initial diabolo state of a replay start, from the measured frames up to the start (or,
+//! for comparison only, from a centred window that sees frames after it).
+//!
+//! The default is assimilation: the model itself, driven by the recorded hands, is fitted to the
+//! measured diabolo over the window W before the start (positions and spins, least squares), and
+//! the prediction continues that simulation. The state then satisfies the model's constraint and
+//! dynamics, and the noise of a differentiated marker (about 1 mm at 120 Hz, and the diabolo's
+//! out-of-plane motion) is averaged over the window by the physics instead of by a polynomial.
+
+use nalgebra::{DVector, MatrixXx5, Vector2, Vector5};
+
+use super::{Recording, ReplayOptions, AXLE_RADIUS};
+use crate::simulation::drive::PathPoint;
+use crate::simulation::run::Simulation;
+
+/// How the initial diabolo state of a start is estimated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum InitialEstimate {
+    /// Assimilation over the `window` s before the start (the simulation starts `window` s
+    /// early, from the state whose simulated positions and spins best fit the frames of
+    /// [start - window, start]). Causal.
+    Assimilated { window: f64 },
+    /// A cubic fitted by least squares to the frames of [start - 2 diabolo_smoothing, start],
+    /// differentiated at the start. Causal.
+    PastCubic,
+    /// The centred smoothing window of half-width diabolo_smoothing: it sees frames after the
+    /// start, so it peeks into the horizon it is scored on (for comparison only).
+    Centred,
+}
+
+impl InitialEstimate {
+    /// How long before the start the simulation begins, s.
+    pub fn lead(self) -> f64 {
+        match self {
+            Self::Assimilated { window } => window,
+            Self::PastCubic | Self::Centred => 0.0,
+        }
+    }
+}
+
+impl std::fmt::Display for InitialEstimate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Assimilated { window } => write!(f, "assimilated over the past {window} s"),
+            Self::PastCubic => write!(f, "cubic fitted to past frames"),
+            Self::Centred => write!(f, "centred smoothing window (sees the future)"),
+        }
+    }
+}
+
+/// A diabolo state to start a replay from: position (m), velocity (m/s), spin w (m/s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DiaboloGuess {
+    pub pos: Vector2<f64>,
+    pub vel: Vector2<f64>,
+    pub spin: f64,
+}
+
+impl DiaboloGuess {
+    fn to_vector(self) -> Vector5<f64> {
+        Vector5::new(self.pos.x, self.pos.y, self.vel.x, self.vel.y, self.spin)
+    }
+
+    fn from_vector(x: &Vector5<f64>) -> Self {
+        Self {
+            pos: Vector2::new(x[0], x[1]),
+            vel: Vector2::new(x[2], x[3]),
+            spin: x[4],
+        }
+    }
+}
+
+/// The measured diabolo's position and velocity at `start` by the smoothing differentiator of
+/// `options.initial` (`centred` is the centred window's value at the start; the assimilation's
+/// first guess, and the baselines, use the past cubic).
+pub(super) fn smoothed_estimate(
+    rec: &Recording,
+    options: &ReplayOptions,
+    centred: PathPoint,
+    start: f64,
+) -> PathPoint {
+    match options.initial {
+        InitialEstimate::Centred => centred,
+        _ => past_cubic(rec, start, 2.0 * options.diabolo_smoothing, 0.0).unwrap_or(centred),
+    }
+}
+
+/// The cubic least-squares fit to the measured diabolo frames in [start - window, start],
+/// evaluated `at` s from the start (None with fewer than 6 frames).
+pub(super) fn past_cubic(rec: &Recording, start: f64, window: f64, at: f64) -> Option<PathPoint> {
+    let from = start - window;
+    let frames: Vec<(f64, Vector2<f64>)> = rec
+        .t
+        .iter()
+        .zip(&rec.dia)
+        .filter(|(t, _)| **t >= from - 1e-12 && **t <= start + 1e-12)
+        .map(|(t, p)| (t - start, *p))
+        .collect();
+    if frames.len() < 6 {
+        return None;
+    }
+    // Least squares p(s) = c0 + c1 x + c2 x^2 + c3 x^3, x = s / window, on the past frames.
+    let mut normal = nalgebra::Matrix4::<f64>::zeros();
+    let mut rhs = nalgebra::Matrix4x2::<f64>::zeros();
+    let basis = |x: f64| nalgebra::Vector4::new(1.0, x, x * x, x * x * x);
+    for (s, p) in &frames {
+        let b = basis(s / window);
+        normal += b * b.transpose();
+        rhs += b * p.transpose();
+    }
+    let c = normal.lu().solve(&rhs)?;
+    let x = at / window;
+    let value = |row: nalgebra::Vector4<f64>| {
+        let v = c.transpose() * row;
+        Vector2::new(v[0], v[1])
+    };
+    Some(PathPoint {
+        pos: value(basis(x)),
+        vel: value(nalgebra::Vector4::new(0.0, 1.0, 2.0 * x, 3.0 * x * x)) / window,
+        acc: value(nalgebra::Vector4::new(0.0, 0.0, 2.0, 6.0 * x)) / (window * window),
+    })
+}
+
+/// The initial diabolo position, velocity and spin at `from` whose simulation over the next
+/// `window` seconds best matches the measured frames: least squares on the positions (m) and
+/// spins (weighted [`SPIN_RESIDUAL_WEIGHT`] m per rad/s) every 0.01 s, Levenberg-Marquardt from
+/// the guess with a forward-difference Jacobian.
+pub(super) fn assimilate(
+    rec: &Recording,
+    from: f64,
+    window: f64,
+    guess: DiaboloGuess,
+    build: &dyn Fn(&DiaboloGuess, f64) -> Result<Simulation, String>,
+) -> DiaboloGuess {
+    // Samples every 0.01 s up to the last frame at or before the start, so that the linear
+    // interpolation between frames never reaches a frame after it.
+    let last_frame = rec
+        .t
+        .iter()
+        .copied()
+        .take_while(|t| *t <= from + window + 1e-9)
+        .last()
+        .unwrap_or(from);
+    let samples = ((last_frame - from).max(0.0) / 0.01 + 1e-9).floor() as usize + 1;
+    let residuals = |x: &Vector5<f64>| -> Option<DVector<f64>> {
+        let sim = build(&DiaboloGuess::from_vector(x), window).ok()?;
+        let mut r = DVector::zeros(3 * samples);
+        let report = sim.run(&mut |row| {
+            let k = (row.t / 0.005).round() as usize;
+            if k % 2 == 0 && k / 2 < samples {
+                let d = &row.state.diabolos[0];
+                let e = d.pos - rec.at(&rec.dia, from + row.t);
+                let spin = -d.spin / AXLE_RADIUS - rec.spin_at(from + row.t);
+                let i = 3 * (k / 2);
+                r[i] = e.x;
+                r[i + 1] = e.y;
+                r[i + 2] = SPIN_RESIDUAL_WEIGHT * spin;
+            }
+        });
+        report.failure.is_none().then_some(r)
+    };
+    let x = levenberg_marquardt(
+        &residuals,
+        guess.to_vector(),
+        Vector5::new(1e-5, 1e-5, 1e-4, 1e-4, 1e-5),
+    );
+    DiaboloGuess::from_vector(&x)
+}
+
+/// m of residual per rad/s of spin misfit in the assimilation: the marker noise and
+/// out-of-plane motion (a few mm) against the spin's noise (about 1 rad/s).
+const SPIN_RESIDUAL_WEIGHT: f64 = 0.002;
+
+/// Minimises |r(x)|^2 over 5 variables by Levenberg-Marquardt with forward differences of
+/// step `h`; stops after 10 iterations or when a step no longer lowers the cost by 1e-6 of it.
+fn levenberg_marquardt(
+    residuals: &dyn Fn(&Vector5<f64>) -> Option<DVector<f64>>,
+    mut x: Vector5<f64>,
+    h: Vector5<f64>,
+) -> Vector5<f64> {
+    let Some(mut r) = residuals(&x) else {
+        return x;
+    };
+    let mut lambda = 1e-3;
+    for _ in 0..10 {
+        let mut jacobian = MatrixXx5::zeros(r.len());
+        for j in 0..5 {
+            let mut xj = x;
+            xj[j] += h[j];
+            let Some(rj) = residuals(&xj) else {
+                return x;
+            };
+            jacobian.set_column(j, &((rj - &r) / h[j]));
+        }
+        let jtj = jacobian.tr_mul(&jacobian);
+        let gradient = jacobian.tr_mul(&r);
+        let cost = r.norm_squared();
+        let mut improved = false;
+        for _ in 0..6 {
+            let mut a = jtj;
+            for d in 0..5 {
+                a[(d, d)] += lambda * jtj[(d, d)].max(1e-12);
+            }
+            let Some(step) = a.lu().solve(&(-gradient)) else {
+                lambda *= 10.0;
+                continue;
+            };
+            let candidate = x + step;
+            match residuals(&candidate) {
+                Some(rc) if rc.norm_squared() < cost => {
+                    improved = cost - rc.norm_squared() > 1e-6 * cost;
+                    x = candidate;
+                    r = rc;
+                    lambda = (lambda * 0.3).max(1e-9);
+                    break;
+                }
+                _ => lambda *= 10.0,
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    x
+}
