@@ -5,14 +5,7 @@ use diabolo::fit::{fit, FitOptions, FreeParameter};
 use diabolo::replay::{replay, statistics, Recording, ReplayOptions};
 
 fn main() -> anyhow::Result<()> {
-    let mut recordings: Vec<Recording> = std::fs::read_dir("../shared/data/omron")?
-        .map(|f| f.map(|f| f.path()))
-        .collect::<Result<Vec<_>, _>>()?
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
-        .map(|p| Recording::read(&p))
-        .collect::<Result<_, _>>()?;
-    recordings.sort_by(|a, b| a.name.cmp(&b.name));
+    let recordings = Recording::read_dir(std::path::Path::new("../shared/data/omron"))?;
     let mut start = ReplayOptions::default();
     start.params.friction = 0.25;
     start.params.spin_inertia = 50.0;

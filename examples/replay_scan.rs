@@ -17,13 +17,7 @@ fn list(key: &str, default: f64) -> Vec<f64> {
 }
 
 fn main() {
-    let mut recs: Vec<Recording> = std::fs::read_dir("../shared/data/omron")
-        .expect("../shared/data/omron")
-        .map(|f| f.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
-        .map(|p| Recording::read(&p).unwrap())
-        .collect();
-    recs.sort_by(|a, b| a.name.cmp(&b.name));
+    let recs = Recording::read_dir(std::path::Path::new("../shared/data/omron")).unwrap();
     let initial = match std::env::var("INITIAL").as_deref() {
         Ok("cubic") => InitialEstimate::PastCubic,
         Ok("centred") => InitialEstimate::Centred,

@@ -9,15 +9,10 @@ use diabolo::simulation::drive::SampledPath;
 use nalgebra::{Matrix2, Vector2};
 
 fn main() -> anyhow::Result<()> {
-    let mut files: Vec<_> = std::fs::read_dir("../shared/data/omron")?
-        .map(|f| f.map(|f| f.path()))
-        .collect::<Result<_, _>>()?;
-    files.retain(|p| p.extension().is_some_and(|e| e == "csv"));
-    files.sort();
+    let recordings = Recording::read_dir(std::path::Path::new("../shared/data/omron"))?;
     let (mass, gravity) = (0.2, Vector2::new(0.0, -9.81));
     println!("recording                     frames  L0 (m)   EA (N)   R^2   sum range (m)  T1 l1 + T2 l2 range (N m)");
-    for file in files {
-        let rec = Recording::read(&file)?;
+    for rec in recordings {
         let frames: Vec<(f64, Vector2<f64>)> =
             rec.t.iter().copied().zip(rec.dia.iter().copied()).collect();
         let path = SampledPath::new(frames, 0.05)?;

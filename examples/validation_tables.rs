@@ -15,14 +15,7 @@ fn main() -> anyhow::Result<()> {
     options.params.spin_inertia = number("spin_inertia", options.params.spin_inertia);
     options.params.spin_drag = number("spin_drag", options.params.spin_drag);
     options.length_offset = document["length_offset"].as_f64().unwrap_or(0.0);
-    let mut recordings: Vec<Recording> = std::fs::read_dir("../shared/data/omron")?
-        .map(|f| f.map(|f| f.path()))
-        .collect::<Result<Vec<_>, _>>()?
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
-        .map(|p| Recording::read(&p))
-        .collect::<Result<_, _>>()?;
-    recordings.sort_by(|a, b| a.name.cmp(&b.name));
+    let recordings = Recording::read_dir(std::path::Path::new("../shared/data/omron"))?;
     let mut all = Vec::new();
     let mut sections = Vec::new();
     for rec in &recordings {

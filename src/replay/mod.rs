@@ -56,6 +56,23 @@ impl Recording {
         Self::parse(&name, &text).map_err(|reason| ReplayError::Recording { file, reason })
     }
 
+    /// Every `*.csv` recording in `dir`, sorted by name.
+    pub fn read_dir(dir: &Path) -> Result<Vec<Self>, ReplayError> {
+        let failure = |e: std::io::Error| ReplayError::Recording {
+            file: dir.display().to_string(),
+            reason: format!("cannot list: {e}"),
+        };
+        let mut paths = Vec::new();
+        for entry in std::fs::read_dir(dir).map_err(failure)? {
+            let path = entry.map_err(failure)?.path();
+            if path.extension().is_some_and(|e| e == "csv") {
+                paths.push(path);
+            }
+        }
+        paths.sort();
+        paths.iter().map(|p| Self::read(p)).collect()
+    }
+
     /// Columns t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin; `#` lines are comments.
     pub fn parse(name: &str, text: &str) -> Result<Self, String> {
         let mut rec = Self {

@@ -959,18 +959,14 @@ impl<'a> Runner<'a> {
             // At full length but shortening (a taut start with L' < 0): the string goes slack.
             return self.enter_loose(state, &accumulated, t);
         }
-        self.enter_taut(state, &accumulated, t, stretching)
+        self.enter_taut(state, &accumulated, t)
     }
 
-    /// Goes taut; loosens at once where T0 < 0, unless the free motion was found stretching the
-    /// string (`stretching`): then neither phase is consistent and the string stays taut until
-    /// T0 recovers.
     fn enter_taut(
         &mut self,
         mut state: CartesianState,
         accumulated: &[f64],
         t: f64,
-        stretching: bool,
     ) -> Result<(), RunError> {
         // The reduced state rebuilds the right stick from the string: put the residual slack and
         // length rate (event tolerance, round-off) on the diabolos, so that a stick keeps
@@ -1014,7 +1010,7 @@ impl<'a> Runner<'a> {
         self.taut
             .evaluate(t, &y)
             .map_err(|e| dynamics_failure(e, t))?;
-        if self.taut.dynamics.tension().base_tension < 0.0 && !stretching {
+        if self.taut.dynamics.tension().base_tension < 0.0 {
             // Neither the hands nor the motion keep this string taut: it loosens at once.
             self.events.push(Event::new(t, EventKind::Loosen, None));
             let state = self.taut.dynamics.cartesian(&y[..layout.len()]);
