@@ -1,6 +1,6 @@
 //! Held-out check of `fit`: for each shared recording, fit c, J and D on the other four and
 //! replay the held-out one with the fitted values (starting from c = 0.25, J = 50, D = 0).
-//! Run: `cargo run --release --example leave_one_out` (about 20 min on 2 cores).
+//! Run: `cargo run --release --example leave_one_out` (about 5 min on 2 cores).
 use diabolo::fit::{fit, FitOptions, FreeParameter};
 use diabolo::replay::{replay, statistics, Recording, ReplayOptions};
 

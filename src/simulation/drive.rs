@@ -38,6 +38,15 @@ pub enum Schedule {
 }
 
 impl Schedule {
+    /// Times where the schedule is not smooth (its keyframes), s.
+    fn knots(&self) -> impl Iterator<Item = f64> + '_ {
+        let points: &[(f64, Vector2<f64>)] = match self {
+            Self::Constant(_) => &[],
+            Self::Keyframes(points) => points,
+        };
+        points.iter().map(|p| p.0)
+    }
+
     /// Keyframes (t, value), checked: at least one, times increasing, all finite.
     pub fn keyframes(points: Vec<(f64, Vector2<f64>)>) -> Result<Self, DriveError> {
         check_points("keyframes", &points, 1)?;
@@ -347,6 +356,17 @@ pub enum Path {
 }
 
 impl Path {
+    /// Times where the path is not smooth (keyframes of the spline, samples of a recording:
+    /// a derivative of the position jumps there), s.
+    pub fn knots(&self) -> impl Iterator<Item = f64> + '_ {
+        let times: Box<dyn Iterator<Item = f64> + '_> = match self {
+            Self::Keyframes(spline) => Box::new(spline.points.iter().map(|p| p.0)),
+            Self::Samples(samples) => Box::new(samples.times.iter().copied()),
+            Self::Sine { .. } => Box::new(std::iter::empty()),
+        };
+        times
+    }
+
     pub fn at(&self, t: f64) -> PathPoint {
         match self {
             Self::Keyframes(spline) => spline.at(t),
@@ -402,6 +422,16 @@ impl Drive {
     /// Whether the stick's motion is prescribed (path drive): it is infinitely heavy.
     pub fn prescribes_motion(&self) -> bool {
         matches!(self, Self::Path(_))
+    }
+
+    /// Times where the drive's input is not smooth (keyframes, samples), s, unsorted: the
+    /// integrator ends its steps there instead of stepping over a jump in a derivative.
+    pub fn breakpoints(&self) -> Vec<f64> {
+        match self {
+            Self::Released => Vec::new(),
+            Self::Force(schedule) | Self::Accel(schedule) => schedule.knots().collect(),
+            Self::Path(path) | Self::Tracking(path, _) => path.knots().collect(),
+        }
     }
 
     /// The path a stick follows or tracks, if any.

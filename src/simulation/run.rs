@@ -379,6 +379,10 @@ struct Runner<'a> {
     /// After a rebound, the longest step (s) until the string is taut again: an eighth of the
     /// predicted flight, so that a short flight is never stepped over.
     flight_step: Option<f64>,
+    /// The drives' breakpoints (sorted): steps end there.
+    breakpoints: Vec<f64>,
+    /// Index of the first breakpoint not yet passed.
+    next_breakpoint: usize,
 }
 
 impl<'a> Runner<'a> {
@@ -426,7 +430,30 @@ impl<'a> Runner<'a> {
             grip_needed: None,
             initial_energy: mechanical_energy(&sim.params, &sim.initial),
             flight_step: None,
+            breakpoints: {
+                let mut b: Vec<f64> = sim.drives.iter().flat_map(Drive::breakpoints).collect();
+                b.sort_by(f64::total_cmp);
+                b.dedup();
+                b
+            },
+            next_breakpoint: 0,
         }
+    }
+
+    /// The end of the next step: the duration, or the first drive breakpoint ahead of t (one
+    /// closer than 1e-9 s counts as passed).
+    fn step_limit(&mut self, duration: f64) -> f64 {
+        let ahead = self.t + 1e-9;
+        while self
+            .breakpoints
+            .get(self.next_breakpoint)
+            .is_some_and(|b| *b <= ahead)
+        {
+            self.next_breakpoint += 1;
+        }
+        self.breakpoints
+            .get(self.next_breakpoint)
+            .map_or(duration, |b| b.min(duration))
     }
 
     fn dimension(&self) -> usize {
@@ -449,7 +476,8 @@ impl<'a> Runner<'a> {
         }
         let duration = self.sim.settings.duration;
         while self.t < duration {
-            let t1 = self.step(duration)?;
+            let limit = self.step_limit(duration);
+            let t1 = self.step(limit)?;
             let hit = self.locate()?;
             match hit {
                 Some(hit) => {
