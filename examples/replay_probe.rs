@@ -19,6 +19,7 @@ fn main() -> anyhow::Result<()> {
         simulation,
         paths: [left, right, dia],
         lead,
+        ..
     } = start_simulation(&rec, &options, &params, start, duration).map_err(anyhow::Error::msg)?;
     println!(
         "L = {:.4} m; the simulation starts {lead} s before the start",

@@ -44,20 +44,23 @@ fn main() -> anyhow::Result<()> {
 
 fn table(title: &str, stats: &[HorizonStats]) {
     println!("**{title}**\n");
-    println!("| horizon (s) | n | mean (m) | median (m) | p90 (m) | velocity mean (m/s) | spin mean (rad/s) | baseline: stays put (m) | baseline: hands' midpoint (m) | dropped |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let Some(first) = stats.first() else {
+        return;
+    };
+    let headings: Vec<&str> = first.figures().iter().map(|f| f.heading).collect();
+    println!("| horizon (s) | n | {} | dropped |", headings.join(" | "));
+    println!("|---|---|{}---|", "---|".repeat(headings.len()));
     for s in stats {
+        let figures: Vec<String> = s
+            .figures()
+            .iter()
+            .map(|f| format!("{:.*}", f.decimals, f.value))
+            .collect();
         println!(
-            "| {} | {} | {:.4} | {:.4} | {:.4} | {:.3} | {:.2} | {:.3} | {:.3} | {} |",
+            "| {} | {} | {} | {} |",
             s.horizon,
             s.n,
-            s.mean,
-            s.median,
-            s.p90,
-            s.vel_mean,
-            s.spin_mean,
-            s.stay_mean,
-            s.midpoint_mean,
+            figures.join(" | "),
             s.dropped
         );
     }

@@ -840,11 +840,12 @@ fn replay_command(args: &ReplayArgs) -> Result<(), CliError> {
         let horizons: Vec<serde_json::Value> = stats
             .iter()
             .map(|s| {
-                serde_json::json!({
-                    "horizon": s.horizon, "n": s.n, "mean": s.mean, "median": s.median, "p90": s.p90,
-                    "vel_mean": s.vel_mean, "spin_mean": s.spin_mean, "stay_mean": s.stay_mean,
-                    "midpoint_mean": s.midpoint_mean, "dropped": s.dropped,
-                })
+                let mut row = serde_json::json!({"horizon": s.horizon, "n": s.n});
+                for f in s.figures() {
+                    row[f.key] = serde_json::json!(f.value);
+                }
+                row["dropped"] = serde_json::json!(s.dropped);
+                row
             })
             .collect();
         println!(
@@ -858,31 +859,18 @@ fn replay_command(args: &ReplayArgs) -> Result<(), CliError> {
             results.len(),
             options.stride
         );
-        println!(
-            "{:>8} {:>5} {:>9} {:>9} {:>9} {:>10} {:>11} {:>9} {:>10}",
-            "horizon",
-            "n",
-            "mean m",
-            "median m",
-            "p90 m",
-            "vel m/s",
-            "spin rad/s",
-            "stay m",
-            "midpoint m"
-        );
+        let mut heading = format!("{:>8} {:>5}", "horizon", "n");
+        for f in stats.first().map(|s| s.figures()).into_iter().flatten() {
+            heading.push_str(&format!("  {}", f.heading));
+        }
+        println!("{heading}");
         for s in &stats {
-            println!(
-                "{:>8} {:>5} {:>9.4} {:>9.4} {:>9.4} {:>10.3} {:>11.2} {:>9.4} {:>10.4}",
-                s.horizon,
-                s.n,
-                s.mean,
-                s.median,
-                s.p90,
-                s.vel_mean,
-                s.spin_mean,
-                s.stay_mean,
-                s.midpoint_mean
-            );
+            let mut line = format!("{:>8} {:>5}", s.horizon, s.n);
+            for f in s.figures() {
+                let width = f.heading.len();
+                line.push_str(&format!("  {:>width$.*}", f.decimals, f.value));
+            }
+            println!("{line}");
         }
         println!("dropped (run failed): {dropped}");
     }

@@ -242,8 +242,6 @@ pub struct Sweep {
     sampling: Option<Sampling>,
     points: usize,
     diabolos: usize,
-    /// Columns of a summary row.
-    columns: usize,
 }
 
 /// The outcome of running points.
@@ -290,16 +288,14 @@ impl Sweep {
             }
         }
         let diabolos = Scenario::from_value(base.clone())?.initial.diabolos.len();
-        let mut sweep = Self {
+        let sweep = Self {
             base,
             base_dir: base_dir.to_path_buf(),
             axes,
             sampling,
             points: points as usize,
             diabolos,
-            columns: 0,
         };
-        sweep.columns = sweep.header().len();
         // Every key must name a field the scenario format knows: build the first point.
         if sweep.points > 0 {
             sweep.scenario(0)?.build(&sweep.base_dir)?;
@@ -389,7 +385,8 @@ impl Sweep {
             Err(e) => {
                 row.push("invalid".into());
                 row.push(e.to_string());
-                row.resize(self.columns, String::new());
+                // Rare (an invalid point): the header is built only here.
+                row.resize(self.header().len(), String::new());
                 return (row, false);
             }
         };

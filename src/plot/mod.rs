@@ -336,7 +336,6 @@ fn event_kinds(events: &[Event]) -> Vec<&str> {
     kinds
 }
 
-/// Draws a legend row (colour swatch, then text) from `x` at height `y`; the x after it.
 /// The title of a picture, at its top left.
 fn draw_title<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -352,6 +351,7 @@ fn draw_title<DB: DrawingBackend>(
         .map_err(draw_error)
 }
 
+/// Draws a legend row (colour swatch, then text) from `x` at height `y`; the x after it.
 fn legend_entry<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     (x, y): (i32, i32),

@@ -10,6 +10,7 @@
 use nalgebra::{DVector, MatrixXx5, Vector2, Vector5};
 
 use super::{Recording, ReplayOptions, AXLE_RADIUS};
+use crate::model::DiaboloState;
 use crate::simulation::drive::PathPoint;
 use crate::simulation::run::Simulation;
 
@@ -48,25 +49,17 @@ impl std::fmt::Display for InitialEstimate {
     }
 }
 
-/// A diabolo state to start a replay from: position (m), velocity (m/s), spin w (m/s).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DiaboloGuess {
-    pub pos: Vector2<f64>,
-    pub vel: Vector2<f64>,
-    pub spin: f64,
+/// The assimilation's unknowns (x, y, vx, vy, w) of a diabolo state (knot 0).
+fn to_vector(d: &DiaboloState) -> Vector5<f64> {
+    Vector5::new(d.pos.x, d.pos.y, d.vel.x, d.vel.y, d.spin)
 }
 
-impl DiaboloGuess {
-    fn to_vector(self) -> Vector5<f64> {
-        Vector5::new(self.pos.x, self.pos.y, self.vel.x, self.vel.y, self.spin)
-    }
-
-    fn from_vector(x: &Vector5<f64>) -> Self {
-        Self {
-            pos: Vector2::new(x[0], x[1]),
-            vel: Vector2::new(x[2], x[3]),
-            spin: x[4],
-        }
+fn from_vector(x: &Vector5<f64>) -> DiaboloState {
+    DiaboloState {
+        pos: Vector2::new(x[0], x[1]),
+        vel: Vector2::new(x[2], x[3]),
+        spin: x[4],
+        knot: 0,
     }
 }
 
@@ -129,9 +122,9 @@ pub(super) fn assimilate(
     rec: &Recording,
     from: f64,
     window: f64,
-    guess: DiaboloGuess,
-    build: &dyn Fn(&DiaboloGuess, f64) -> Result<Simulation, String>,
-) -> DiaboloGuess {
+    guess: DiaboloState,
+    build: &dyn Fn(&DiaboloState, f64) -> Result<Simulation, String>,
+) -> DiaboloState {
     // Samples every 0.01 s up to the last frame at or before the start, so that the linear
     // interpolation between frames never reaches a frame after it.
     let last_frame = rec
@@ -143,7 +136,7 @@ pub(super) fn assimilate(
         .unwrap_or(from);
     let samples = ((last_frame - from).max(0.0) / 0.01 + 1e-9).floor() as usize + 1;
     let residuals = |x: &Vector5<f64>| -> Option<DVector<f64>> {
-        let sim = build(&DiaboloGuess::from_vector(x), window).ok()?;
+        let sim = build(&from_vector(x), window).ok()?;
         let mut r = DVector::zeros(3 * samples);
         let report = sim.run(&mut |row| {
             let k = (row.t / 0.005).round() as usize;
@@ -161,10 +154,10 @@ pub(super) fn assimilate(
     };
     let x = levenberg_marquardt(
         &residuals,
-        guess.to_vector(),
+        to_vector(&guess),
         Vector5::new(1e-5, 1e-5, 1e-4, 1e-4, 1e-5),
     );
-    DiaboloGuess::from_vector(&x)
+    from_vector(&x)
 }
 
 /// m of residual per rad/s of spin misfit in the assimilation: the marker noise and

@@ -13,8 +13,8 @@ use thiserror::Error;
 
 mod estimate;
 
+pub use estimate::InitialEstimate;
 use estimate::{assimilate, past_cubic, smoothed_estimate};
-pub use estimate::{DiaboloGuess, InitialEstimate};
 
 use crate::check::{interpolate, locate};
 use crate::model::{taut_point_below, Body, CartesianState, DiaboloState, ParamValues, Params};
@@ -294,6 +294,44 @@ pub struct HorizonStats {
     pub dropped: usize,
 }
 
+/// One figure of a horizon's statistics, as the reports print it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Figure {
+    /// Its key in the JSON report.
+    pub key: &'static str,
+    /// Its heading in a table, with the unit.
+    pub heading: &'static str,
+    pub value: f64,
+    /// Decimals it is printed with.
+    pub decimals: usize,
+}
+
+impl HorizonStats {
+    /// The error figures (after the horizon and the count), in report order.
+    pub fn figures(&self) -> [Figure; 7] {
+        let figure = |key, heading, value, decimals| Figure {
+            key,
+            heading,
+            value,
+            decimals,
+        };
+        [
+            figure("mean", "mean (m)", self.mean, 4),
+            figure("median", "median (m)", self.median, 4),
+            figure("p90", "p90 (m)", self.p90, 4),
+            figure("vel_mean", "velocity mean (m/s)", self.vel_mean, 3),
+            figure("spin_mean", "spin mean (rad/s)", self.spin_mean, 2),
+            figure("stay_mean", "baseline: stays put (m)", self.stay_mean, 3),
+            figure(
+                "midpoint_mean",
+                "baseline: hands' midpoint (m)",
+                self.midpoint_mean,
+                3,
+            ),
+        ]
+    }
+}
+
 /// The parameters of a recording's replay: the options' values with the string length
 /// estimated from the recording (plus `length_offset`).
 pub fn recording_params(rec: &Recording, options: &ReplayOptions) -> Result<Params, ReplayError> {
@@ -366,6 +404,9 @@ pub struct StartRun {
     /// How long before the start the simulation begins, s: 0, or the assimilation window
     /// (see [`InitialEstimate::Assimilated`]).
     pub lead: f64,
+    /// The measured diabolo position at the start by the smoothing differentiator (past cubic,
+    /// or centred window): where the baselines start from, m.
+    pub measured: Vector2<f64>,
 }
 
 /// The simulation of one start: the measured diabolo at `start` (smoothed position and
@@ -383,17 +424,19 @@ pub fn start_simulation(
     let lead = options.initial.lead();
     let from = start - lead;
     let paths = recorded_paths(rec, options, from, lead + duration)?;
-    let measured = if lead > 0.0 {
+    let at_start = smoothed_estimate(rec, options, paths[2].at(lead), start);
+    let first = if lead > 0.0 {
         past_cubic(rec, start, lead, -lead).unwrap_or_else(|| paths[2].at(0.0))
     } else {
-        smoothed_estimate(rec, options, paths[2].at(0.0), start)
+        at_start
     };
-    let guess = DiaboloGuess {
-        pos: measured.pos,
-        vel: measured.vel,
+    let guess = DiaboloState {
+        pos: first.pos,
+        vel: first.vel,
         spin: -AXLE_RADIUS * rec.spin_at(from),
+        knot: 0,
     };
-    let build = |d: &DiaboloGuess, until: f64| simulation_from(options, params, &paths, d, until);
+    let build = |d: &DiaboloState, until: f64| simulation_from(options, params, &paths, d, until);
     let initial = if lead > 0.0 {
         assimilate(rec, from, lead, guess, &build)
     } else {
@@ -404,6 +447,7 @@ pub fn start_simulation(
         simulation,
         paths,
         lead,
+        measured: at_start.pos,
     })
 }
 
@@ -430,13 +474,13 @@ fn recorded_paths(
     ])
 }
 
-/// A simulation of `duration` s from the paths' time 0 with the diabolo at `pos`, `vel`, `spin`
-/// (put on the string if it is beyond its reach) and the sticks on their paths.
+/// A simulation of `duration` s from the paths' time 0 with the diabolo in state `diabolo` (put
+/// on the string if it is beyond its reach) and the sticks on their paths.
 fn simulation_from(
     options: &ReplayOptions,
     params: &Params,
     paths: &[SampledPath; 3],
-    diabolo: &DiaboloGuess,
+    diabolo: &DiaboloState,
     duration: f64,
 ) -> Result<Simulation, String> {
     let [left, right, _] = paths;
@@ -450,12 +494,7 @@ fn simulation_from(
     let mut state = CartesianState {
         left: body(left),
         right: body(right),
-        diabolos: vec![DiaboloState {
-            pos: diabolo.pos,
-            vel: diabolo.vel,
-            spin: diabolo.spin,
-            knot: 0,
-        }],
+        diabolos: vec![*diabolo],
     };
     // A start beyond the string's reach (noise, stretch), or within `taut_band` of it, is put on
     // the string: moved along y.
@@ -508,6 +547,7 @@ fn replay_start(
         simulation,
         paths: [left, right, dia],
         lead,
+        measured,
     } = match start_simulation(rec, options, params, start, longest) {
         Ok(s) => s,
         Err(e) => {
@@ -515,7 +555,6 @@ fn replay_start(
             return result;
         }
     };
-    let measured = smoothed_estimate(rec, options, dia.at(lead), start).pos;
     let hands = (left, right);
     let mut rows = Vec::with_capacity(options.horizons.len());
     let report = simulation.run(&mut |row| {

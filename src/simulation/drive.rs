@@ -39,12 +39,11 @@ pub enum Schedule {
 
 impl Schedule {
     /// Times where the schedule is not smooth (its keyframes), s.
-    fn knots(&self) -> impl Iterator<Item = f64> + '_ {
-        let points: &[(f64, Vector2<f64>)] = match self {
-            Self::Constant(_) => &[],
-            Self::Keyframes(points) => points,
-        };
-        points.iter().map(|p| p.0)
+    fn knots(&self) -> Vec<f64> {
+        match self {
+            Self::Constant(_) => Vec::new(),
+            Self::Keyframes(points) => points.iter().map(|p| p.0).collect(),
+        }
     }
 
     /// Keyframes (t, value), checked: at least one, times increasing, all finite.
@@ -358,13 +357,12 @@ pub enum Path {
 impl Path {
     /// Times where the path is not smooth (keyframes of the spline, samples of a recording:
     /// a derivative of the position jumps there), s.
-    pub fn knots(&self) -> impl Iterator<Item = f64> + '_ {
-        let times: Box<dyn Iterator<Item = f64> + '_> = match self {
-            Self::Keyframes(spline) => Box::new(spline.points.iter().map(|p| p.0)),
-            Self::Samples(samples) => Box::new(samples.times.iter().copied()),
-            Self::Sine { .. } => Box::new(std::iter::empty()),
-        };
-        times
+    pub fn knots(&self) -> Vec<f64> {
+        match self {
+            Self::Keyframes(spline) => spline.points.iter().map(|p| p.0).collect(),
+            Self::Samples(samples) => samples.times.clone(),
+            Self::Sine { .. } => Vec::new(),
+        }
     }
 
     pub fn at(&self, t: f64) -> PathPoint {
@@ -429,8 +427,8 @@ impl Drive {
     pub fn breakpoints(&self) -> Vec<f64> {
         match self {
             Self::Released => Vec::new(),
-            Self::Force(schedule) | Self::Accel(schedule) => schedule.knots().collect(),
-            Self::Path(path) | Self::Tracking(path, _) => path.knots().collect(),
+            Self::Force(schedule) | Self::Accel(schedule) => schedule.knots(),
+            Self::Path(path) | Self::Tracking(path, _) => path.knots(),
         }
     }
 
