@@ -282,7 +282,7 @@ pub fn execute(cli: Cli) -> Result<(), CliError> {
         Command::Run(args) => run(&args),
         Command::Validate(args) => {
             let (scenario, simulation) = load(&args.input)?;
-            println!(
+            say(format_args!(
                 "ok: {} ({} diabolo{}, {} s)",
                 scenario.name.as_deref().unwrap_or(&args.input.scenario),
                 simulation.initial.diabolo_count(),
@@ -292,8 +292,7 @@ pub fn execute(cli: Cli) -> Result<(), CliError> {
                     "s"
                 },
                 simulation.settings.duration
-            );
-            Ok(())
+            ))
         }
         Command::Sweep(args) => sweep(&args),
         Command::Check(args) => check(&args),
@@ -303,8 +302,7 @@ pub fn execute(cli: Cli) -> Result<(), CliError> {
         Command::Fit(args) => fit_command(&args),
         Command::Schema => {
             let schema = serde_json::to_string_pretty(&Scenario::schema()).expect("JSON");
-            println!("{schema}");
-            Ok(())
+            say(schema)
         }
     }
 }
@@ -623,7 +621,7 @@ fn run(args: &RunArgs) -> Result<(), CliError> {
             })?;
             commit(file)?;
         }
-        None if !args.quiet => eprintln!("{summary_line}"),
+        None if !args.quiet => note(&summary_line)?,
         None => {}
     }
     if let Some(file) = trajectory_file {
@@ -784,6 +782,31 @@ pub struct FitArgs {
     /// Write the fitted parameters here (a `params` object in the scenario format).
     #[arg(short, long, value_name = "PARAMS.json")]
     pub output: Option<PathBuf>,
+}
+
+/// Writes `text` and a newline to standard output. A full or failing standard output is an
+/// error that names it (exit 1), never a panic. Every report of the command goes through here.
+fn say(text: impl std::fmt::Display) -> Result<(), CliError> {
+    let mut out = io::stdout().lock();
+    writeln!(out, "{text}")
+        .and_then(|()| out.flush())
+        .map_err(|source| CliError::Output {
+            what: "cannot write",
+            path: "standard output".into(),
+            source,
+        })
+}
+
+/// Writes `text` and a newline to standard error (notes and summaries), as [`say`] does.
+fn note(text: impl std::fmt::Display) -> Result<(), CliError> {
+    let mut err = io::stderr().lock();
+    writeln!(err, "{text}")
+        .and_then(|()| err.flush())
+        .map_err(|source| CliError::Output {
+            what: "cannot write",
+            path: "standard error".into(),
+            source,
+        })
 }
 
 fn input_error(what: String, reason: String) -> CliError {

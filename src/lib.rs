@@ -27,6 +27,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod display;
 pub mod fit;
 pub mod model;
 pub mod output;
