@@ -566,3 +566,18 @@ fn a_sweep_summary_to_a_folder_is_refused_before_running() {
     assert_eq!(listing(&d), ["out"], "nothing left beside it");
     assert!(listing(&folder).is_empty());
 }
+
+#[test]
+fn dev_stdout_open_on_a_file_and_that_file_are_one_output() {
+    let d = dir("dev-stdout-shared");
+    let file = d.join("out.txt");
+    let out = Command::new(env!("CARGO_BIN_EXE_diabolo"))
+        .args(["run", WHIP, "-o", "/dev/stdout", "--events", path(&file)])
+        .stdout(std::fs::File::create(&file).unwrap())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("the same file as -o /dev/stdout"));
+    assert_eq!(listing(&d), ["out.txt"]);
+}

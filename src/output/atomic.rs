@@ -51,8 +51,12 @@ impl From<DestinationError> for io::Error {
 enum Destination {
     /// A regular file (`Some` identity) or a new one: renamed into place.
     Renamed { path: PathBuf, identity: Identity },
-    /// A device, FIFO or open descriptor: written through, opened by this path.
-    Through(PathBuf),
+    /// A device, FIFO or open descriptor: written through, opened by this path. A descriptor
+    /// open on a regular file has that file's identity.
+    Through {
+        path: PathBuf,
+        identity: Option<Identity>,
+    },
 }
 
 /// What makes two paths the same renamed file: the device and inode of an existing file, the
@@ -85,7 +89,7 @@ impl AtomicFile {
                 let (file, temp) = temporary::create_in(folder_of(&path))?;
                 (path, Some(temp), file)
             }
-            Destination::Through(path) => {
+            Destination::Through { path, .. } => {
                 let file = File::options().append(true).open(&path)?;
                 (path, None, file)
             }
@@ -146,15 +150,17 @@ impl Drop for AtomicFile {
     }
 }
 
-/// The first two outputs, by their labels, that name the same renamed file (spelled differently,
-/// a hard link, a symbolic link to it): writing both would lose one. Devices and FIFOs written
-/// through may be shared. Paths that cannot be resolved are left to [`AtomicFile::open`].
+/// The first two outputs, by their labels, that name the same regular file (spelled differently,
+/// a hard link, a symbolic link to it, `/dev/stdout` open on it): writing both would lose one.
+/// Devices and FIFOs written through may be shared. Paths that cannot be resolved are left to
+/// [`AtomicFile::open`].
 pub fn shared_destination<'a>(outputs: &[(&'a str, &Path)]) -> Option<(&'a str, &'a str)> {
     let identities: Vec<(&str, Identity)> = outputs
         .iter()
         .filter_map(|&(label, path)| match resolve(path) {
             Ok(Destination::Renamed { identity, .. }) => Some((label, identity)),
-            _ => None,
+            Ok(Destination::Through { identity, .. }) => identity.map(|i| (label, i)),
+            Err(_) => None,
         })
         .collect();
     identities.iter().enumerate().find_map(|(i, (first, a))| {
@@ -179,7 +185,11 @@ fn resolve(target: &Path) -> Result<Destination, DestinationError> {
         };
         if metadata.file_type().is_symlink() {
             if is_open_descriptor(&path) {
-                return Ok(Destination::Through(path));
+                let identity = std::fs::metadata(&path)
+                    .ok()
+                    .filter(Metadata::is_file)
+                    .and_then(|m| inode(&m));
+                return Ok(Destination::Through { path, identity });
             }
             let link = std::fs::read_link(&path)?;
             path = folder_of(&path).join(link);
@@ -189,7 +199,10 @@ fn resolve(target: &Path) -> Result<Destination, DestinationError> {
             let identity = inode(&metadata).map_or_else(|| new_identity(&path), Ok)?;
             return Ok(Destination::Renamed { path, identity });
         } else {
-            return Ok(Destination::Through(path));
+            return Ok(Destination::Through {
+                path,
+                identity: None,
+            });
         }
     }
     Err(DestinationError::LinkLoop)
