@@ -10,7 +10,7 @@ use std::time::Instant;
 use clap::{Args, Parser, Subcommand};
 use thiserror::Error;
 
-use crate::output::{write_events, AtomicFile, Summary, TrajectoryWriter};
+use crate::output::{write_events, AtomicFile, RunProgress, Summary, TrajectoryWriter};
 use crate::scenario::{overrides, Scenario, ScenarioError};
 use crate::simulation::run::Simulation;
 
@@ -234,6 +234,25 @@ pub enum CliError {
         path: PathBuf,
         source: io::Error,
     },
+    /// An output path that cannot take the file (a folder, a missing folder...).
+    #[error("{flag} {}: {source}", path.display())]
+    Destination {
+        flag: &'static str,
+        path: PathBuf,
+        source: crate::output::DestinationError,
+    },
+    /// Two outputs of one command that are the same file.
+    #[error(
+        "{flag} {}: the same file as {other_flag} {}; give each output its own file",
+        path.display(),
+        other.display()
+    )]
+    SharedDestination {
+        flag: &'static str,
+        path: PathBuf,
+        other_flag: &'static str,
+        other: PathBuf,
+    },
     #[error("{0}")]
     Run(String),
     #[error("{0}")]
@@ -258,6 +277,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             Self::Input(_) | Self::Sweep(_) | Self::Check(_) | Self::Replay(_) => 2,
+            Self::Destination { .. } | Self::SharedDestination { .. } => 2,
             Self::Output { what, .. } if what.starts_with("cannot create") => 2,
             Self::Plot(e) if e.is_input() => 2,
             _ => 1,
@@ -265,15 +285,46 @@ impl CliError {
     }
 }
 
-/// Runs the command line; the process exit code.
+/// Runs the command line; the process exit code. Nothing here panics on a full or closed
+/// standard output or error: a report that cannot be written is exit 1, and an error message
+/// that cannot be written leaves only the exit code. SIGINT, SIGTERM and SIGHUP remove the
+/// temporary files and exit with 128 + the signal's number.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match execute(cli) {
+    // Without the handler a signal still stops the process, only leaving its temporary files.
+    let _ = crate::output::remove_temporary_files_on_signals();
+    let result = match Cli::try_parse() {
+        Ok(cli) => execute(cli),
+        Err(e) => return clap_message(&e),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            let _ = writeln!(io::stderr(), "error: {e}");
             ExitCode::from(e.exit_code())
         }
+    }
+}
+
+/// Prints clap's help or version (exit 0) or usage error (exit 2, whether or not standard error
+/// takes the message). Help or version that cannot be written is exit 1; a closed pipe
+/// (`diabolo --help | head`) is not an error.
+fn clap_message(e: &clap::Error) -> ExitCode {
+    let code = ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+    if e.use_stderr() {
+        let _ = e.print();
+        return code;
+    }
+    match e.print().and_then(|()| io::stdout().flush()) {
+        Err(source) if source.kind() != io::ErrorKind::BrokenPipe => {
+            let error = CliError::Output {
+                what: "cannot write",
+                path: "standard output".into(),
+                source,
+            };
+            let _ = writeln!(io::stderr(), "error: {error}");
+            ExitCode::from(error.exit_code())
+        }
+        _ => code,
     }
 }
 
@@ -544,20 +595,73 @@ fn finish_picture<T>(
     }
 }
 
+/// Opens the `-o` output file (see [`create_output`]).
 fn create(path: &Path) -> Result<AtomicFile, CliError> {
-    AtomicFile::create(path).map_err(|source| CliError::Output {
-        what: "cannot create",
-        path: path.to_path_buf(),
-        source,
+    create_output("-o", path)
+}
+
+/// Opens the output file of `flag`: a folder, a missing folder or a path that cannot be created
+/// is an input error (exit 2), found before anything runs.
+fn create_output(flag: &'static str, path: &Path) -> Result<AtomicFile, CliError> {
+    use crate::output::DestinationError;
+    AtomicFile::open(path).map_err(|source| match source {
+        DestinationError::Io(source) => CliError::Output {
+            what: "cannot create",
+            path: path.to_path_buf(),
+            source,
+        },
+        source => CliError::Destination {
+            flag,
+            path: path.to_path_buf(),
+            source,
+        },
     })
+}
+
+/// Refuses two outputs that are the same file (`-o t.csv --events ./t.csv`, a hard or symbolic
+/// link): one would overwrite the other.
+fn distinct_outputs(outputs: &[(&'static str, Option<&PathBuf>)]) -> Result<(), CliError> {
+    let named: Vec<(&'static str, &Path)> = outputs
+        .iter()
+        .filter_map(|&(flag, path)| path.map(|p| (flag, p.as_path())))
+        .collect();
+    let path_of = |flag: &str| {
+        named
+            .iter()
+            .find(|(f, _)| *f == flag)
+            .map_or_else(PathBuf::new, |(_, p)| p.to_path_buf())
+    };
+    match crate::output::shared_destination(&named) {
+        Some((other_flag, flag)) => Err(CliError::SharedDestination {
+            flag,
+            path: path_of(flag),
+            other_flag,
+            other: path_of(other_flag),
+        }),
+        None => Ok(()),
+    }
 }
 
 fn run(args: &RunArgs) -> Result<(), CliError> {
     let (scenario, simulation) = load(&args.input)?;
     // Every output file is opened before the run, so that a bad path is an input error.
+    let outputs = [
+        ("-o", args.output.as_ref()),
+        ("--events", args.events.as_ref()),
+        ("--summary", args.summary.as_ref()),
+    ];
+    distinct_outputs(&outputs)?;
     let mut trajectory_file = args.output.as_deref().map(create).transpose()?;
-    let events_file = args.events.as_deref().map(create).transpose()?;
-    let summary_file = args.summary.as_deref().map(create).transpose()?;
+    let events_file = args
+        .events
+        .as_deref()
+        .map(|p| create_output("--events", p))
+        .transpose()?;
+    let summary_file = args
+        .summary
+        .as_deref()
+        .map(|p| create_output("--summary", p))
+        .transpose()?;
 
     let stdout = io::stdout();
     let sink: Box<dyn Write> = match trajectory_file.as_mut() {
@@ -579,14 +683,17 @@ fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     let mut summary = Summary::default();
     let mut io_error = None;
+    let mut progress = RunProgress::new(simulation.settings.duration, args.quiet);
     let start = Instant::now();
     let report = simulation.run(&mut |row| {
         summary.observe(row);
+        progress.reached(row.t);
         if io_error.is_none() {
             io_error = writer.write_row(row).err();
         }
     });
     let wall = start.elapsed();
+    progress.finish();
     let flushed = match io_error {
         Some(e) => Err(e),
         None => writer.get_mut().flush(),
@@ -612,20 +719,20 @@ fn run(args: &RunArgs) -> Result<(), CliError> {
             })?;
         commit(file)?;
     }
-    match summary_file {
-        Some(mut file) => {
-            writeln!(file, "{summary_line}").map_err(|source| CliError::Output {
-                what: "cannot write",
-                path: file.target().to_path_buf(),
-                source,
-            })?;
-            commit(file)?;
-        }
-        None if !args.quiet => note(&summary_line)?,
-        None => {}
+    if let Some(mut file) = summary_file {
+        writeln!(file, "{summary_line}").map_err(|source| CliError::Output {
+            what: "cannot write",
+            path: file.target().to_path_buf(),
+            source,
+        })?;
+        commit(file)?;
     }
     if let Some(file) = trajectory_file {
         commit(file)?;
+    }
+    // The files are complete whatever standard error does.
+    if args.summary.is_none() && !args.quiet {
+        note(&summary_line)?;
     }
     match report.failure {
         Some(failure) => Err(CliError::Run(format!(
@@ -785,28 +892,31 @@ pub struct FitArgs {
 }
 
 /// Writes `text` and a newline to standard output. A full or failing standard output is an
-/// error that names it (exit 1), never a panic. Every report of the command goes through here.
+/// error that names it (exit 1), never a panic; a reader that stopped early (`| head`) is not
+/// an error. Every report of the command goes through here.
 fn say(text: impl std::fmt::Display) -> Result<(), CliError> {
-    let mut out = io::stdout().lock();
-    writeln!(out, "{text}")
-        .and_then(|()| out.flush())
-        .map_err(|source| CliError::Output {
-            what: "cannot write",
-            path: "standard output".into(),
-            source,
-        })
+    print_line(&mut io::stdout().lock(), "standard output", text)
 }
 
 /// Writes `text` and a newline to standard error (notes and summaries), as [`say`] does.
 fn note(text: impl std::fmt::Display) -> Result<(), CliError> {
-    let mut err = io::stderr().lock();
-    writeln!(err, "{text}")
-        .and_then(|()| err.flush())
-        .map_err(|source| CliError::Output {
+    print_line(&mut io::stderr().lock(), "standard error", text)
+}
+
+/// `text` and a newline to `stream`, flushed; a closed pipe is a quiet success.
+fn print_line(
+    stream: &mut impl Write,
+    name: &str,
+    text: impl std::fmt::Display,
+) -> Result<(), CliError> {
+    match writeln!(stream, "{text}").and_then(|()| stream.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        result => result.map_err(|source| CliError::Output {
             what: "cannot write",
-            path: "standard error".into(),
+            path: name.into(),
             source,
-        })
+        }),
+    }
 }
 
 fn input_error(what: String, reason: String) -> CliError {

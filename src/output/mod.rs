@@ -1,12 +1,17 @@
 //! What a run writes: the trajectory CSV, the JSON-lines event log and the one-line JSON
-//! summary of interface.md, each to any `io::Write`; and files that appear only when complete.
+//! summary of interface.md, each to any `io::Write`; files that appear only when complete
+//! (devices written through), removed when the process is interrupted; the run's progress bar.
 
 mod atomic;
 mod events;
+mod progress;
 mod summary;
+mod temporary;
 mod trajectory;
 
-pub use atomic::AtomicFile;
+pub use atomic::{shared_destination, AtomicFile, DestinationError};
 pub use events::{event_json, write_events};
+pub use progress::RunProgress;
 pub use summary::Summary;
+pub use temporary::{exit_removing_temporary_files, remove_temporary_files_on_signals};
 pub use trajectory::{trajectory_header, TrajectoryWriter};

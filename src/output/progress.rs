@@ -1,0 +1,105 @@
+//! A long run shows it is alive: a progress bar on standard error, by simulated time over the
+//! duration, drawn only on a terminal and only once the run has taken about a second (short runs,
+//! tests and pipes see nothing at all).
+
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::display::compact;
+
+/// Wall time before the bar appears.
+const QUIET_START: Duration = Duration::from_secs(1);
+
+/// Bar positions over the duration (the bar shows whole percents).
+const POSITIONS: u64 = 1000;
+
+/// The progress of one run by its simulated time.
+#[derive(Debug)]
+pub struct RunProgress {
+    /// The run's duration, s; `None` when no bar is ever shown.
+    duration: Option<f64>,
+    start: Instant,
+    bar: Option<ProgressBar>,
+}
+
+impl RunProgress {
+    /// A bar for a run of `duration` s, shown on a terminal standard error unless `quiet`.
+    pub fn new(duration: f64, quiet: bool) -> Self {
+        let shown = !quiet && std::io::stderr().is_terminal() && duration > 0.0;
+        Self::with_display(duration, shown)
+    }
+
+    /// A bar that is drawn (`shown`) or never is, whatever standard error is.
+    fn with_display(duration: f64, shown: bool) -> Self {
+        Self {
+            duration: shown.then_some(duration),
+            start: Instant::now(),
+            bar: None,
+        }
+    }
+
+    /// The run has reached simulated time `t`, s.
+    pub fn reached(&mut self, t: f64) {
+        let Some(duration) = self.duration else {
+            return;
+        };
+        if self.bar.is_none() {
+            if self.start.elapsed() < QUIET_START {
+                return;
+            }
+            self.bar = Some(bar(duration, self.start.elapsed()));
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_position((t / duration * POSITIONS as f64).clamp(0.0, POSITIONS as f64) as u64);
+        }
+    }
+
+    /// The run is over: the bar, if any, is erased.
+    pub fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// The bar, in the sweep's style, started `elapsed` ago.
+fn bar(duration: f64, elapsed: Duration) -> ProgressBar {
+    let template = format!(
+        "{{bar:40}} {{percent}}% of {} s simulated, {{elapsed}} elapsed, about {{eta}} left",
+        compact(duration)
+    );
+    let style =
+        ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar());
+    ProgressBar::new(POSITIONS)
+        .with_style(style)
+        .with_elapsed(elapsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_bar_before_a_second_nor_when_not_shown() {
+        let mut hidden = RunProgress::with_display(10.0, false);
+        hidden.reached(5.0);
+        assert!(hidden.bar.is_none());
+        let mut early = RunProgress::with_display(10.0, true);
+        early.reached(5.0);
+        assert!(early.bar.is_none(), "no bar in the first second");
+    }
+
+    #[test]
+    fn the_bar_appears_after_a_second_at_the_simulated_fraction() {
+        let mut progress = RunProgress::with_display(10.0, true);
+        progress.start -= QUIET_START;
+        progress.reached(2.5);
+        let bar = progress.bar.as_ref().expect("a bar after a second");
+        assert_eq!(bar.position(), 250);
+        assert_eq!(bar.length(), Some(POSITIONS));
+        progress.finish();
+        assert!(progress.bar.is_none());
+    }
+}
