@@ -3,14 +3,20 @@
 
 mod build;
 mod error;
+mod json;
+mod limits;
+mod messages;
 pub mod overrides;
+pub mod ranges;
 mod spec;
 
 pub use build::{DEFAULT_SMOOTHING, PATH_AGREEMENT, TAUT_SNAP_TOLERANCE};
 pub use error::ScenarioError;
+pub use json::strict_json;
+pub use limits::Limits;
 pub use spec::{
     BodySpec, DiaboloSpec, DriveSpec, DrivesSpec, FrictionLawName, InitialSpec, MethodName,
-    ParamsSpec, PathSpec, Scenario, ScheduleSpec, SimSpec, SineSpec, TrackingSpec,
+    ParamsSpec, PathSpec, ReleasedSpec, Scenario, ScheduleSpec, SimSpec, SineSpec, TrackingSpec,
 };
 
 use serde_json::Value;
@@ -24,11 +30,7 @@ impl Scenario {
 
     /// The JSON document of a scenario text with the overrides applied, not yet typed.
     pub fn document(text: &str, overrides: &[(String, String)]) -> Result<Value, ScenarioError> {
-        let mut document: Value =
-            serde_json::from_str(text).map_err(|e| ScenarioError::Format {
-                path: format!("line {}, column {}", e.line(), e.column()),
-                message: format!("not valid JSON: {e}"),
-            })?;
+        let mut document = strict_json(text)?;
         for (key, value) in overrides {
             overrides::apply(&mut document, key, overrides::parse_value(value))?;
         }
@@ -37,6 +39,15 @@ impl Scenario {
 
     /// Types a JSON document as a scenario; unknown fields and wrong types name their path.
     pub fn from_value(document: Value) -> Result<Self, ScenarioError> {
+        if !document.is_object() {
+            return Err(ScenarioError::Format {
+                path: "(top level)".into(),
+                message: format!(
+                    "the scenario must be a JSON object {{\"params\": ..., \"initial\": ..., \"sim\": ...}}, got {}",
+                    kind(&document)
+                ),
+            });
+        }
         serde_path_to_error::deserialize(&document).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." {
@@ -44,9 +55,9 @@ impl Scenario {
             } else {
                 path
             };
-            drive_detail(&document, &path).unwrap_or(ScenarioError::Format {
+            drive_detail(&document, &path).unwrap_or_else(|| ScenarioError::Format {
+                message: messages::plain(&e.into_inner().to_string(), &path),
                 path,
-                message: e.into_inner().to_string(),
             })
         })
     }
@@ -54,6 +65,23 @@ impl Scenario {
     /// The JSON Schema of the scenario format.
     pub fn schema() -> Value {
         serde_json::to_value(schemars::schema_for!(Scenario)).expect("a schema is JSON")
+    }
+}
+
+impl ParamsSpec {
+    /// Types a `params` object (of a scenario or a parameter file); errors name
+    /// `params.FIELD`.
+    pub fn from_value(params: &Value) -> Result<Self, ScenarioError> {
+        serde_path_to_error::deserialize(params).map_err(|e| {
+            let path = match e.path().to_string().as_str() {
+                "." => "params".to_string(),
+                inner => format!("params.{inner}"),
+            };
+            ScenarioError::Format {
+                message: messages::plain(&e.into_inner().to_string(), &path),
+                path,
+            }
+        })
     }
 }
 
@@ -67,11 +95,25 @@ fn drive_detail(document: &Value, path: &str) -> Option<ScenarioError> {
     let result = match kind.as_str()? {
         "force" | "accel" => serde_path_to_error::deserialize::<_, ScheduleSpec>(&body).map(drop),
         "path" => serde_path_to_error::deserialize::<_, PathSpec>(&body).map(drop),
+        "released" => serde_path_to_error::deserialize::<_, ReleasedSpec>(&body).map(drop),
         _ => return None,
     };
     let e = result.err()?;
+    let path = format!("{path}.{}", e.path());
     Some(ScenarioError::Format {
-        path: format!("{path}.{}", e.path()),
-        message: e.into_inner().to_string(),
+        message: messages::plain(&e.into_inner().to_string(), &path),
+        path,
     })
+}
+
+/// What a JSON value is, in words.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "true or false",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
 }

@@ -135,13 +135,18 @@ pub enum DriveSpec {
     /// A force on the stick, N: constant (`value`) or linear between `keyframes` [t, fx, fy].
     Force(ScheduleSpec),
     /// No force from the hand: the stick moves under gravity and the string.
-    Released,
+    Released(ReleasedSpec),
     /// The stick's acceleration, m/s^2 (`value` or `keyframes` [t, ax, ay]); the hand force that
     /// produces it comes from the stick matrix.
     Accel(ScheduleSpec),
     /// The stick follows a path exactly (or, with `tracking`, is pulled toward it).
     Path(PathSpec),
 }
+
+/// A released hand: nothing but its `type` (any other field is refused).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReleasedSpec {}
 
 /// A 2-vector over time: `value` (constant) or `keyframes` [t, x, y] (linear between them,
 /// held at the end values outside them).
