@@ -63,7 +63,7 @@ pub enum SweepError {
         index: usize,
         /// The point's axis values, `KEY=VALUE, ...`.
         values: String,
-        error: ScenarioError,
+        error: Box<ScenarioError>,
     },
 }
 
@@ -358,7 +358,9 @@ impl Sweep {
         };
         // Every key must name a field the scenario format knows: type the first point.
         if sweep.points > 0 {
-            sweep.scenario(0)?;
+            if let Err(error) = sweep.scenario(0) {
+                return Err(sweep.invalid_point(0, error));
+            }
         }
         Ok(sweep)
     }
@@ -384,17 +386,22 @@ impl Sweep {
         });
         match invalid {
             None => Ok(()),
-            Some((index, error)) => Err(SweepError::Point {
-                index,
-                values: self
-                    .axes
-                    .iter()
-                    .zip(self.point(index))
-                    .map(|(a, v)| format!("{}={}", a.key(), echoed(&show_value(&v))))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                error,
-            }),
+            Some((index, error)) => Err(self.invalid_point(index, error)),
+        }
+    }
+
+    /// The error of point `index`, named with its axis values.
+    fn invalid_point(&self, index: usize, error: ScenarioError) -> SweepError {
+        SweepError::Point {
+            index,
+            values: self
+                .axes
+                .iter()
+                .zip(self.point(index))
+                .map(|(a, v)| format!("{}={}", a.key(), echoed(&show_value(&v))))
+                .collect::<Vec<_>>()
+                .join(", "),
+            error: Box::new(error),
         }
     }
 

@@ -336,7 +336,7 @@ mod tests {
             (
                 "spin_drag",
                 ParamValues {
-                    spin_drag: 1.8e308,
+                    spin_drag: 1.7e308,
                     ..ParamValues::default()
                 },
             ),

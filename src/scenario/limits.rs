@@ -30,7 +30,7 @@ impl Default for Limits {
 }
 
 /// Rows of a run: floor(duration / output_interval) + 1, saturating (never overflows, whatever
-/// the values: a 5e-324 s interval over 1.8e308 s gives u64::MAX).
+/// the values: a 5e-324 s interval over 1.7e308 s gives u64::MAX).
 pub fn row_count(duration: f64, output_interval: f64) -> u64 {
     let intervals = (duration / output_interval).floor();
     if intervals.is_nan() {
@@ -48,7 +48,7 @@ mod tests {
     fn row_counts_saturate_instead_of_overflowing() {
         assert_eq!(row_count(1.0, 0.01), 101);
         assert_eq!(row_count(2.0, 0.5), 5);
-        assert_eq!(row_count(1.8e308, 5e-324), u64::MAX);
+        assert_eq!(row_count(1.7e308, 5e-324), u64::MAX);
         assert_eq!(row_count(1e6, 1e-6), 1_000_000_000_001);
     }
 }

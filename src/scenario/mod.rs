@@ -21,6 +21,8 @@ pub use spec::{
 
 use serde_json::Value;
 
+use crate::display::echoed;
+
 impl Scenario {
     /// Parses a scenario from JSON text, with `--set` style overrides (KEY, VALUE text) applied
     /// first. Errors carry the JSON path.
@@ -48,6 +50,7 @@ impl Scenario {
                 ),
             });
         }
+        no_list_for_an_object(&document)?;
         serde_path_to_error::deserialize(&document).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." {
@@ -57,7 +60,7 @@ impl Scenario {
             };
             drive_detail(&document, &path).unwrap_or_else(|| ScenarioError::Format {
                 message: messages::plain(&e.into_inner().to_string(), &path),
-                path,
+                path: echoed(&path),
             })
         })
     }
@@ -72,6 +75,9 @@ impl ParamsSpec {
     /// Types a `params` object (of a scenario or a parameter file); errors name
     /// `params.FIELD`.
     pub fn from_value(params: &Value) -> Result<Self, ScenarioError> {
+        if params.is_array() {
+            return Err(list_for_an_object("params"));
+        }
         serde_path_to_error::deserialize(params).map_err(|e| {
             let path = match e.path().to_string().as_str() {
                 "." => "params".to_string(),
@@ -79,7 +85,7 @@ impl ParamsSpec {
             };
             ScenarioError::Format {
                 message: messages::plain(&e.into_inner().to_string(), &path),
-                path,
+                path: echoed(&path),
             }
         })
     }
@@ -102,8 +108,69 @@ fn drive_detail(document: &Value, path: &str) -> Option<ScenarioError> {
     let path = format!("{path}.{}", e.path());
     Some(ScenarioError::Format {
         message: messages::plain(&e.into_inner().to_string(), &path),
-        path,
+        path: echoed(&path),
     })
+}
+
+/// The objects of the format (`[]`: every entry of a list). serde would read a list in their
+/// place as the fields in order (`"params": [1.46, 0.2]`): the format has no such shorthand.
+const OBJECTS: [&str; 13] = [
+    "params",
+    "initial",
+    "initial.left",
+    "initial.right",
+    "initial.diabolos[]",
+    "drive",
+    "drive.left",
+    "drive.right",
+    "drive.left.sine",
+    "drive.right.sine",
+    "drive.left.tracking",
+    "drive.right.tracking",
+    "sim",
+];
+
+/// Refuses a list where the format has an object.
+fn no_list_for_an_object(document: &Value) -> Result<(), ScenarioError> {
+    for pattern in OBJECTS {
+        let mut found = vec![(String::new(), document)];
+        for part in pattern.split('.') {
+            let (name, every) = match part.strip_suffix("[]") {
+                Some(name) => (name, true),
+                None => (part, false),
+            };
+            let mut next = Vec::new();
+            for (path, value) in found {
+                let path = if path.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{path}.{name}")
+                };
+                match value.get(name) {
+                    Some(Value::Array(items)) if every => next.extend(
+                        items
+                            .iter()
+                            .enumerate()
+                            .map(|(i, item)| (format!("{path}[{i}]"), item)),
+                    ),
+                    Some(v) if !every => next.push((path, v)),
+                    _ => {}
+                }
+            }
+            found = next;
+        }
+        if let Some((path, _)) = found.iter().find(|(_, v)| v.is_array()) {
+            return Err(list_for_an_object(path));
+        }
+    }
+    Ok(())
+}
+
+fn list_for_an_object(path: &str) -> ScenarioError {
+    ScenarioError::Format {
+        path: path.to_string(),
+        message: "invalid type: a list, expected an object {\"field\": value, ...}".into(),
+    }
 }
 
 /// What a JSON value is, in words.
