@@ -419,6 +419,25 @@ fn cases() -> Vec<Case> {
             "sim.step",
         ),
         c(
+            "10^12 forced rk4 steps",
+            Changed(|d| {
+                set(d, "sim.method", json!("rk4"));
+                set(d, "sim.step", json!(1e-7));
+                set(d, "sim.duration", json!(1e5));
+                set(d, "sim.output_interval", json!(1.0));
+            }),
+            "sim.step",
+        ),
+        c(
+            "10^14 forced adaptive steps",
+            Changed(|d| {
+                set(d, "sim.max_step", json!(1e-9));
+                set(d, "sim.duration", json!(1e5));
+                set(d, "sim.output_interval", json!(1.0));
+            }),
+            "sim.max_step",
+        ),
+        c(
             "meeting distance of 1 km",
             Changed(|d| set(d, "sim.meeting_distance", json!(1000.0))),
             "sim.meeting_distance",

@@ -336,6 +336,24 @@ fn check_sim(spec: &SimSpec, limits: &Limits) -> Result<(), ScenarioError> {
     if let Some(step) = spec.step {
         within(|| "sim.step".into(), step, &ranges::STEP)?;
     }
+    for (field, step) in [("step", spec.step), ("max_step", spec.max_step)] {
+        let Some(step) = step else { continue };
+        let steps = spec.duration / step;
+        if steps > ranges::MAX_FORCED_STEPS {
+            return Err(invalid(
+                format!("sim.{field}"),
+                compact(step),
+                format!(
+                    "{} s in steps of at most {} s is {} steps, more than {} (about 40 minutes of computing)",
+                    Compact(spec.duration),
+                    Compact(step),
+                    Compact(steps.floor()),
+                    Compact(ranges::MAX_FORCED_STEPS)
+                ),
+                format!("lengthen sim.{field} or shorten sim.duration"),
+            ));
+        }
+    }
     within(
         || "sim.zeno_speed".into(),
         spec.zeno_speed,

@@ -171,3 +171,7 @@ pub const MEETING_DISTANCE: Range = Range {
     unit: "m",
     why: "point masses meet within a diabolo's size",
 };
+
+/// Most steps a run may be forced to take by `sim.step` (rk4) or `sim.max_step`: duration / step.
+/// A step takes about 2 microseconds with one diabolo, so 10^9 steps are about 40 minutes.
+pub const MAX_FORCED_STEPS: f64 = 1e9;
