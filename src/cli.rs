@@ -866,8 +866,10 @@ fn replay_options(params: Option<&Path>) -> Result<crate::replay::ReplayOptions,
         .get("params")
         .cloned()
         .ok_or_else(|| input_error(file.clone(), "no \"params\" object".into()))?;
-    if params.get("string_length").is_none() {
-        params["string_length"] = serde_json::json!(1.46);
+    if let Some(fields) = params.as_object_mut() {
+        fields
+            .entry("string_length")
+            .or_insert(serde_json::json!(1.46));
     }
     let spec = crate::scenario::ParamsSpec::from_value(&params)
         .map_err(|e| input_error(file.clone(), e.to_string()))?;

@@ -375,15 +375,12 @@ impl Sweep {
     /// one, by index, is an error naming it, its axis values and what is wrong. Call it before
     /// [`Sweep::run`], which reports a point that cannot be built as failed.
     pub fn check(&self, range: std::ops::Range<usize>, jobs: usize) -> Result<(), SweepError> {
-        let pool = thread_pool(thread_count(jobs, range.len())).map_err(|e| SweepError::Axis {
-            spec: "--jobs".into(),
-            reason: e.to_string(),
-        })?;
-        let invalid = pool.install(|| {
-            range
-                .into_par_iter()
-                .find_map_first(|i| self.simulation(i).err().map(|e| (i, e)))
-        });
+        let invalid_at = |i: usize| self.simulation(i).err().map(|e| (i, e));
+        // Without threads the check runs here; `run` then reports the thread failure.
+        let invalid = match thread_pool(thread_count(jobs, range.len())) {
+            Ok(pool) => pool.install(|| range.into_par_iter().find_map_first(invalid_at)),
+            Err(_) => range.into_iter().find_map(invalid_at),
+        };
         match invalid {
             None => Ok(()),
             Some((index, error)) => Err(self.invalid_point(index, error)),

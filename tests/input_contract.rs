@@ -121,12 +121,6 @@ fn repeated_keys_are_refused_with_their_path_and_line_at_every_level() {
 #[test]
 fn repeated_keys_in_a_replay_params_file_are_refused() {
     let d = dir("replay-dup");
-    let params = d.join("params.json");
-    std::fs::write(
-        &params,
-        r#"{"params": {"friction": 0.25, "friction": 0.3, "spin_inertia": 50}}"#,
-    )
-    .unwrap();
     // A still recording of 200 frames at 120 Hz: the parameter file is read before any start.
     let recording = d.join("still.csv");
     let mut text = String::from("t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin\n");
@@ -137,19 +131,34 @@ fn repeated_keys_in_a_replay_params_file_are_refused() {
         ));
     }
     std::fs::write(&recording, text).unwrap();
-    let out = diabolo(&[
-        "replay",
-        recording.to_str().unwrap(),
-        "--params",
-        params.to_str().unwrap(),
-    ]);
+    let params = d.join("params.json");
+    for (content, expected) in [
+        (
+            r#"{"params": {"friction": 0.25, "friction": 0.3, "spin_inertia": 50}}"#,
+            "params.friction: the key appears twice",
+        ),
+        (
+            r#"{"params": 3}"#,
+            "params: invalid type: integer `3`, expected an object",
+        ),
+        (r#"{"params": [0.2, 0.04]}"#, "params: invalid type: a list"),
+        (r#"{"params": {"friction": 999}}"#, "params.friction"),
+    ] {
+        std::fs::write(&params, content).unwrap();
+        let out = diabolo(&[
+            "replay",
+            recording.to_str().unwrap(),
+            "--params",
+            params.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{content}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(expected),
+            "{content}: {}",
+            stderr(&out)
+        );
+    }
     let _ = std::fs::remove_dir_all(&d);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("params.friction: the key appears twice"),
-        "{}",
-        stderr(&out)
-    );
 }
 
 #[test]
