@@ -669,6 +669,26 @@ mod tests {
     }
 
     #[test]
+    fn threads_are_capped_at_the_points_and_the_cores() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(thread_count(100_000, 3), cores.min(3));
+        assert_eq!(thread_count(100_000, 1_000_000), cores);
+        assert_eq!(thread_count(1, 1_000), 1);
+        assert_eq!(thread_count(4, 0), 1);
+    }
+
+    #[test]
+    fn a_thread_pool_failure_names_the_threads() {
+        let e = SweepRunError::Threads {
+            jobs: 8,
+            reason: "Resource temporarily unavailable".into(),
+        };
+        assert!(e
+            .to_string()
+            .starts_with("cannot start 8 threads for the sweep"));
+    }
+
+    #[test]
     fn shards_cover_every_point_once_in_blocks_differing_by_at_most_one() {
         for points in [0, 1, 7, 100, 1001] {
             for n in 1..=9 {

@@ -113,7 +113,7 @@ pub const OUTPUT_INTERVAL: Range = Range {
     min: 1e-9,
     max: 1e6,
     unit: "s",
-    why: "a row every ns at most",
+    why: "at most a row every nanosecond",
 };
 /// Relative tolerance of the adaptive methods.
 pub const RTOL: Range = Range {
