@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use thiserror::Error;
 
 use crate::output::{write_events, AtomicFile, RunProgress, Summary, TrajectoryWriter};
-use crate::scenario::{overrides, Scenario, ScenarioError};
+use crate::scenario::{overrides, Limits, Scenario, ScenarioError};
 use crate::simulation::run::Simulation;
 
 #[derive(Debug, Parser)]
@@ -197,6 +197,33 @@ pub struct ScenarioArgs {
     /// (repeatable; VALUE is read as JSON, else as a string).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Refuse a run of more trajectory rows than this (floor(duration / output_interval) + 1;
+    /// the default 10^7 rows is about 4.8 GB of CSV).
+    #[arg(long, value_name = "ROWS", default_value_t = Limits::DEFAULT_MAX_ROWS)]
+    pub max_rows: u64,
+    /// Refuse a run of more simulated time than this, s (the default 1e5 s, more than a day,
+    /// is far beyond any routine; longer runs only fill the disk).
+    #[arg(long, value_name = "SECONDS", default_value_t = Limits::DEFAULT_MAX_DURATION)]
+    pub max_duration: f64,
+}
+
+impl ScenarioArgs {
+    /// The limits of `--max-rows` and `--max-duration`.
+    pub fn limits(&self) -> Result<Limits, ScenarioError> {
+        if !(self.max_duration.is_finite() && self.max_duration > 0.0) {
+            return Err(ScenarioError::Flag {
+                flag: "--max-duration".into(),
+                reason: format!(
+                    "{} is not a duration; give a positive number of seconds",
+                    crate::display::compact(self.max_duration)
+                ),
+            });
+        }
+        Ok(Limits {
+            max_rows: self.max_rows,
+            max_duration: self.max_duration,
+        })
+    }
 }
 
 #[derive(Debug, Args)]
@@ -392,14 +419,16 @@ pub fn read_document(input: &ScenarioArgs) -> Result<(serde_json::Value, PathBuf
 
 /// Reads, overrides, types and builds the scenario.
 pub fn load(input: &ScenarioArgs) -> Result<(Scenario, Simulation), ScenarioError> {
+    let limits = input.limits()?;
     let (document, base) = read_document(input)?;
     let scenario = Scenario::from_value(document)?;
-    let simulation = scenario.build(&base)?;
+    let simulation = scenario.build_within(&base, &limits)?;
     Ok((scenario, simulation))
 }
 
 fn sweep(args: &SweepArgs) -> Result<(), CliError> {
-    use crate::sweep::{parse_shard, Axis, Sampling, Sweep};
+    use crate::sweep::{parse_shard, Axis, Sampling, Sweep, SweepRunError};
+    let limits = args.input.limits()?;
     let (document, base) = read_document(&args.input)?;
     let mut axes = Vec::new();
     for spec in &args.grid {
@@ -412,7 +441,7 @@ fn sweep(args: &SweepArgs) -> Result<(), CliError> {
         samples,
         seed: args.seed,
     });
-    let sweep = Sweep::new(document, &base, axes, sampling)?;
+    let sweep = Sweep::new(document, &base, axes, sampling)?.within(limits);
     let range = match &args.shard {
         Some(spec) => parse_shard(spec, sweep.len())?,
         None => 0..sweep.len(),
@@ -427,6 +456,8 @@ fn sweep(args: &SweepArgs) -> Result<(), CliError> {
         }
         .into());
     }
+    // Every point of the run is valid, or nothing runs and nothing is written.
+    sweep.check(range.clone(), jobs)?;
     if let Some(dir) = &args.save_trajectories {
         std::fs::create_dir_all(dir).map_err(|source| CliError::Output {
             what: "cannot create",
@@ -464,13 +495,16 @@ fn sweep(args: &SweepArgs) -> Result<(), CliError> {
                 }
             },
         )
-        .map_err(|source| CliError::Output {
-            what: "cannot write",
-            path: args
-                .output
-                .clone()
-                .unwrap_or_else(|| "standard output".into()),
-            source,
+        .map_err(|e| match e {
+            SweepRunError::Write(source) => CliError::Output {
+                what: "cannot write",
+                path: args
+                    .output
+                    .clone()
+                    .unwrap_or_else(|| "standard output".into()),
+                source,
+            },
+            threads @ SweepRunError::Threads { .. } => CliError::Run(threads.to_string()),
         })?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -936,17 +970,19 @@ fn replay_options(params: Option<&Path>) -> Result<crate::replay::ReplayOptions,
     let file = path.display().to_string();
     let text =
         std::fs::read_to_string(path).map_err(|e| input_error(file.clone(), e.to_string()))?;
-    let document: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| input_error(file.clone(), format!("not JSON: {e}")))?;
+    let document = crate::scenario::strict_json(&text)
+        .map_err(|e| input_error(file.clone(), e.to_string()))?;
     let mut params = document
         .get("params")
         .cloned()
         .ok_or_else(|| input_error(file.clone(), "no \"params\" object".into()))?;
-    if params.get("string_length").is_none() {
-        params["string_length"] = serde_json::json!(1.46);
+    if let Some(fields) = params.as_object_mut() {
+        fields
+            .entry("string_length")
+            .or_insert(serde_json::json!(1.46));
     }
-    let spec: crate::scenario::ParamsSpec = serde_path_to_error::deserialize(&params)
-        .map_err(|e| input_error(file.clone(), format!("params.{}: {}", e.path(), e.inner())))?;
+    let spec = crate::scenario::ParamsSpec::from_value(&params)
+        .map_err(|e| input_error(file.clone(), e.to_string()))?;
     options.params = *spec.to_params().map_err(CliError::Input)?.values();
     if let Some(offset) = document.get("length_offset").and_then(|v| v.as_f64()) {
         options.length_offset = offset;

@@ -12,8 +12,10 @@ use rayon::prelude::*;
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::display::{compact, echoed};
 use crate::output::{AtomicFile, Summary, TrajectoryWriter};
-use crate::scenario::{overrides, Scenario, ScenarioError};
+use crate::scenario::{overrides, Limits, Scenario, ScenarioError};
+use crate::simulation::run::Simulation;
 use crate::simulation::run::{EventKind, RunReport};
 
 /// The largest number of points a sweep may have.
@@ -55,6 +57,41 @@ pub enum SweepError {
     TooLarge { points: u128 },
     #[error("{0}")]
     Scenario(#[from] ScenarioError),
+    /// A point whose scenario is invalid: nothing runs.
+    #[error("point {index} ({values}) is invalid: {error}; change the axes so that every point is valid (nothing was run)")]
+    Point {
+        index: usize,
+        /// The point's axis values, `KEY=VALUE, ...`.
+        values: String,
+        error: Box<ScenarioError>,
+    },
+}
+
+/// Why running the points stopped.
+#[derive(Debug, Error)]
+pub enum SweepRunError {
+    /// The thread pool could not be started (the system refused the threads).
+    #[error("cannot start {jobs} threads for the sweep: {reason}")]
+    Threads { jobs: usize, reason: String },
+    /// Writing the summary rows failed.
+    #[error(transparent)]
+    Write(#[from] io::Error),
+}
+
+/// Threads for `points` points: the request, at most one per point and one per core.
+pub fn thread_count(requested: usize, points: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    requested.min(cores).min(points).max(1)
+}
+
+fn thread_pool(jobs: usize) -> Result<rayon::ThreadPool, SweepRunError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| SweepRunError::Threads {
+            jobs,
+            reason: e.to_string(),
+        })
 }
 
 impl Axis {
@@ -107,13 +144,20 @@ impl Axis {
                 .parse::<f64>()
                 .ok()
                 .filter(|v| v.is_finite())
-                .ok_or_else(|| fail(&format!("{what} {s:?} is not a finite number")))
+                .ok_or_else(|| fail(&format!("{what} {:?} is not a finite number", echoed(s))))
         };
         let (start, stop) = (number(start, "START")?, number(stop, "STOP")?);
+        if !(stop - start).is_finite() {
+            return Err(fail(&format!(
+                "the values from {} to {} are not all finite numbers (their span overflows); give a narrower range",
+                compact(start),
+                compact(stop)
+            )));
+        }
         let count: usize = count
             .trim()
             .parse()
-            .map_err(|_| fail(&format!("COUNT {count:?} is not a whole number")))?;
+            .map_err(|_| fail(&format!("COUNT {:?} is not a whole number", echoed(count))))?;
         if count == 0 {
             return Err(fail("COUNT is 0: the grid would be empty; give at least 1"));
         }
@@ -167,11 +211,24 @@ fn checked_key(key: &str, spec: &str) -> Result<String, SweepError> {
     let key = key.trim();
     if key.is_empty() {
         return Err(SweepError::Axis {
-            spec: spec.to_string(),
+            spec: echoed(spec),
             reason: "the KEY before = is empty".into(),
         });
     }
     Ok(key.to_string())
+}
+
+/// Each key has one axis: a second `--grid`/`--list` of the same key is refused.
+fn check_distinct_keys(axes: &[Axis]) -> Result<(), SweepError> {
+    for (i, axis) in axes.iter().enumerate() {
+        if axes[..i].iter().any(|a| a.key() == axis.key()) {
+            return Err(SweepError::Axis {
+                spec: format!("--grid/--list {}", echoed(axis.key())),
+                reason: "this key has two axes (--grid or --list); give each key one axis".into(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// start + i step, with the last value exactly `stop`.
@@ -242,6 +299,7 @@ pub struct Sweep {
     sampling: Option<Sampling>,
     points: usize,
     diabolos: usize,
+    limits: Limits,
 }
 
 /// The outcome of running points.
@@ -287,6 +345,7 @@ impl Sweep {
                 });
             }
         }
+        check_distinct_keys(&axes)?;
         let diabolos = Scenario::from_value(base.clone())?.initial.diabolos.len();
         let sweep = Self {
             base,
@@ -295,12 +354,57 @@ impl Sweep {
             sampling,
             points: points as usize,
             diabolos,
+            limits: Limits::default(),
         };
-        // Every key must name a field the scenario format knows: build the first point.
+        // Every key must name a field the scenario format knows: type the first point.
         if sweep.points > 0 {
-            sweep.scenario(0)?.build(&sweep.base_dir)?;
+            if let Err(error) = sweep.scenario(0) {
+                return Err(sweep.invalid_point(0, error));
+            }
         }
         Ok(sweep)
+    }
+
+    /// The sweep with every point built under `limits` (rows, simulated time).
+    pub fn within(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Builds every point of `range` (on `jobs` threads) without running any: the first invalid
+    /// one, by index, is an error naming it, its axis values and what is wrong. Call it before
+    /// [`Sweep::run`], which reports a point that cannot be built as failed.
+    pub fn check(&self, range: std::ops::Range<usize>, jobs: usize) -> Result<(), SweepError> {
+        let invalid_at = |i: usize| self.simulation(i).err().map(|e| (i, e));
+        // Without threads the check runs here; `run` then reports the thread failure.
+        let invalid = match thread_pool(thread_count(jobs, range.len())) {
+            Ok(pool) => pool.install(|| range.into_par_iter().find_map_first(invalid_at)),
+            Err(_) => range.into_iter().find_map(invalid_at),
+        };
+        match invalid {
+            None => Ok(()),
+            Some((index, error)) => Err(self.invalid_point(index, error)),
+        }
+    }
+
+    /// The error of point `index`, named with its axis values.
+    fn invalid_point(&self, index: usize, error: ScenarioError) -> SweepError {
+        SweepError::Point {
+            index,
+            values: self
+                .axes
+                .iter()
+                .zip(self.point(index))
+                .map(|(a, v)| format!("{}={}", a.key(), echoed(&show_value(&v))))
+                .collect::<Vec<_>>()
+                .join(", "),
+            error: Box::new(error),
+        }
+    }
+
+    /// The checked simulation of point `i`.
+    fn simulation(&self, i: usize) -> Result<Simulation, ScenarioError> {
+        self.scenario(i)?.build_within(&self.base_dir, &self.limits)
     }
 
     /// Number of points.
@@ -380,10 +484,11 @@ impl Sweep {
     pub fn run_point(&self, i: usize, save: Option<&Path>) -> (Vec<String>, bool) {
         let mut row = vec![i.to_string()];
         row.extend(self.point(i).iter().map(show_value));
-        let simulation = match self.scenario(i).and_then(|s| s.build(&self.base_dir)) {
+        let simulation = match self.simulation(i) {
             Ok(s) => s,
             Err(e) => {
-                row.push("invalid".into());
+                // Only when the points were not checked first (Sweep::check).
+                row.push("failed".into());
                 row.push(e.to_string());
                 // Rare (an invalid point): the header is built only here.
                 row.resize(self.header().len(), String::new());
@@ -478,8 +583,9 @@ impl Sweep {
         }
     }
 
-    /// Runs the points of `range` on `jobs` threads, writing the header and one row per point in
-    /// index order to `out`; `progress(done, total)` after each block.
+    /// Runs the points of `range` on `jobs` threads (at most one per point and per core),
+    /// writing the header and one row per point in index order to `out`; `progress(done,
+    /// total)` after each block.
     pub fn run(
         &self,
         range: std::ops::Range<usize>,
@@ -487,13 +593,11 @@ impl Sweep {
         out: &mut dyn Write,
         save: Option<&Path>,
         progress: &mut dyn FnMut(usize, usize),
-    ) -> io::Result<SweepOutcome> {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs.max(1))
-            .build()
-            .map_err(io::Error::other)?;
+    ) -> Result<SweepOutcome, SweepRunError> {
+        let jobs = thread_count(jobs, range.len());
+        let pool = thread_pool(jobs)?;
         let mut csv = csv::Writer::from_writer(out);
-        csv.write_record(self.header())?;
+        csv.write_record(self.header()).map_err(io::Error::from)?;
         let mut outcome = SweepOutcome::default();
         let total = range.len();
         let mut start = range.start;
@@ -506,7 +610,7 @@ impl Sweep {
                     .collect()
             });
             for (row, ok) in rows {
-                csv.write_record(&row)?;
+                csv.write_record(&row).map_err(io::Error::from)?;
                 outcome.points += 1;
                 outcome.failed += usize::from(!ok);
             }
@@ -562,6 +666,26 @@ mod tests {
             assert!(e.contains(reason), "{spec}: {e}");
         }
         assert!(Axis::parse_list("params.restitution=").is_err());
+    }
+
+    #[test]
+    fn threads_are_capped_at_the_points_and_the_cores() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(thread_count(100_000, 3), cores.min(3));
+        assert_eq!(thread_count(100_000, 1_000_000), cores);
+        assert_eq!(thread_count(1, 1_000), 1);
+        assert_eq!(thread_count(4, 0), 1);
+    }
+
+    #[test]
+    fn a_thread_pool_failure_names_the_threads() {
+        let e = SweepRunError::Threads {
+            jobs: 8,
+            reason: "Resource temporarily unavailable".into(),
+        };
+        assert!(e
+            .to_string()
+            .starts_with("cannot start 8 threads for the sweep"));
     }
 
     #[test]

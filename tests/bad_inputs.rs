@@ -312,6 +312,208 @@ fn cases() -> Vec<Case> {
             Args(&["--set", "params.friction=NaN"]),
             "params.friction",
         ),
+        // Physically meaningless ranges (issue 12): refused at validation with their path.
+        c(
+            "friction whose capstan ratio overflows",
+            Changed(|d| set(d, "params.friction", json!(999.0))),
+            "params.friction",
+        ),
+        c(
+            "spin drag of 1.7e308",
+            Changed(|d| set(d, "params.spin_drag", json!(1.7e308))),
+            "params.spin_drag",
+        ),
+        c(
+            "diabolo of 1e9 kg",
+            Changed(|d| set(d, "params.diabolo_mass", json!(1e9))),
+            "params.diabolo_mass",
+        ),
+        c(
+            "tanh law of width 1e-300",
+            Changed(|d| {
+                set(d, "params.friction_law", json!("tanh"));
+                set(d, "params.friction_width", json!(1e-300));
+            }),
+            "params.friction_width",
+        ),
+        c(
+            "tracking stiffness 1e12",
+            Changed(|d| {
+                set(
+                    d,
+                    "drive.left.tracking",
+                    json!({"stiffness": 1e12, "damping": 1.0, "max_force": 5.0}),
+                )
+            }),
+            "drive.left.tracking.stiffness",
+        ),
+        c(
+            "diabolo thrown at 1e6 m/s",
+            Changed(|d| set(d, "initial.diabolos[0].vel", json!([1e6, 1e6]))),
+            "initial.diabolos[0].vel[0]",
+        ),
+        c(
+            "knot of a million turns",
+            Changed(|d| set(d, "initial.diabolos[0].knot", json!(1000000))),
+            "initial.diabolos[0].knot",
+        ),
+        c(
+            "spin of 1e300",
+            Changed(|d| set(d, "initial.diabolos[0].spin", json!(1e300))),
+            "initial.diabolos[0].spin",
+        ),
+        c(
+            "keyframe y of -1e308 names the keyframe",
+            Changed(|d| set(d, "drive.left.keyframes[0]", json!([0.0, -0.4, -1e308]))),
+            "drive.left.keyframes[0][2]",
+        ),
+        c(
+            "keyframe time of 1.7e308",
+            Changed(|d| set(d, "drive.left.keyframes[1]", json!([1.7e308, -0.45, 1.6]))),
+            "drive.left.keyframes[1][0]",
+        ),
+        c(
+            "force of 1e300 N",
+            Changed(|d| set(d, "drive.right.value", json!([0.0, 1e300]))),
+            "drive.right.value[1]",
+        ),
+        c(
+            "sine frequency of 1e9 Hz",
+            Changed(|d| {
+                set(
+                    d,
+                    "drive.left",
+                    json!({"type": "path", "sine": {"center": [-0.4, 1.5], "amplitude": [0.1, 0.0], "frequency": 1e9}}),
+                )
+            }),
+            "drive.left.sine.frequency",
+        ),
+        c(
+            "sine phase of 1e300",
+            Changed(|d| {
+                set(
+                    d,
+                    "drive.left",
+                    json!({"type": "path", "sine": {"center": [-0.4, 1.5], "amplitude": [0.1, 0.0], "frequency": 1.0, "phase": [1e300, 0.0]}}),
+                )
+            }),
+            "drive.left.sine.phase[0]",
+        ),
+        c(
+            "csv smoothing of 1e9 s",
+            Changed(|d| {
+                set(
+                    d,
+                    "drive.left",
+                    json!({"type": "path", "csv": "hand.csv", "smoothing": 1e9}),
+                )
+            }),
+            "drive.left.smoothing",
+        ),
+        c(
+            "rk4 step of 1e-300 s",
+            Changed(|d| {
+                set(d, "sim.method", json!("rk4"));
+                set(d, "sim.step", json!(1e-300));
+            }),
+            "sim.step",
+        ),
+        c(
+            "10^12 forced rk4 steps",
+            Changed(|d| {
+                set(d, "sim.method", json!("rk4"));
+                set(d, "sim.step", json!(1e-7));
+                set(d, "sim.duration", json!(1e5));
+                set(d, "sim.output_interval", json!(1.0));
+            }),
+            "sim.step",
+        ),
+        c(
+            "10^14 forced adaptive steps",
+            Changed(|d| {
+                set(d, "sim.max_step", json!(1e-9));
+                set(d, "sim.duration", json!(1e5));
+                set(d, "sim.output_interval", json!(1.0));
+            }),
+            "sim.max_step",
+        ),
+        c(
+            "meeting distance of 1 km",
+            Changed(|d| set(d, "sim.meeting_distance", json!(1000.0))),
+            "sim.meeting_distance",
+        ),
+        c(
+            "zeno bounces 0",
+            Changed(|d| set(d, "sim.zeno_bounces", json!(0))),
+            "sim.zeno_bounces",
+        ),
+        // Limits against runaway output.
+        c(
+            "10^12 rows",
+            Changed(|d| {
+                set(d, "sim.duration", json!(1e6));
+                set(d, "sim.output_interval", json!(1e-6));
+            }),
+            "--max-duration",
+        ),
+        c(
+            "rows beyond --max-rows",
+            Changed(|d| {
+                set(d, "sim.duration", json!(1e4));
+                set(d, "sim.output_interval", json!(1e-6));
+            }),
+            "--max-rows",
+        ),
+        c(
+            "output interval 5e-324",
+            Changed(|d| set(d, "sim.output_interval", json!(5e-324))),
+            "sim.output_interval",
+        ),
+        c(
+            "duration 1.7e308",
+            Changed(|d| set(d, "sim.duration", json!(1.7e308))),
+            "--max-duration",
+        ),
+        c(
+            "rows beyond a lowered --max-rows",
+            Args(&["--max-rows", "10"]),
+            "--max-rows",
+        ),
+        c(
+            "duration beyond a lowered --max-duration",
+            Args(&["--max-duration", "0.1"]),
+            "--max-duration",
+        ),
+        // The contract's gaps (issue 12).
+        c(
+            "released drive with an unknown field",
+            Changed(|d| set(d, "drive.right", json!({"type": "released", "bogus": [1]}))),
+            "drive.right.bogus",
+        ),
+        c(
+            "repeated key",
+            Text(
+                r#"{"params": {"string_length": 1.46, "friction": 0.1, "friction": 0.2}, "initial": {"diabolos": [{"x": 0}]}, "sim": {"duration": 1}}"#,
+            ),
+            "params.friction: the key appears twice",
+        ),
+        c(
+            "repeated key in a list entry",
+            Text(
+                r#"{"params": {"string_length": 1.46}, "initial": {"diabolos": [{"x": 0, "x": 0.1}]}, "sim": {"duration": 1}}"#,
+            ),
+            "initial.diabolos[0].x: the key appears twice",
+        ),
+        c(
+            "scenario that is a list",
+            Text("[]"),
+            "must be a JSON object",
+        ),
+        c(
+            "csv set beside keyframes",
+            Args(&["--set", "drive.left.csv=/etc/passwd"]),
+            "got keyframes and csv",
+        ),
         Case {
             what: "CSV path file missing",
             input: Changed(|d| {

@@ -96,27 +96,162 @@ fn shards_concatenate_to_the_whole_sweep_byte_for_byte() {
 
 #[test]
 fn a_failing_point_records_its_error_and_the_sweep_goes_on() {
-    // String lengths below the stick distance (0.8 m) are impossible: those points are invalid.
+    // A string of 0.801 m between sticks 0.8 m apart: the diabolo meets the right stick at run
+    // time; the other points run on.
     let out = diabolo(&[
         "sweep",
         &scenario("swing.json"),
         "--list",
-        "params.string_length=1.46,0.7,1.2",
+        "params.string_length=1.46,0.801,1.2",
         "--set",
-        "sim.duration=0.2",
+        "sim.duration=1",
     ]);
     assert_eq!(out.status.code(), Some(1));
     let table = rows(&out);
     assert_eq!(table.len(), 3);
     assert_eq!(table[0][2], "ok");
-    assert_eq!(table[1][2], "invalid");
-    assert!(
-        table[1][3].contains("initial.right.pos") || table[1][3].contains("string"),
-        "{:?}",
-        table[1]
-    );
+    assert_eq!(table[1][2], "failed");
+    assert!(table[1][3].contains("meet"), "{:?}", table[1]);
     assert_eq!(table[2][2], "ok");
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 of 3 sweep points failed"));
+}
+
+#[test]
+fn an_invalid_point_anywhere_is_refused_before_anything_runs() {
+    // Point 0 invalid and a later point invalid get the same rule: exit 2, the point named
+    // with its values and the error, nothing written.
+    for (list, index, value) in [
+        ("params.friction=a,0.1", "point 0", "params.friction=a"),
+        ("params.friction=0.1,a", "point 1", "params.friction=a"),
+        (
+            "params.string_length=1.46,1.2,0.7",
+            "point 2",
+            "params.string_length=0.7",
+        ),
+        (
+            "params.friction=0.1,0.2,999",
+            "point 2",
+            "params.friction=999",
+        ),
+    ] {
+        let d = dir("invalid-point");
+        let summary = d.join("s.csv");
+        let save = d.join("traj");
+        let out = diabolo(&[
+            "sweep",
+            &scenario("swing.json"),
+            "--list",
+            list,
+            "--set",
+            "sim.duration=0.2",
+            "-o",
+            summary.to_str().unwrap(),
+            "--save-trajectories",
+            save.to_str().unwrap(),
+        ]);
+        let message = String::from_utf8_lossy(&out.stderr).to_string();
+        let left: Vec<_> = std::fs::read_dir(&d).unwrap().collect();
+        let _ = std::fs::remove_dir_all(&d);
+        assert_eq!(out.status.code(), Some(2), "{list}: {message}");
+        assert!(
+            message.contains(index) && message.contains(value),
+            "{list}: {message}"
+        );
+        assert!(left.is_empty(), "{list}: files were written: {left:?}");
+    }
+}
+
+#[test]
+fn a_repeated_axis_key_is_refused() {
+    for axes in [
+        &[
+            "--grid",
+            "params.friction=0.1:0.2:2",
+            "--grid",
+            "params.friction=0.3:0.4:2",
+        ][..],
+        &[
+            "--grid",
+            "params.friction=0.1:0.2:2",
+            "--list",
+            "params.friction=0.3",
+        ],
+    ] {
+        let out = diabolo(&[&["sweep", &scenario("hanging.json")], axes].concat());
+        assert_eq!(out.status.code(), Some(2), "{axes:?}");
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            message.contains("params.friction") && message.contains("two axes"),
+            "{message}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn grid_axes_with_values_that_are_not_finite_are_refused() {
+    let out = diabolo(&[
+        "sweep",
+        &scenario("hanging.json"),
+        "--grid",
+        "params.friction=1e308:-1e308:3",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        message.contains("--grid params.friction=1e308:-1e308:3") && message.contains("finite"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("f64") && !message.contains("null"),
+        "{message}"
+    );
+}
+
+#[test]
+fn more_jobs_than_points_or_cores_run_normally() {
+    let start = std::time::Instant::now();
+    let out = diabolo(&[
+        "sweep",
+        &scenario("hanging.json"),
+        "--list",
+        "params.friction=0.1,0.2,0.3",
+        "--set",
+        "sim.duration=0.1",
+        "--jobs",
+        "100000",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(rows(&out).len(), 3);
+    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+    let zero = diabolo(&[
+        "sweep",
+        &scenario("hanging.json"),
+        "--list",
+        "params.friction=0.1",
+        "--jobs",
+        "0",
+    ]);
+    assert_eq!(zero.status.code(), Some(2));
+}
+
+#[test]
+fn no_row_has_the_invalid_status() {
+    let out = diabolo(&[
+        "sweep",
+        &scenario("hanging.json"),
+        "--list",
+        "params.friction=0.1,0.2",
+        "--set",
+        "sim.duration=0.1",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(rows(&out).iter().all(|r| r[2] != "invalid"));
 }
 
 #[test]

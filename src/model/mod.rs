@@ -19,7 +19,7 @@ pub use energy::{mechanical_energy, PowerBalance};
 pub use friction::{AxleContact, AxleMode, SlipDirection};
 pub use geometry::Kinematics;
 pub use impulse::{tensing_impulse, TensingImpulse};
-pub use params::{FrictionLaw, ParamError, ParamValues, Params};
+pub use params::{ranges, FrictionLaw, ParamError, ParamValues, Params, Range};
 pub use state::{
     taut_point_below, Body, CartesianState, DiaboloState, ReducedLayout, ReducedState, StateError,
 };

@@ -3,6 +3,8 @@
 use std::ops::Deref;
 use thiserror::Error;
 
+use crate::display::Compact;
+
 /// How the capstan friction at an axle depends on the slip speed w' (model.md, "Friction and spin").
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FrictionLaw {
@@ -57,14 +59,152 @@ impl Default for ParamValues {
 
 /// A parameter value that cannot describe a physical diabolo.
 #[derive(Clone, Debug, PartialEq, Error)]
-#[error("params.{field}: {value} is not allowed: {requirement}")]
+#[error("params.{field}: {} is not allowed: {requirement}", Compact(*value))]
 pub struct ParamError {
     /// The field's name as in the scenario file (`string_length`, `friction`, ...).
     pub field: &'static str,
     /// The offending value.
     pub value: f64,
     /// What the value must be.
-    pub requirement: &'static str,
+    pub requirement: String,
+}
+
+/// The accepted values of one number of a scenario: from `min` to `max`, both included, and why
+/// the bounds are there. The scenario checks every number against its range (with its JSON
+/// path), the JSON schema states it, the README lists it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Range {
+    pub min: f64,
+    pub max: f64,
+    /// The unit, as written after a number (`m`, `kg`, `1/s`); empty for pure numbers.
+    pub unit: &'static str,
+    /// Why the bounds are where they are.
+    pub why: &'static str,
+}
+
+impl Range {
+    /// Whether `value` is finite and within the range.
+    pub fn contains(&self, value: f64) -> bool {
+        value.is_finite() && (self.min..=self.max).contains(&value)
+    }
+
+    /// `from MIN to MAX UNIT`, numbers compact.
+    pub fn span(&self) -> String {
+        let unit = if self.unit.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", self.unit)
+        };
+        format!("from {} to {}{unit}", Compact(self.min), Compact(self.max))
+    }
+
+    /// The requirement a value outside the range breaks, with the reason.
+    pub fn requirement(&self) -> String {
+        format!("it must be {} ({})", self.span(), self.why)
+    }
+}
+
+/// The accepted parameter ranges. Real props (model.md) sit well inside each, with a margin of
+/// 10 to 100 times; the bounds keep the model's arithmetic meaningful.
+pub mod ranges {
+    use super::Range;
+
+    /// L, m. Real strings are 1 to 2 m.
+    pub const STRING_LENGTH: Range = Range {
+        min: 0.01,
+        max: 100.0,
+        unit: "m",
+        why: "a string of 1 cm to 100 m; real strings are 1 to 2 m",
+    };
+    /// m, kg. Real diabolos weigh 0.1 to 0.5 kg.
+    pub const DIABOLO_MASS: Range = Range {
+        min: 1e-3,
+        max: 100.0,
+        unit: "kg",
+        why: "real diabolos weigh 0.1 to 0.5 kg; far heavier ones make the stick-to-diabolo mass ratio so stiff that the integration stalls",
+    };
+    /// M, kg. Real stick tips weigh 0.03 to 0.1 kg.
+    pub const STICK_MASS: Range = Range {
+        min: 1e-4,
+        max: 100.0,
+        unit: "kg",
+        why: "real sticks weigh 0.03 to 0.1 kg",
+    };
+    /// c. The capstan law makes every tension ratio d_i = exp(sum_j c' theta'_j), with each
+    /// contact angle theta' up to 2 pi (|k| + 1) for knot degree k: with c = 5 and |k| <= 5 a
+    /// diabolo contributes at most e^188 (1e81), whose square still fits a double; friction
+    /// 999 overflows e^(c theta) at the first step. Real axles: 0.1 to 0.5.
+    pub const FRICTION: Range = Range {
+        min: 0.0,
+        max: 5.0,
+        unit: "",
+        why: "the capstan ratio exp(c theta) overflows for larger c; real axles have 0.1 to 0.5",
+    };
+    /// J = I / (m r^2). Real diabolos: 20 to 100.
+    pub const SPIN_INERTIA: Range = Range {
+        min: 0.01,
+        max: 1e4,
+        unit: "",
+        why: "real diabolos have 20 to 100",
+    };
+    /// D, 1/s. Real bearings and air: about 0.01 1/s; the spin decays as e^(-D t).
+    pub const SPIN_DRAG: Range = Range {
+        min: 0.0,
+        max: 100.0,
+        unit: "1/s",
+        why: "the spin decays as exp(-D t); real diabolos have about 0.01 1/s, and beyond 100 1/s the spin equation is too stiff to integrate",
+    };
+    /// g, m/s^2.
+    pub const GRAVITY: Range = Range {
+        min: 0.0,
+        max: 100.0,
+        unit: "m/s^2",
+        why: "Earth has 9.81 m/s^2",
+    };
+    /// e.
+    pub const RESTITUTION: Range = Range {
+        min: 0.0,
+        max: 1.0,
+        unit: "",
+        why: "0 is plastic, 1 elastic",
+    };
+    /// The slip-speed width of the tanh law, m/s: tanh(w' / width) must be resolvable by the
+    /// integrator (1e-300 makes it a step the adaptive steps cannot cross).
+    pub const FRICTION_WIDTH: Range = Range {
+        min: 1e-6,
+        max: 10.0,
+        unit: "m/s",
+        why: "narrower widths make the tanh law a step the integrator cannot resolve; use the step law for that",
+    };
+}
+
+impl ParamValues {
+    /// Checks every value against its range in [`ranges`] and names the first one outside.
+    /// (Scenarios and parameter files are checked with this; [`Params::new`] checks only what
+    /// the model's formulas need.)
+    pub fn check_ranges(&self) -> Result<(), ParamError> {
+        let mut checks = vec![
+            ("string_length", self.string_length, ranges::STRING_LENGTH),
+            ("diabolo_mass", self.diabolo_mass, ranges::DIABOLO_MASS),
+            ("stick_mass", self.stick_mass, ranges::STICK_MASS),
+            ("friction", self.friction, ranges::FRICTION),
+            ("spin_inertia", self.spin_inertia, ranges::SPIN_INERTIA),
+            ("spin_drag", self.spin_drag, ranges::SPIN_DRAG),
+            ("gravity", self.gravity, ranges::GRAVITY),
+            ("restitution", self.restitution, ranges::RESTITUTION),
+        ];
+        if let FrictionLaw::Tanh { width } = self.friction_law {
+            checks.push(("friction_width", width, ranges::FRICTION_WIDTH));
+        }
+        match checks.into_iter().find(|(_, v, r)| !r.contains(*v)) {
+            Some((field, value, range)) => Err(ParamError {
+                field,
+                value,
+                requirement: range.requirement(),
+            }),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Validated parameters: every length, mass and inertia positive, friction and drag non-negative,
@@ -132,7 +272,7 @@ impl Params {
                 return Err(ParamError {
                     field,
                     value,
-                    requirement,
+                    requirement: requirement.to_string(),
                 });
             }
         }
@@ -141,7 +281,7 @@ impl Params {
                 return Err(ParamError {
                     field: "friction_width",
                     value: width,
-                    requirement: positive,
+                    requirement: positive.to_string(),
                 });
             }
         }
@@ -180,6 +320,45 @@ mod tests {
     #[test]
     fn defaults_are_valid() {
         assert!(Params::new(ParamValues::default()).is_ok());
+    }
+
+    #[test]
+    fn the_default_values_are_inside_every_range_and_extremes_are_not() {
+        assert!(ParamValues::default().check_ranges().is_ok());
+        for (field, spoil) in [
+            (
+                "friction",
+                ParamValues {
+                    friction: 999.0,
+                    ..ParamValues::default()
+                },
+            ),
+            (
+                "spin_drag",
+                ParamValues {
+                    spin_drag: 1.7e308,
+                    ..ParamValues::default()
+                },
+            ),
+            (
+                "diabolo_mass",
+                ParamValues {
+                    diabolo_mass: 1e9,
+                    ..ParamValues::default()
+                },
+            ),
+            (
+                "friction_width",
+                ParamValues {
+                    friction_law: FrictionLaw::Tanh { width: 1e-300 },
+                    ..ParamValues::default()
+                },
+            ),
+        ] {
+            let e = spoil.check_ranges().unwrap_err();
+            assert_eq!(e.field, field);
+            assert!(e.to_string().len() < 400, "{e}");
+        }
     }
 
     #[test]

@@ -5,9 +5,10 @@ use std::path::Path as FsPath;
 
 use nalgebra::Vector2;
 
+use crate::display::{compact, echoed, Compact};
 use crate::model::{
     taut_point_below, Body, CartesianState, DiaboloState, FrictionLaw, Kinematics, ParamValues,
-    Params, StateError,
+    Params, Range, StateError,
 };
 use crate::simulation::drive::{
     ClampedSpline, Drive, DriveError, Path, SampledPath, Schedule, Tracking,
@@ -16,9 +17,11 @@ use crate::simulation::run::{Settings, SetupError, Simulation};
 use crate::simulation::Method;
 
 use super::error::ScenarioError;
+use super::limits::{row_count, Limits};
+use super::ranges;
 use super::spec::{
     BodySpec, DiaboloSpec, DriveSpec, FrictionLawName, MethodName, ParamsSpec, PathSpec, Scenario,
-    SimSpec,
+    ScheduleSpec, SimSpec,
 };
 
 /// A start whose string is within this of taut (m) is put exactly on the taut string, by
@@ -52,19 +55,59 @@ fn vector(v: [f64; 2]) -> Vector2<f64> {
 }
 
 fn show(v: Vector2<f64>) -> String {
-    format!("[{}, {}]", v.x, v.y)
+    format!("[{}, {}]", Compact(v.x), Compact(v.y))
+}
+
+/// Largest capstan exponent sum_i c 2 pi (|k_i| + 1) over the diabolos: the tension ratios
+/// d_i = exp(sum c' theta') stay below e^300 (1e130), so that products of two still fit a double.
+const MAX_CAPSTAN_EXPONENT: f64 = 300.0;
+
+/// `value` at `path` must be within `range`.
+fn within(path: impl FnOnce() -> String, value: f64, range: &Range) -> Result<(), ScenarioError> {
+    if range.contains(value) {
+        return Ok(());
+    }
+    Err(invalid(
+        path(),
+        compact(value),
+        format!(
+            "outside the accepted range {} ({})",
+            range.span(),
+            range.why
+        ),
+        format!("give a value {}", range.span()),
+    ))
+}
+
+/// Each component of `values` at `path[i]` must be within `range`.
+fn each_within(path: &str, values: &[f64], range: &Range) -> Result<(), ScenarioError> {
+    for (i, v) in values.iter().enumerate() {
+        within(|| format!("{path}[{i}]"), *v, range)?;
+    }
+    Ok(())
 }
 
 impl Scenario {
-    /// Checks everything and builds the simulation. Relative file names (a `csv` path) are
-    /// read relative to `base`, the scenario file's folder.
+    /// Checks everything and builds the simulation, under the default [`Limits`]. Relative
+    /// file names (a `csv` path) are read relative to `base`, the scenario file's folder.
     pub fn build(&self, base: &FsPath) -> Result<Simulation, ScenarioError> {
+        self.build_within(base, &Limits::default())
+    }
+
+    /// [`Scenario::build`] under the given limits (rows, simulated time).
+    pub fn build_within(
+        &self,
+        base: &FsPath,
+        limits: &Limits,
+    ) -> Result<Simulation, ScenarioError> {
         let params = build_params(&self.params)?;
         let drives = [
             build_drive(self.drive.left.as_ref(), SIDES[0], base)?,
             build_drive(self.drive.right.as_ref(), SIDES[1], base)?,
         ];
-        let settings = build_settings(&self.sim)?;
+        let settings = build_settings(&self.sim, limits)?;
+        self.check_initial_ranges()?;
+        self.check_capstan()?;
         let initial = self.build_initial(&params, &drives)?;
         Simulation::new(params, drives, initial, settings).map_err(|e| match e {
             SetupError::Settings { field, reason } => invalid(
@@ -82,6 +125,57 @@ impl Scenario {
         })
     }
 
+    /// Every number of `initial` within its range.
+    fn check_initial_ranges(&self) -> Result<(), ScenarioError> {
+        for (side, body) in SIDES.iter().zip([&self.initial.left, &self.initial.right]) {
+            if let Some(b) = body {
+                each_within(&format!("initial.{side}.pos"), &b.pos, &ranges::COORDINATE)?;
+                each_within(&format!("initial.{side}.vel"), &b.vel, &ranges::VELOCITY)?;
+            }
+        }
+        for (k, d) in self.initial.diabolos.iter().enumerate() {
+            let at = format!("initial.diabolos[{k}]");
+            if let Some(pos) = d.pos {
+                each_within(&format!("{at}.pos"), &pos, &ranges::COORDINATE)?;
+            }
+            if let Some(x) = d.x {
+                within(|| format!("{at}.x"), x, &ranges::COORDINATE)?;
+            }
+            each_within(&format!("{at}.vel"), &d.vel, &ranges::VELOCITY)?;
+            within(|| format!("{at}.spin"), d.spin, &ranges::SPIN)?;
+            within(|| format!("{at}.knot"), f64::from(d.knot), &ranges::KNOT)?;
+        }
+        Ok(())
+    }
+
+    /// The capstan ratios exp(sum c' theta') of all the diabolos together stay finite.
+    fn check_capstan(&self) -> Result<(), ScenarioError> {
+        let c = self.params.friction;
+        let angle: f64 = self
+            .initial
+            .diabolos
+            .iter()
+            .map(|d| std::f64::consts::TAU * (f64::from(d.knot).abs() + 1.0))
+            .sum();
+        if c * angle <= MAX_CAPSTAN_EXPONENT {
+            return Ok(());
+        }
+        Err(invalid(
+            "params.friction",
+            compact(c),
+            format!(
+                "with these diabolos and knots the string can wrap {} rad in all, and the capstan ratio exp(c theta) reaches e^{} (at most e^{} keeps the tensions finite)",
+                Compact(angle),
+                Compact(c * angle),
+                Compact(MAX_CAPSTAN_EXPONENT)
+            ),
+            format!(
+                "lower the friction to at most {} or use fewer knots",
+                Compact(MAX_CAPSTAN_EXPONENT / angle)
+            ),
+        ))
+    }
+
     fn build_initial(
         &self,
         params: &Params,
@@ -97,7 +191,11 @@ impl Scenario {
             return Err(invalid(
                 "initial.right.pos",
                 show(sticks[1].pos),
-                format!("the sticks are {distance} m apart, not closer than the string length {length} m"),
+                format!(
+                    "the sticks are {} m apart, not closer than the string length {} m",
+                    Compact(distance),
+                    Compact(length)
+                ),
                 "bring the sticks closer together or lengthen params.string_length",
             ));
         }
@@ -125,7 +223,11 @@ impl Scenario {
                 return Err(invalid(
                     format!("initial.diabolos[{k}].pos"),
                     show(state.diabolos[k].pos),
-                    format!("diabolos are listed left to right: x = {b} comes after x = {a}"),
+                    format!(
+                        "diabolos are listed left to right: x = {} comes after x = {}",
+                        Compact(b),
+                        Compact(a)
+                    ),
                     "list the diabolos in the order they sit on the string, left to right",
                 ));
             }
@@ -134,8 +236,8 @@ impl Scenario {
         if excess > TAUT_SNAP_TOLERANCE {
             return Err(invalid(
                 "initial.diabolos",
-                format!("sum l = {} m", state.string_used()),
-                format!("the diabolos are off the string: reaching them takes {excess} m more string than L = {length} m"),
+                format!("sum l = {} m", Compact(state.string_used())),
+                format!("the diabolos are off the string: reaching them takes {} m more string than L = {} m", Compact(excess), Compact(length)),
                 "move the diabolos within reach of the string (sum of the segment lengths at most L), or give a single diabolo by \"x\"",
             ));
         }
@@ -162,7 +264,7 @@ fn build_params(spec: &ParamsSpec) -> Result<Params, ScenarioError> {
         },
         FrictionLawName::Bearing => FrictionLaw::Bearing,
     };
-    Params::new(ParamValues {
+    let values = ParamValues {
         string_length: spec.string_length,
         diabolo_mass: spec.diabolo_mass,
         stick_mass: spec.stick_mass,
@@ -172,18 +274,110 @@ fn build_params(spec: &ParamsSpec) -> Result<Params, ScenarioError> {
         gravity: spec.gravity,
         restitution: spec.restitution,
         friction_law,
-    })
-    .map_err(|e| {
-        invalid(
-            format!("params.{}", e.field),
-            e.value,
-            "out of range",
-            e.requirement,
-        )
-    })
+    };
+    values
+        .check_ranges()
+        .and_then(|()| Params::new(values))
+        .map_err(|e| {
+            invalid(
+                format!("params.{}", e.field),
+                compact(e.value),
+                "out of range",
+                e.requirement,
+            )
+        })
 }
 
-fn build_settings(spec: &SimSpec) -> Result<Settings, ScenarioError> {
+/// Every number of `sim` within its range, and the run within the limits.
+fn check_sim(spec: &SimSpec, limits: &Limits) -> Result<(), ScenarioError> {
+    let duration = Range {
+        min: ranges::DURATION_MIN,
+        max: limits.max_duration,
+        unit: "s",
+        why: "the upper bound is --max-duration",
+    };
+    if spec.duration.is_finite() && spec.duration > limits.max_duration {
+        return Err(invalid(
+            "sim.duration",
+            compact(spec.duration),
+            format!(
+                "longer than the limit of {} s of simulated time (--max-duration), which keeps a run from streaming rows until the disk fills",
+                Compact(limits.max_duration)
+            ),
+            "shorten the run, or raise the limit with --max-duration SECONDS",
+        ));
+    }
+    within(|| "sim.duration".into(), spec.duration, &duration)?;
+    within(
+        || "sim.output_interval".into(),
+        spec.output_interval,
+        &ranges::OUTPUT_INTERVAL,
+    )?;
+    let rows = row_count(spec.duration, spec.output_interval.min(spec.duration));
+    if rows > limits.max_rows {
+        return Err(invalid(
+            "sim.output_interval",
+            compact(spec.output_interval),
+            format!(
+                "{} s every {} s makes {} rows, more than the limit of {} (--max-rows; a row is about 480 bytes of CSV)",
+                Compact(spec.duration),
+                Compact(spec.output_interval),
+                if rows == u64::MAX { "over 1.8e19".to_string() } else { rows.to_string() },
+                limits.max_rows
+            ),
+            "raise sim.output_interval, shorten sim.duration, or raise the limit with --max-rows N",
+        ));
+    }
+    within(|| "sim.rtol".into(), spec.rtol, &ranges::RTOL)?;
+    within(|| "sim.atol".into(), spec.atol, &ranges::ATOL)?;
+    if let Some(max_step) = spec.max_step {
+        within(|| "sim.max_step".into(), max_step, &ranges::MAX_STEP)?;
+    }
+    if let Some(step) = spec.step {
+        within(|| "sim.step".into(), step, &ranges::STEP)?;
+    }
+    for (field, step) in [("step", spec.step), ("max_step", spec.max_step)] {
+        let Some(step) = step else { continue };
+        let steps = spec.duration / step;
+        if steps > ranges::MAX_FORCED_STEPS {
+            return Err(invalid(
+                format!("sim.{field}"),
+                compact(step),
+                format!(
+                    "{} s in steps of at most {} s is {} steps, more than {} (about 40 minutes of computing)",
+                    Compact(spec.duration),
+                    Compact(step),
+                    Compact(steps.floor()),
+                    Compact(ranges::MAX_FORCED_STEPS)
+                ),
+                format!("lengthen sim.{field} or shorten sim.duration"),
+            ));
+        }
+    }
+    within(
+        || "sim.zeno_speed".into(),
+        spec.zeno_speed,
+        &ranges::ZENO_SPEED,
+    )?;
+    within(
+        || "sim.zeno_bounces".into(),
+        spec.zeno_bounces as f64,
+        &ranges::ZENO_BOUNCES,
+    )?;
+    within(
+        || "sim.max_events_per_second".into(),
+        spec.max_events_per_second,
+        &ranges::MAX_EVENTS_PER_SECOND,
+    )?;
+    within(
+        || "sim.meeting_distance".into(),
+        spec.meeting_distance,
+        &ranges::MEETING_DISTANCE,
+    )
+}
+
+fn build_settings(spec: &SimSpec, limits: &Limits) -> Result<Settings, ScenarioError> {
+    check_sim(spec, limits)?;
     let method = match (spec.method, spec.step) {
         (MethodName::Rk4, Some(step)) => Method::Rk4 { step },
         (MethodName::Rk4, None) => {
@@ -197,7 +391,7 @@ fn build_settings(spec: &SimSpec) -> Result<Settings, ScenarioError> {
         (_, Some(step)) => {
             return Err(invalid(
                 "sim.step",
-                step,
+                compact(step),
                 "only method rk4 has a fixed step",
                 "remove sim.step, or set \"method\": \"rk4\"",
             ))
@@ -295,13 +489,13 @@ fn diabolo(
             .map_err(|e| match e {
                 StateError::OffString { .. } => invalid(
                     format!("{at}.x"),
-                    x,
+                    compact(x),
                     "no point of the taut string below the sticks has this x",
                     "choose x between the reach of the string on either side of the sticks",
                 ),
                 other => invalid(
                     format!("{at}.x"),
-                    x,
+                    compact(x),
                     other.to_string(),
                     "check the stick positions",
                 ),
@@ -309,7 +503,7 @@ fn diabolo(
         (None, Some(x)) => {
             return Err(invalid(
                 format!("{at}.x"),
-                x,
+                compact(x),
                 "placement by x needs a single diabolo",
                 "give each diabolo its \"pos\": [x, y]",
             ))
@@ -317,7 +511,7 @@ fn diabolo(
         (Some(_), Some(x)) => {
             return Err(invalid(
                 format!("{at}.x"),
-                x,
+                compact(x),
                 "both pos and x given",
                 "give either pos or x",
             ))
@@ -392,7 +586,7 @@ fn check_below_string(state: &CartesianState) -> Result<(), ScenarioError> {
             return Err(invalid(
                 format!("initial.diabolos[{}].pos", i - 1),
                 show(state.diabolos[i - 1].pos),
-                format!("the diabolo is above the string (the string would bend the wrong way over it: theta = {theta:.4} rad)"),
+                format!("the diabolo is above the string (the string would bend the wrong way over it: theta = {} rad)", Compact(theta)),
                 "place it below the line joining its neighbours on the string",
             ));
         }
@@ -407,79 +601,26 @@ fn build_drive(
 ) -> Result<Drive, ScenarioError> {
     let at = format!("drive.{side}");
     Ok(match spec {
-        None | Some(DriveSpec::Released) => Drive::Released,
-        Some(DriveSpec::Force(s)) => Drive::Force(schedule(&at, s.value, s.keyframes.as_deref())?),
-        Some(DriveSpec::Accel(s)) => Drive::Accel(schedule(&at, s.value, s.keyframes.as_deref())?),
-        Some(DriveSpec::Path(PathSpec {
-            keyframes,
-            sine,
-            csv,
-            smoothing,
-            tracking,
-        })) => {
-            let path = match (keyframes, sine, csv) {
-                (Some(points), None, None) => Path::Keyframes(
-                    ClampedSpline::new(triples(points))
-                        .map_err(|e| drive_error(&at, "keyframes", e))?,
-                ),
-                (None, Some(s), None) => {
-                    if !(s.frequency.is_finite() && s.frequency > 0.0) {
-                        return Err(invalid(
-                            format!("{at}.sine.frequency"),
-                            s.frequency,
-                            "a sine needs a positive frequency",
-                            "give the frequency in Hz (> 0); for a still hand use a single keyframe",
-                        ));
-                    }
-                    Path::Sine {
-                        center: vector(s.center),
-                        amplitude: vector(s.amplitude),
-                        frequency: s.frequency,
-                        phase: vector(s.phase),
-                    }
-                }
-                (None, None, Some(file)) => {
-                    let half_window = smoothing.unwrap_or(DEFAULT_SMOOTHING);
-                    if !(half_window.is_finite() && half_window > 0.0) {
-                        return Err(invalid(
-                            format!("{at}.smoothing"),
-                            half_window,
-                            "must be greater than 0",
-                            "give a window half-width in s, e.g. 0.02",
-                        ));
-                    }
-                    let samples = read_samples(&format!("{at}.csv"), &base.join(file))?;
-                    Path::Samples(
-                        SampledPath::new(samples, half_window)
-                            .map_err(|e| drive_error(&at, "csv", e))?,
-                    )
-                }
-                _ => {
-                    return Err(invalid(
-                        at,
-                        "path",
-                        "a path is exactly one of keyframes, sine or csv",
-                        "keep one of \"keyframes\", \"sine\", \"csv\"",
-                    ))
-                }
-            };
-            match tracking {
+        None | Some(DriveSpec::Released(_)) => Drive::Released,
+        Some(DriveSpec::Force(s)) => Drive::Force(schedule(&at, s, &ranges::FORCE)?),
+        Some(DriveSpec::Accel(s)) => Drive::Accel(schedule(&at, s, &ranges::ACCELERATION)?),
+        Some(DriveSpec::Path(spec)) => {
+            let path = build_path(&at, spec, base)?;
+            match &spec.tracking {
                 None => Drive::Path(path),
                 Some(t) => {
-                    for (name, value, ok) in [
-                        ("stiffness", t.stiffness, t.stiffness > 0.0),
-                        ("damping", t.damping, t.damping >= 0.0),
-                        ("max_force", t.max_force, t.max_force > 0.0),
-                    ] {
-                        if !(value.is_finite() && ok) {
-                            return Err(invalid(
-                                format!("{at}.tracking.{name}"),
-                                value,
-                                "out of range",
-                                "stiffness (N/m) and max_force (N) must be > 0, damping (N s/m) >= 0",
-                            ));
-                        }
-                    }
+                    let at = format!("{at}.tracking");
+                    within(
+                        || format!("{at}.stiffness"),
+                        t.stiffness,
+                        &ranges::STIFFNESS,
+                    )?;
+                    within(|| format!("{at}.damping"), t.damping, &ranges::DAMPING)?;
+                    within(
+                        || format!("{at}.max_force"),
+                        t.max_force,
+                        &ranges::MAX_FORCE,
+                    )?;
                     Drive::Tracking(
                         path,
                         Tracking {
@@ -494,6 +635,78 @@ fn build_drive(
     })
 }
 
+/// The path of a `path` drive: exactly one of keyframes, sine and csv.
+fn build_path(at: &str, spec: &PathSpec, base: &FsPath) -> Result<Path, ScenarioError> {
+    let given: Vec<&str> = [
+        ("keyframes", spec.keyframes.is_some()),
+        ("sine", spec.sine.is_some()),
+        ("csv", spec.csv.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, present)| present.then_some(name))
+    .collect();
+    Ok(match (&spec.keyframes, &spec.sine, &spec.csv) {
+        (Some(points), None, None) => {
+            check_keyframes(&format!("{at}.keyframes"), points, &ranges::COORDINATE)?;
+            Path::Keyframes(
+                ClampedSpline::new(triples(points)).map_err(|e| drive_error(at, "keyframes", e))?,
+            )
+        }
+        (None, Some(s), None) => {
+            let at = format!("{at}.sine");
+            each_within(&format!("{at}.center"), &s.center, &ranges::COORDINATE)?;
+            each_within(&format!("{at}.amplitude"), &s.amplitude, &ranges::AMPLITUDE)?;
+            within(
+                || format!("{at}.frequency"),
+                s.frequency,
+                &ranges::FREQUENCY,
+            )?;
+            each_within(&format!("{at}.phase"), &s.phase, &ranges::PHASE)?;
+            Path::Sine {
+                center: vector(s.center),
+                amplitude: vector(s.amplitude),
+                frequency: s.frequency,
+                phase: vector(s.phase),
+            }
+        }
+        (None, None, Some(file)) => {
+            let half_window = spec.smoothing.unwrap_or(DEFAULT_SMOOTHING);
+            within(
+                || format!("{at}.smoothing"),
+                half_window,
+                &ranges::SMOOTHING,
+            )?;
+            let samples = read_samples(&format!("{at}.csv"), &base.join(file))?;
+            Path::Samples(
+                SampledPath::new(samples, half_window).map_err(|e| drive_error(at, "csv", e))?,
+            )
+        }
+        _ => {
+            let got = if given.is_empty() {
+                "none of them".to_string()
+            } else {
+                given.join(" and ")
+            };
+            return Err(invalid(
+                at,
+                got,
+                "a path is exactly one of keyframes, sine or csv",
+                "keep one of \"keyframes\", \"sine\", \"csv\"",
+            ));
+        }
+    })
+}
+
+/// Keyframes [t, x, y]: each time and each value within its range, named by its index.
+fn check_keyframes(at: &str, points: &[[f64; 3]], values: &Range) -> Result<(), ScenarioError> {
+    for (i, p) in points.iter().enumerate() {
+        within(|| format!("{at}[{i}][0]"), p[0], &ranges::KEYFRAME_TIME)?;
+        within(|| format!("{at}[{i}][1]"), p[1], values)?;
+        within(|| format!("{at}[{i}][2]"), p[2], values)?;
+    }
+    Ok(())
+}
+
 fn triples(points: &[[f64; 3]]) -> Vec<(f64, Vector2<f64>)> {
     points
         .iter()
@@ -501,30 +714,24 @@ fn triples(points: &[[f64; 3]]) -> Vec<(f64, Vector2<f64>)> {
         .collect()
 }
 
-fn schedule(
-    at: &str,
-    value: Option<[f64; 2]>,
-    keyframes: Option<&[[f64; 3]]>,
-) -> Result<Schedule, ScenarioError> {
-    match (value, keyframes) {
+/// A force or acceleration schedule, its values within `values`.
+fn schedule(at: &str, spec: &ScheduleSpec, values: &Range) -> Result<Schedule, ScenarioError> {
+    match (spec.value, spec.keyframes.as_deref()) {
         (Some(v), None) => {
-            if v.iter().all(|x| x.is_finite()) {
-                Ok(Schedule::Constant(vector(v)))
-            } else {
-                Err(invalid(
-                    format!("{at}.value"),
-                    format!("{v:?}"),
-                    "not finite",
-                    "give finite numbers",
-                ))
-            }
+            each_within(&format!("{at}.value"), &v, values)?;
+            Ok(Schedule::Constant(vector(v)))
         }
         (None, Some(points)) => {
+            check_keyframes(&format!("{at}.keyframes"), points, values)?;
             Schedule::keyframes(triples(points)).map_err(|e| drive_error(at, "keyframes", e))
         }
-        _ => Err(invalid(
+        (value, keyframes) => Err(invalid(
             at,
-            "",
+            if value.is_some() && keyframes.is_some() {
+                "value and keyframes"
+            } else {
+                "neither"
+            },
             "give exactly one of value and keyframes",
             "\"value\": [x, y] for a constant, or \"keyframes\": [[t, x, y], ...]",
         )),
@@ -547,7 +754,11 @@ fn drive_error(at: &str, field: &str, e: DriveError) -> ScenarioError {
         } => invalid(
             format!("{at}.{field}[{index}]"),
             "",
-            format!("times must increase ({later} after {earlier})"),
+            format!(
+                "times must increase ({} after {})",
+                Compact(later),
+                Compact(earlier)
+            ),
             "sort the points by time, without repeated times",
         ),
         DriveError::NonFinite { index, .. } => invalid(
@@ -558,7 +769,7 @@ fn drive_error(at: &str, field: &str, e: DriveError) -> ScenarioError {
         ),
         DriveError::NotPositive { what, value } => invalid(
             format!("{at}.{field}"),
-            value,
+            compact(value),
             format!("{what} must be greater than 0"),
             "give a positive value",
         ),
@@ -567,7 +778,7 @@ fn drive_error(at: &str, field: &str, e: DriveError) -> ScenarioError {
 
 /// t,x,y samples of a CSV file (an optional header row of names).
 fn read_samples(at: &str, file: &FsPath) -> Result<Vec<(f64, Vector2<f64>)>, ScenarioError> {
-    let shown = file.display().to_string();
+    let shown = echoed(&file.display().to_string());
     let text = std::fs::read_to_string(file).map_err(|e| {
         invalid(
             at,
@@ -601,6 +812,26 @@ fn read_samples(at: &str, file: &FsPath) -> Result<Vec<(f64, Vector2<f64>)>, Sce
         let numbers: Result<Vec<f64>, _> = record.iter().map(str::parse::<f64>).collect();
         match numbers {
             Ok(v) if v.iter().all(|x| x.is_finite()) => {
+                for (value, range) in v.iter().zip([
+                    &ranges::KEYFRAME_TIME,
+                    &ranges::COORDINATE,
+                    &ranges::COORDINATE,
+                ]) {
+                    if !range.contains(*value) {
+                        return Err(invalid(
+                            at,
+                            &shown,
+                            format!(
+                                "row {}: {} is outside the accepted range {} ({})",
+                                row + 1,
+                                Compact(*value),
+                                range.span(),
+                                range.why
+                            ),
+                            "give times and positions within the ranges",
+                        ));
+                    }
+                }
                 samples.push((v[0], Vector2::new(v[1], v[2])))
             }
             _ if row == 0 => {} // a header
@@ -609,9 +840,9 @@ fn read_samples(at: &str, file: &FsPath) -> Result<Vec<(f64, Vector2<f64>)>, Sce
                     at,
                     &shown,
                     format!(
-                        "row {}: {:?} is not three finite numbers",
+                        "row {}: {} is not three finite numbers",
                         row + 1,
-                        record.iter().collect::<Vec<_>>()
+                        echoed(&record.iter().collect::<Vec<_>>().join(","))
                     ),
                     "write numbers only (t,x,y), one sample per row",
                 ))
@@ -632,8 +863,8 @@ fn read_samples(at: &str, file: &FsPath) -> Result<Vec<(f64, Vector2<f64>)>, Sce
             &shown,
             format!(
                 "times must increase ({} after {} in sample {})",
-                samples[i].0,
-                samples[i - 1].0,
+                Compact(samples[i].0),
+                Compact(samples[i - 1].0),
                 i + 1
             ),
             "sort the samples by time, without repeated times",

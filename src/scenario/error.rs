@@ -19,6 +19,9 @@ pub enum ScenarioError {
     /// A `--set KEY=VALUE` that cannot be applied.
     #[error("--set {key}: {reason}")]
     Override { key: String, reason: String },
+    /// A command-line limit (`--max-rows`, `--max-duration`) that cannot be used.
+    #[error("{flag}: {reason}")]
+    Flag { flag: String, reason: String },
     /// The scenario file cannot be read.
     #[error("{file}: cannot read the scenario: {reason}")]
     Read { file: String, reason: String },
@@ -38,6 +41,7 @@ impl ScenarioError {
         match self {
             Self::Format { path, .. } | Self::Invalid { path, .. } => path,
             Self::Override { key, .. } => key,
+            Self::Flag { flag, .. } => flag,
             Self::Read { file, .. } => file,
         }
     }

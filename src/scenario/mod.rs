@@ -3,17 +3,25 @@
 
 mod build;
 mod error;
+mod json;
+mod limits;
+mod messages;
 pub mod overrides;
+pub mod ranges;
 mod spec;
 
 pub use build::{DEFAULT_SMOOTHING, PATH_AGREEMENT, TAUT_SNAP_TOLERANCE};
 pub use error::ScenarioError;
+pub use json::strict_json;
+pub use limits::Limits;
 pub use spec::{
     BodySpec, DiaboloSpec, DriveSpec, DrivesSpec, FrictionLawName, InitialSpec, MethodName,
-    ParamsSpec, PathSpec, Scenario, ScheduleSpec, SimSpec, SineSpec, TrackingSpec,
+    ParamsSpec, PathSpec, ReleasedSpec, Scenario, ScheduleSpec, SimSpec, SineSpec, TrackingSpec,
 };
 
 use serde_json::Value;
+
+use crate::display::echoed;
 
 impl Scenario {
     /// Parses a scenario from JSON text, with `--set` style overrides (KEY, VALUE text) applied
@@ -24,11 +32,7 @@ impl Scenario {
 
     /// The JSON document of a scenario text with the overrides applied, not yet typed.
     pub fn document(text: &str, overrides: &[(String, String)]) -> Result<Value, ScenarioError> {
-        let mut document: Value =
-            serde_json::from_str(text).map_err(|e| ScenarioError::Format {
-                path: format!("line {}, column {}", e.line(), e.column()),
-                message: format!("not valid JSON: {e}"),
-            })?;
+        let mut document = strict_json(text)?;
         for (key, value) in overrides {
             overrides::apply(&mut document, key, overrides::parse_value(value))?;
         }
@@ -37,6 +41,16 @@ impl Scenario {
 
     /// Types a JSON document as a scenario; unknown fields and wrong types name their path.
     pub fn from_value(document: Value) -> Result<Self, ScenarioError> {
+        if !document.is_object() {
+            return Err(ScenarioError::Format {
+                path: "(top level)".into(),
+                message: format!(
+                    "the scenario must be a JSON object {{\"params\": ..., \"initial\": ..., \"sim\": ...}}, got {}",
+                    kind(&document)
+                ),
+            });
+        }
+        no_list_for_an_object(&document)?;
         serde_path_to_error::deserialize(&document).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." {
@@ -44,9 +58,9 @@ impl Scenario {
             } else {
                 path
             };
-            drive_detail(&document, &path).unwrap_or(ScenarioError::Format {
-                path,
-                message: e.into_inner().to_string(),
+            drive_detail(&document, &path).unwrap_or_else(|| ScenarioError::Format {
+                message: messages::plain(&e.into_inner().to_string(), &path),
+                path: echoed(&path),
             })
         })
     }
@@ -54,6 +68,26 @@ impl Scenario {
     /// The JSON Schema of the scenario format.
     pub fn schema() -> Value {
         serde_json::to_value(schemars::schema_for!(Scenario)).expect("a schema is JSON")
+    }
+}
+
+impl ParamsSpec {
+    /// Types a `params` object (of a scenario or a parameter file); errors name
+    /// `params.FIELD`.
+    pub fn from_value(params: &Value) -> Result<Self, ScenarioError> {
+        if params.is_array() {
+            return Err(list_for_an_object("params"));
+        }
+        serde_path_to_error::deserialize(params).map_err(|e| {
+            let path = match e.path().to_string().as_str() {
+                "." => "params".to_string(),
+                inner => format!("params.{inner}"),
+            };
+            ScenarioError::Format {
+                message: messages::plain(&e.into_inner().to_string(), &path),
+                path: echoed(&path),
+            }
+        })
     }
 }
 
@@ -67,11 +101,86 @@ fn drive_detail(document: &Value, path: &str) -> Option<ScenarioError> {
     let result = match kind.as_str()? {
         "force" | "accel" => serde_path_to_error::deserialize::<_, ScheduleSpec>(&body).map(drop),
         "path" => serde_path_to_error::deserialize::<_, PathSpec>(&body).map(drop),
+        "released" => serde_path_to_error::deserialize::<_, ReleasedSpec>(&body).map(drop),
         _ => return None,
     };
     let e = result.err()?;
+    let path = format!("{path}.{}", e.path());
     Some(ScenarioError::Format {
-        path: format!("{path}.{}", e.path()),
-        message: e.into_inner().to_string(),
+        message: messages::plain(&e.into_inner().to_string(), &path),
+        path: echoed(&path),
     })
+}
+
+/// The objects of the format (`[]`: every entry of a list). serde would read a list in their
+/// place as the fields in order (`"params": [1.46, 0.2]`): the format has no such shorthand.
+const OBJECTS: [&str; 13] = [
+    "params",
+    "initial",
+    "initial.left",
+    "initial.right",
+    "initial.diabolos[]",
+    "drive",
+    "drive.left",
+    "drive.right",
+    "drive.left.sine",
+    "drive.right.sine",
+    "drive.left.tracking",
+    "drive.right.tracking",
+    "sim",
+];
+
+/// Refuses a list where the format has an object.
+fn no_list_for_an_object(document: &Value) -> Result<(), ScenarioError> {
+    for pattern in OBJECTS {
+        let mut found = vec![(String::new(), document)];
+        for part in pattern.split('.') {
+            let (name, every) = match part.strip_suffix("[]") {
+                Some(name) => (name, true),
+                None => (part, false),
+            };
+            let mut next = Vec::new();
+            for (path, value) in found {
+                let path = if path.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{path}.{name}")
+                };
+                match value.get(name) {
+                    Some(Value::Array(items)) if every => next.extend(
+                        items
+                            .iter()
+                            .enumerate()
+                            .map(|(i, item)| (format!("{path}[{i}]"), item)),
+                    ),
+                    Some(v) if !every => next.push((path, v)),
+                    _ => {}
+                }
+            }
+            found = next;
+        }
+        if let Some((path, _)) = found.iter().find(|(_, v)| v.is_array()) {
+            return Err(list_for_an_object(path));
+        }
+    }
+    Ok(())
+}
+
+fn list_for_an_object(path: &str) -> ScenarioError {
+    ScenarioError::Format {
+        path: path.to_string(),
+        message: "invalid type: a list, expected an object {\"field\": value, ...}".into(),
+    }
+}
+
+/// What a JSON value is, in words.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "true or false",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
 }

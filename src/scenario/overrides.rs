@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::error::ScenarioError;
+use crate::display::echoed;
 
 /// One step of a dotted path: a field name or an array index.
 #[derive(Clone, Debug, PartialEq)]
@@ -14,7 +15,7 @@ enum Step {
 
 fn parse_key(key: &str) -> Result<Vec<Step>, ScenarioError> {
     let bad = |reason: &str| ScenarioError::Override {
-        key: key.to_string(),
+        key: echoed(key),
         reason: format!("{reason}; write it like params.friction or initial.diabolos[0].spin"),
     };
     let mut steps = Vec::new();
@@ -53,7 +54,7 @@ pub fn parse_value(text: &str) -> Value {
 pub fn apply(document: &mut Value, key: &str, value: Value) -> Result<(), ScenarioError> {
     let steps = parse_key(key)?;
     let fail = |reason: String| ScenarioError::Override {
-        key: key.to_string(),
+        key: echoed(key),
         reason,
     };
     let mut here = document;
@@ -94,7 +95,7 @@ pub fn split(assignment: &str) -> Result<(&str, &str), ScenarioError> {
     assignment
         .split_once('=')
         .ok_or_else(|| ScenarioError::Override {
-            key: assignment.to_string(),
+            key: echoed(assignment),
             reason: "expected KEY=VALUE, e.g. params.friction=0.2".to_string(),
         })
 }

@@ -27,33 +27,42 @@ pub struct Scenario {
 #[serde(deny_unknown_fields)]
 pub struct ParamsSpec {
     /// L: total string length, m.
+    #[schemars(range(min = crate::model::ranges::STRING_LENGTH.min, max = crate::model::ranges::STRING_LENGTH.max))]
     pub string_length: f64,
     /// m: mass of one diabolo, kg.
     #[serde(default = "defaults::diabolo_mass")]
+    #[schemars(range(min = crate::model::ranges::DIABOLO_MASS.min, max = crate::model::ranges::DIABOLO_MASS.max))]
     pub diabolo_mass: f64,
     /// M: mass of one stick, kg.
     #[serde(default = "defaults::stick_mass")]
+    #[schemars(range(min = crate::model::ranges::STICK_MASS.min, max = crate::model::ranges::STICK_MASS.max))]
     pub stick_mass: f64,
     /// c: capstan friction coefficient between string and axle.
     #[serde(default = "defaults::friction")]
+    #[schemars(range(min = crate::model::ranges::FRICTION.min, max = crate::model::ranges::FRICTION.max))]
     pub friction: f64,
     /// J = I / (m r^2): normalised spin inertia.
     #[serde(default = "defaults::spin_inertia")]
+    #[schemars(range(min = crate::model::ranges::SPIN_INERTIA.min, max = crate::model::ranges::SPIN_INERTIA.max))]
     pub spin_inertia: f64,
     /// D: viscous spin drag, 1/s (w' gets -D w).
     #[serde(default)]
+    #[schemars(range(min = crate::model::ranges::SPIN_DRAG.min, max = crate::model::ranges::SPIN_DRAG.max))]
     pub spin_drag: f64,
     /// g: gravitational acceleration, m/s^2.
     #[serde(default = "defaults::gravity")]
+    #[schemars(range(min = crate::model::ranges::GRAVITY.min, max = crate::model::ranges::GRAVITY.max))]
     pub gravity: f64,
     /// e: coefficient of restitution at tensing, 0 (plastic) to 1.
     #[serde(default)]
+    #[schemars(range(min = crate::model::ranges::RESTITUTION.min, max = crate::model::ranges::RESTITUTION.max))]
     pub restitution: f64,
     /// The friction law at every axle.
     #[serde(default)]
     pub friction_law: FrictionLawName,
     /// Slip-speed width of the tanh law, m/s.
     #[serde(default = "defaults::friction_width")]
+    #[schemars(range(min = crate::model::ranges::FRICTION_WIDTH.min, max = crate::model::ranges::FRICTION_WIDTH.max))]
     pub friction_width: f64,
 }
 
@@ -90,9 +99,11 @@ pub struct InitialSpec {
 #[serde(deny_unknown_fields)]
 pub struct BodySpec {
     /// Position [x, y], m.
+    #[schemars(inner(range(min = super::ranges::COORDINATE.min, max = super::ranges::COORDINATE.max)))]
     pub pos: [f64; 2],
     /// Velocity [vx, vy], m/s.
     #[serde(default)]
+    #[schemars(inner(range(min = super::ranges::VELOCITY.min, max = super::ranges::VELOCITY.max)))]
     pub vel: [f64; 2],
 }
 
@@ -103,18 +114,23 @@ pub struct BodySpec {
 pub struct DiaboloSpec {
     /// Position [x, y], m.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(inner(range(min = super::ranges::COORDINATE.min, max = super::ranges::COORDINATE.max)))]
     pub pos: Option<[f64; 2]>,
     /// Horizontal position, m: the diabolo sits on the taut string there (one diabolo only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = super::ranges::COORDINATE.min, max = super::ranges::COORDINATE.max))]
     pub x: Option<f64>,
     /// Velocity [vx, vy], m/s.
     #[serde(default)]
+    #[schemars(inner(range(min = super::ranges::VELOCITY.min, max = super::ranges::VELOCITY.max)))]
     pub vel: [f64; 2],
     /// w: axle surface speed (spin), m/s.
     #[serde(default)]
+    #[schemars(range(min = super::ranges::SPIN.min, max = super::ranges::SPIN.max))]
     pub spin: f64,
     /// k: knot degree (turns of the string around the axle).
     #[serde(default)]
+    #[schemars(range(min = super::ranges::KNOT.min, max = super::ranges::KNOT.max))]
     pub knot: i32,
 }
 
@@ -135,13 +151,18 @@ pub enum DriveSpec {
     /// A force on the stick, N: constant (`value`) or linear between `keyframes` [t, fx, fy].
     Force(ScheduleSpec),
     /// No force from the hand: the stick moves under gravity and the string.
-    Released,
+    Released(ReleasedSpec),
     /// The stick's acceleration, m/s^2 (`value` or `keyframes` [t, ax, ay]); the hand force that
     /// produces it comes from the stick matrix.
     Accel(ScheduleSpec),
     /// The stick follows a path exactly (or, with `tracking`, is pulled toward it).
     Path(PathSpec),
 }
+
+/// A released hand: nothing but its `type` (any other field is refused).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReleasedSpec {}
 
 /// A 2-vector over time: `value` (constant) or `keyframes` [t, x, y] (linear between them,
 /// held at the end values outside them).
@@ -150,6 +171,8 @@ pub enum DriveSpec {
 pub struct ScheduleSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<[f64; 2]>,
+    /// [t, x, y]: t from -1e6 to 1e6 s; forces from -1e4 to 1e4 N, accelerations from -1e4 to
+    /// 1e4 m/s^2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keyframes: Option<Vec<[f64; 3]>>,
 }
@@ -159,6 +182,7 @@ pub struct ScheduleSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PathSpec {
+    /// [t, x, y]: t from -1e6 to 1e6 s, x and y from -1000 to 1000 m.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keyframes: Option<Vec<[f64; 3]>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -167,6 +191,7 @@ pub struct PathSpec {
     pub csv: Option<String>,
     /// Half-width of the smoothing window of `csv` samples, s (default 0.02).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = super::ranges::SMOOTHING.min, max = super::ranges::SMOOTHING.max))]
     pub smoothing: Option<f64>,
     /// Pull the stick toward the path with a hand of this stiffness instead of following it
     /// exactly.
@@ -179,13 +204,17 @@ pub struct PathSpec {
 #[serde(deny_unknown_fields)]
 pub struct SineSpec {
     /// m.
+    #[schemars(inner(range(min = super::ranges::COORDINATE.min, max = super::ranges::COORDINATE.max)))]
     pub center: [f64; 2],
     /// m.
+    #[schemars(inner(range(min = super::ranges::AMPLITUDE.min, max = super::ranges::AMPLITUDE.max)))]
     pub amplitude: [f64; 2],
     /// Hz.
+    #[schemars(range(min = super::ranges::FREQUENCY.min, max = super::ranges::FREQUENCY.max))]
     pub frequency: f64,
     /// rad.
     #[serde(default)]
+    #[schemars(inner(range(min = super::ranges::PHASE.min, max = super::ranges::PHASE.max)))]
     pub phase: [f64; 2],
 }
 
@@ -194,10 +223,13 @@ pub struct SineSpec {
 #[serde(deny_unknown_fields)]
 pub struct TrackingSpec {
     /// k, N/m.
+    #[schemars(range(min = super::ranges::STIFFNESS.min, max = super::ranges::STIFFNESS.max))]
     pub stiffness: f64,
     /// b, N s/m.
+    #[schemars(range(min = super::ranges::DAMPING.min, max = super::ranges::DAMPING.max))]
     pub damping: f64,
     /// N.
+    #[schemars(range(min = super::ranges::MAX_FORCE.min, max = super::ranges::MAX_FORCE.max))]
     pub max_force: f64,
 }
 
@@ -205,37 +237,47 @@ pub struct TrackingSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SimSpec {
-    /// Simulated time, s.
+    /// Simulated time, s: at least 1e-6, at most the limit of `--max-duration` (default 1e5).
+    #[schemars(range(min = super::ranges::DURATION_MIN))]
     pub duration: f64,
     /// Rows at every multiple of this, s.
     #[serde(default = "defaults::output_interval")]
+    #[schemars(range(min = super::ranges::OUTPUT_INTERVAL.min, max = super::ranges::OUTPUT_INTERVAL.max))]
     pub output_interval: f64,
     /// Relative tolerance of the adaptive methods.
     #[serde(default = "defaults::rtol")]
+    #[schemars(range(min = super::ranges::RTOL.min, max = super::ranges::RTOL.max))]
     pub rtol: f64,
     /// Absolute tolerance of the adaptive methods.
     #[serde(default = "defaults::atol")]
+    #[schemars(range(min = super::ranges::ATOL.min, max = super::ranges::ATOL.max))]
     pub atol: f64,
     /// Longest step, s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = super::ranges::MAX_STEP.min, max = super::ranges::MAX_STEP.max))]
     pub max_step: Option<f64>,
     /// Integration method.
     #[serde(default)]
     pub method: MethodName,
     /// Step of `rk4`, s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = super::ranges::STEP.min, max = super::ranges::STEP.max))]
     pub step: Option<f64>,
     /// A bounce sequence settles taut once the rebound speed would be below this, m/s.
     #[serde(default = "defaults::zeno_speed")]
+    #[schemars(range(min = super::ranges::ZENO_SPEED.min, max = super::ranges::ZENO_SPEED.max))]
     pub zeno_speed: f64,
     /// ... or after this many bounces in a row.
     #[serde(default = "defaults::zeno_bounces")]
+    #[schemars(range(min = super::ranges::ZENO_BOUNCES.min, max = super::ranges::ZENO_BOUNCES.max))]
     pub zeno_bounces: usize,
     /// More events than this per simulated second ends the run.
     #[serde(default = "defaults::max_events_per_second")]
+    #[schemars(range(min = super::ranges::MAX_EVENTS_PER_SECOND.min, max = super::ranges::MAX_EVENTS_PER_SECOND.max))]
     pub max_events_per_second: f64,
     /// Neighbours on the string closer than this have met (the run ends), m.
     #[serde(default = "defaults::meeting_distance")]
+    #[schemars(range(min = super::ranges::MEETING_DISTANCE.min, max = super::ranges::MEETING_DISTANCE.max))]
     pub meeting_distance: f64,
 }
 

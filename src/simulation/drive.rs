@@ -5,6 +5,7 @@
 use nalgebra::Vector2;
 use thiserror::Error;
 
+use crate::display::Compact;
 use crate::model::{Body, StickInput};
 
 /// A drive that cannot be built from its description.
@@ -16,7 +17,7 @@ pub enum DriveError {
         needed: usize,
         got: usize,
     },
-    #[error("{what}: times must increase ({later} after {earlier} at index {index})")]
+    #[error("{what}: times must increase ({} after {} at index {index})", Compact(*later), Compact(*earlier))]
     TimesNotIncreasing {
         what: &'static str,
         index: usize,
@@ -25,7 +26,7 @@ pub enum DriveError {
     },
     #[error("{what}: value at index {index} is not finite")]
     NonFinite { what: &'static str, index: usize },
-    #[error("{what} must be a finite number greater than 0, got {value}")]
+    #[error("{what} must be a finite number greater than 0, got {}", Compact(*value))]
     NotPositive { what: &'static str, value: f64 },
 }
 
