@@ -438,16 +438,25 @@ fn sweep(args: &SweepArgs) -> Result<(), CliError> {
 }
 
 fn check(args: &CheckArgs) -> Result<(), CliError> {
-    use crate::check::{compare, CheckOptions, Table};
-    let actual = Table::read(&args.actual)?;
-    let expected = Table::read(&args.expected)?;
+    use crate::check::{compare_files, CheckOptions};
+    for (flag, value) in [("--rtol", args.rtol), ("--atol", args.atol)] {
+        if !(value.is_finite() && value >= 0.0) {
+            return Err(input_error(
+                flag.into(),
+                format!(
+                    "{}: give a tolerance of 0 or more",
+                    crate::display::Compact(value)
+                ),
+            ));
+        }
+    }
     let options = CheckOptions {
         rtol: args.rtol,
         atol: args.atol,
         columns: args.columns.clone(),
     };
-    let report = compare(&actual, &expected, &options);
-    println!("{report}");
+    let report = compare_files(&args.actual, &args.expected, &options)?;
+    say(&report)?;
     if report.passed() {
         Ok(())
     } else {
@@ -458,7 +467,7 @@ fn check(args: &CheckArgs) -> Result<(), CliError> {
 fn plot(args: &PlotArgs) -> Result<(), CliError> {
     use crate::plot::{self, Format, SeriesOptions, XyOptions};
     let format = Format::from_path(&args.output)?;
-    let table = crate::check::Table::read(&args.trajectory)?;
+    let table = picture_table(&args.trajectory)?;
     let events = match &args.events {
         Some(path) => plot::read_events(path)?,
         None => Vec::new(),
@@ -490,7 +499,7 @@ fn plot(args: &PlotArgs) -> Result<(), CliError> {
 fn animate(args: &AnimateArgs) -> Result<(), CliError> {
     use crate::plot::{self, AnimateOptions, Format};
     let format = Format::from_path(&args.output)?;
-    let table = crate::check::Table::read(&args.trajectory)?;
+    let table = picture_table(&args.trajectory)?;
     let options = AnimateOptions {
         fps: args.fps,
         speed: args.speed,
@@ -508,13 +517,29 @@ fn animate(args: &AnimateArgs) -> Result<(), CliError> {
     } else {
         format!("spools turn {}x slower than real", animation.spin_slowdown)
     };
-    eprintln!(
+    note(format_args!(
         "{}: {} frames, {:.2} s, {spin}",
         args.output.display(),
         animation.frames,
         animation.duration,
-    );
-    Ok(())
+    ))
+}
+
+/// The trajectory a picture is drawn from, at most [`crate::plot::MAX_ROWS`] rows of it (a note
+/// on standard error says when rows were left out).
+fn picture_table(path: &Path) -> Result<crate::check::Table, CliError> {
+    let table = crate::check::Table::read_at_most(path, crate::plot::MAX_ROWS)?;
+    if table.thinned() {
+        note(format_args!(
+            "note: {} has {} rows; the picture is drawn from one row in {} ({} rows, the last \
+             included)",
+            path.display(),
+            table.rows_read,
+            table.stride,
+            table.rows()
+        ))?;
+    }
+    Ok(table)
 }
 
 /// A picture's title: the trajectory's file name.
