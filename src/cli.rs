@@ -882,7 +882,10 @@ fn replay_command(args: &ReplayArgs) -> Result<(), CliError> {
         .map_err(|e| input_error(args.recording.display().to_string(), e.to_string()))?;
     let stats = statistics(&results, &options.horizons);
     let length = effective_length(&rec, options.length) + options.length_offset;
-    let dropped = results.iter().filter(|r| r.failure.is_some()).count();
+    let dropped: Vec<(f64, &str)> = results
+        .iter()
+        .filter_map(|r| r.failure.as_deref().map(|f| (r.start, f)))
+        .collect();
     let initial = options.initial.to_string();
     if args.json {
         let horizons: Vec<serde_json::Value> = stats
@@ -896,31 +899,39 @@ fn replay_command(args: &ReplayArgs) -> Result<(), CliError> {
                 row
             })
             .collect();
-        println!(
-            "{}",
-            serde_json::json!({"recording": rec.name, "string_length": length, "initial": initial, "starts": results.len(), "horizons": horizons, "dropped": dropped})
-        );
+        let dropped_starts: Vec<serde_json::Value> = dropped
+            .iter()
+            .map(|(start, error)| serde_json::json!({"start": start, "error": error}))
+            .collect();
+        say(serde_json::json!({
+            "recording": rec.name, "string_length": length, "initial": initial,
+            "starts": results.len(), "horizons": horizons, "dropped": dropped.len(),
+            "dropped_starts": dropped_starts,
+        }))?;
     } else {
-        println!(
+        say(format_args!(
             "{}: {} starts every {} s, string length {length:.4} m, initial state: {initial}",
             rec.name,
             results.len(),
-            options.stride
-        );
+            crate::display::Compact(options.stride)
+        ))?;
         let mut heading = format!("{:>8} {:>5}", "horizon", "n");
         for f in stats.first().map(|s| s.figures()).into_iter().flatten() {
             heading.push_str(&format!("  {}", f.heading));
         }
-        println!("{heading}");
+        say(heading)?;
         for s in &stats {
             let mut line = format!("{:>8} {:>5}", s.horizon, s.n);
             for f in s.figures() {
                 let width = f.heading.len();
                 line.push_str(&format!("  {:>width$.*}", f.decimals, f.value));
             }
-            println!("{line}");
+            say(line)?;
         }
-        println!("dropped (run failed): {dropped}");
+        say(format_args!("dropped (run failed): {}", dropped.len()))?;
+        for (start, error) in &dropped {
+            say(format_args!("  start at t = {start:.3} s: {error}"))?;
+        }
     }
     if let Some(mut f) = file.take() {
         let mut text = String::from("start,horizon,position_error,velocity_error,spin_error,stay_error,midpoint_error,failure\n");
@@ -978,11 +989,11 @@ fn fit_command(args: &FitArgs) -> Result<(), CliError> {
         other => CliError::Run(other.to_string()),
     })?;
     let p = &report.fitted.params;
-    println!(
+    say(format_args!(
         "fitted on {} recordings ({} objective evaluations):",
         recordings.len(),
         report.evaluations
-    );
+    ))?;
     for f in &free {
         let value = match f {
             FreeParameter::Friction => p.friction,
@@ -990,7 +1001,7 @@ fn fit_command(args: &FitArgs) -> Result<(), CliError> {
             FreeParameter::SpinDrag => p.spin_drag,
             FreeParameter::StringLength => report.fitted.length_offset,
         };
-        println!(
+        say(format_args!(
             "  {:<14} {value:.5}{}",
             f.name(),
             if *f == FreeParameter::StringLength {
@@ -998,10 +1009,10 @@ fn fit_command(args: &FitArgs) -> Result<(), CliError> {
             } else {
                 ""
             }
-        );
+        ))?;
     }
-    println!("  mean position error {:.4} m -> {:.4} m, mean spin error {:.2} -> {:.2} rad/s (objective {:.5} -> {:.5})",
-        report.position_before, report.position_after, report.spin_before, report.spin_after, report.objective_before, report.objective_after);
+    say(format_args!("  mean position error {:.4} m -> {:.4} m, mean spin error {:.2} -> {:.2} rad/s (objective {:.5} -> {:.5})",
+        report.position_before, report.position_after, report.spin_before, report.spin_after, report.objective_before, report.objective_after))?;
     if let Some(mut f) = file.take() {
         let law = match p.friction_law {
             crate::model::FrictionLaw::Step => "step",
