@@ -471,13 +471,21 @@ struct Compared {
     text: bool,
 }
 
+/// The columns to compare (each with its report so far), and those of one file only.
+struct Selection {
+    reports: Vec<ColumnReport>,
+    compared: Vec<Compared>,
+    missing: Vec<String>,
+    extra: Vec<String>,
+}
+
 /// The columns to compare, and those missing from either file. Nothing to compare (an
 /// EXPECTED with only t, a `--columns` that selects no column) is an error.
 fn selection(
     actual: &[String],
     expected: &[String],
     options: &CheckOptions,
-) -> Result<(Vec<ColumnReport>, Vec<Compared>, Vec<String>, Vec<String>), CheckError> {
+) -> Result<Selection, CheckError> {
     let position = |names: &[String], name: &str| names.iter().position(|n| n == name);
     let wanted: Vec<String> = if options.columns.is_empty() {
         if expected.len() < 2 {
@@ -526,7 +534,12 @@ fn selection(
             (Some(_), None) => extra.push(name),
         }
     }
-    Ok((reports, compared, missing, extra))
+    Ok(Selection {
+        reports,
+        compared,
+        missing,
+        extra,
+    })
 }
 
 /// Two times closer than this (relative to their size) are the same time.
@@ -543,8 +556,12 @@ pub fn compare_rows(
     expected: &mut dyn RowSource,
     options: &CheckOptions,
 ) -> Result<CheckReport, CheckError> {
-    let (mut columns, compared, missing, extra) =
-        selection(actual.names(), expected.names(), options)?;
+    let Selection {
+        reports: mut columns,
+        compared,
+        missing,
+        extra,
+    } = selection(actual.names(), expected.names(), options)?;
     let no_rows = |source: &dyn RowSource| CheckError::Input {
         file: source.file().to_string(),
         reason: "no rows".into(),
@@ -750,6 +767,40 @@ mod tests {
         let x = &r.columns[1];
         assert_eq!(x.at, 0.5);
         assert!((x.worst - 0.001).abs() < 1e-12);
+    }
+
+    #[test]
+    fn thinned_tables_keep_evenly_spread_rows_and_the_last() {
+        let text: String = std::iter::once("t,phase,x\n".to_string())
+            .chain((0..100).map(|i| format!("{i},taut,{}\n", 2 * i)))
+            .collect();
+        let mut reader = TrajectoryReader::new("x.csv".into(), text.as_bytes()).unwrap();
+        let table = Table::collect(&mut reader, 8).unwrap();
+        // 100 rows into at most 8: one in 16 (0, 16, ..., 96) and the last, 99.
+        assert_eq!(table.stride, 16);
+        assert_eq!(
+            table.numbers[0],
+            [0.0, 16.0, 32.0, 48.0, 64.0, 80.0, 96.0, 99.0]
+        );
+        assert_eq!(table.numbers[2][7], 198.0);
+        assert_eq!(table.text[1].len(), 8);
+        assert!(table.text[2].is_empty());
+        assert!(table.thinned() && table.rows_read == 100);
+    }
+
+    #[test]
+    fn a_bad_cell_names_the_file_row_and_column() {
+        let mut reader =
+            TrajectoryReader::new("x.csv".into(), "t,x\n0,1\n1, 2 \n2,two\n".as_bytes()).unwrap();
+        let mut row = Row::default();
+        assert!(reader.read(&mut row).unwrap());
+        assert!(reader.read(&mut row).unwrap());
+        assert_eq!(row.numbers, [1.0, 2.0]);
+        let error = reader.read(&mut row).unwrap_err().to_string();
+        assert!(
+            error.starts_with("x.csv: row 4, column x: `two` is not a number"),
+            "{error}"
+        );
     }
 
     #[test]
