@@ -23,8 +23,10 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).to_string()
 }
 
+/// A clean folder for one test, under the target folder (emptied at each run, not left in the
+/// system's temporary folder).
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("diabolo-tables-{}-{name}", std::process::id()));
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("tables-{name}"));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -372,9 +374,10 @@ fn pictures_beyond_the_size_limits_exit_2_naming_the_limit() {
         ),
         (
             vec![
-                "animate", &csv, "-o", &gif, "--width", "5000", "--height", "5000",
+                "animate", &csv, "-o", &gif, "--width", "5000", "--height", "5000", "--speed",
+                "0.1",
             ],
-            "1073741824",
+            "4294967296",
         ),
         (
             vec!["animate", &csv, "-o", &svg, "--fps", "1000000"],

@@ -131,7 +131,7 @@ fn frame_budget(
     if format == Format::Svg && values > MAX_SVG_VALUES {
         return Err(PlotError::Options(format!(
             "{frames} frames of {objects} objects are {values} animated values, more than the \
-             {MAX_SVG_VALUES} an SVG may hold (about 40 bytes each); lower --fps or raise --speed"
+             {MAX_SVG_VALUES} an SVG may hold (about 70 bytes each); lower --fps or raise --speed"
         )));
     }
     Ok(())

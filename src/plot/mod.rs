@@ -56,11 +56,12 @@ pub const MAX_SIDE: u64 = 16384;
 /// The most pixels of a picture (2^25, 33.5 million: an 8K frame of 7680 x 4320 fits): a PNG or
 /// a GIF frame is drawn in memory at 3 bytes a pixel, 100 MB at most.
 pub const MAX_PIXELS: u64 = 1 << 25;
-/// The most pixels of all the frames of a GIF together (2^30, about 1.07e9: 3,000 frames of 640 x
-/// 480 fit): each frame is drawn and compared with the previous one, so the time grows with it.
-pub const MAX_GIF_PIXELS: u64 = 1 << 30;
-/// The most values in an animated SVG, frames x objects (2^20): about 40 bytes each, so the file
-/// stays below about 40 MB, which a browser still plays.
+/// The most pixels of all the frames of a GIF together (2^32, about 4.3e9: 30 s of 1920 x 1080 at
+/// 30 fps fit): each frame is drawn and compared with the previous one, about 8 ns a pixel, so
+/// this bounds the drawing time to about 35 s.
+pub const MAX_GIF_PIXELS: u64 = 1 << 32;
+/// The most values in an animated SVG, frames x objects (2^20): about 70 bytes each, so the file
+/// stays below about 70 MB, which a browser still plays.
 pub const MAX_SVG_VALUES: u64 = 1 << 20;
 /// The most instants of `plot --xy` showing the string: beyond a few dozen they hide each other.
 pub const MAX_INSTANTS: usize = 1000;
