@@ -986,6 +986,7 @@ fn fit_command(args: &FitArgs) -> Result<(), CliError> {
     };
     let report = fit(&recordings, &options).map_err(|e| match e {
         crate::fit::FitError::Replay(e) => input_error("replay".into(), e.to_string()),
+        crate::fit::FitError::Parameter(e) => CliError::Replay(e),
         other => CliError::Run(other.to_string()),
     })?;
     let p = &report.fitted.params;

@@ -516,3 +516,35 @@ fn recordings_with_cells_that_are_not_numbers_name_the_line_and_column() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn fit_refuses_endless_iterations_and_weights_that_are_not_numbers() {
+    let rec = still_recording(3.0);
+    let options = |max_iterations, spin_weight| FitOptions {
+        replay: reference_options(),
+        free: vec![FreeParameter::Friction],
+        spin_weight,
+        max_iterations,
+    };
+    let error = fit(std::slice::from_ref(&rec), &options(1_000_000_000, 1e-3))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("--iterations") && error.contains("1000"),
+        "{error}"
+    );
+    let error = fit(&[rec], &options(60, f64::NAN)).unwrap_err().to_string();
+    assert!(error.contains("--spin-weight"), "{error}");
+
+    let dir = scratch("fit");
+    let file = parting_hands_file(&dir);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_diabolo"))
+        .arg("fit")
+        .arg(&file)
+        .args(["--iterations", "1000000000"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--iterations"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
