@@ -273,8 +273,9 @@ impl<'a> Columns<'a> {
     fn require(&self, name: &str) -> Result<&'a [f64], PlotError> {
         self.get(name).ok_or_else(|| {
             PlotError::Options(format!(
-                "the trajectory has no column {name} (a trajectory written by diabolo run has {})",
-                self.table.names.join(",")
+                "the trajectory has no column {} (it has {})",
+                crate::display::echoed(name),
+                crate::display::echoed(&self.table.names.join(","))
             ))
         })
     }

@@ -164,7 +164,8 @@ pub fn series(
             let values = columns.require(name)?;
             if !values.iter().any(|v| v.is_finite()) {
                 return Err(PlotError::Options(format!(
-                    "column {name} holds no numbers (plot numeric columns)"
+                    "column {} holds no numbers (plot numeric columns)",
+                    crate::display::echoed(name)
                 )));
             }
             lines.push((name.as_str(), values));
