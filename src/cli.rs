@@ -523,16 +523,25 @@ fn sweep(args: &SweepArgs) -> Result<(), CliError> {
 }
 
 fn check(args: &CheckArgs) -> Result<(), CliError> {
-    use crate::check::{compare, CheckOptions, Table};
-    let actual = Table::read(&args.actual)?;
-    let expected = Table::read(&args.expected)?;
+    use crate::check::{compare_files, CheckOptions};
+    for (flag, value) in [("--rtol", args.rtol), ("--atol", args.atol)] {
+        if !(value.is_finite() && value >= 0.0) {
+            return Err(input_error(
+                flag.into(),
+                format!(
+                    "{}: give a tolerance of 0 or more",
+                    crate::display::Compact(value)
+                ),
+            ));
+        }
+    }
     let options = CheckOptions {
         rtol: args.rtol,
         atol: args.atol,
         columns: args.columns.clone(),
     };
-    let report = compare(&actual, &expected, &options);
-    println!("{report}");
+    let report = compare_files(&args.actual, &args.expected, &options)?;
+    say(&report)?;
     if report.passed() {
         Ok(())
     } else {
@@ -543,7 +552,7 @@ fn check(args: &CheckArgs) -> Result<(), CliError> {
 fn plot(args: &PlotArgs) -> Result<(), CliError> {
     use crate::plot::{self, Format, SeriesOptions, XyOptions};
     let format = Format::from_path(&args.output)?;
-    let table = crate::check::Table::read(&args.trajectory)?;
+    let table = picture_table(&args.trajectory)?;
     let events = match &args.events {
         Some(path) => plot::read_events(path)?,
         None => Vec::new(),
@@ -575,7 +584,7 @@ fn plot(args: &PlotArgs) -> Result<(), CliError> {
 fn animate(args: &AnimateArgs) -> Result<(), CliError> {
     use crate::plot::{self, AnimateOptions, Format};
     let format = Format::from_path(&args.output)?;
-    let table = crate::check::Table::read(&args.trajectory)?;
+    let table = picture_table(&args.trajectory)?;
     let options = AnimateOptions {
         fps: args.fps,
         speed: args.speed,
@@ -593,13 +602,29 @@ fn animate(args: &AnimateArgs) -> Result<(), CliError> {
     } else {
         format!("spools turn {}x slower than real", animation.spin_slowdown)
     };
-    eprintln!(
+    note(format_args!(
         "{}: {} frames, {:.2} s, {spin}",
         args.output.display(),
         animation.frames,
         animation.duration,
-    );
-    Ok(())
+    ))
+}
+
+/// The trajectory a picture is drawn from, at most [`crate::plot::MAX_ROWS`] rows of it (a note
+/// on standard error says when rows were left out).
+fn picture_table(path: &Path) -> Result<crate::check::Table, CliError> {
+    let table = crate::check::Table::read_at_most(path, crate::plot::MAX_ROWS)?;
+    if table.thinned() {
+        note(format_args!(
+            "note: {} has {} rows; the picture is drawn from one row in {} ({} rows, the last \
+             included)",
+            path.display(),
+            table.rows_read,
+            table.stride,
+            table.rows()
+        ))?;
+    }
+    Ok(table)
 }
 
 /// A picture's title: the trajectory's file name.
@@ -1003,7 +1028,10 @@ fn replay_command(args: &ReplayArgs) -> Result<(), CliError> {
         .map_err(|e| input_error(args.recording.display().to_string(), e.to_string()))?;
     let stats = statistics(&results, &options.horizons);
     let length = effective_length(&rec, options.length) + options.length_offset;
-    let dropped = results.iter().filter(|r| r.failure.is_some()).count();
+    let dropped: Vec<(f64, &str)> = results
+        .iter()
+        .filter_map(|r| r.failure.as_deref().map(|f| (r.start, f)))
+        .collect();
     let initial = options.initial.to_string();
     if args.json {
         let horizons: Vec<serde_json::Value> = stats
@@ -1017,31 +1045,39 @@ fn replay_command(args: &ReplayArgs) -> Result<(), CliError> {
                 row
             })
             .collect();
-        println!(
-            "{}",
-            serde_json::json!({"recording": rec.name, "string_length": length, "initial": initial, "starts": results.len(), "horizons": horizons, "dropped": dropped})
-        );
+        let dropped_starts: Vec<serde_json::Value> = dropped
+            .iter()
+            .map(|(start, error)| serde_json::json!({"start": start, "error": error}))
+            .collect();
+        say(serde_json::json!({
+            "recording": rec.name, "string_length": length, "initial": initial,
+            "starts": results.len(), "horizons": horizons, "dropped": dropped.len(),
+            "dropped_starts": dropped_starts,
+        }))?;
     } else {
-        println!(
+        say(format_args!(
             "{}: {} starts every {} s, string length {length:.4} m, initial state: {initial}",
             rec.name,
             results.len(),
-            options.stride
-        );
+            crate::display::Compact(options.stride)
+        ))?;
         let mut heading = format!("{:>8} {:>5}", "horizon", "n");
         for f in stats.first().map(|s| s.figures()).into_iter().flatten() {
             heading.push_str(&format!("  {}", f.heading));
         }
-        println!("{heading}");
+        say(heading)?;
         for s in &stats {
             let mut line = format!("{:>8} {:>5}", s.horizon, s.n);
             for f in s.figures() {
                 let width = f.heading.len();
                 line.push_str(&format!("  {:>width$.*}", f.decimals, f.value));
             }
-            println!("{line}");
+            say(line)?;
         }
-        println!("dropped (run failed): {dropped}");
+        say(format_args!("dropped (run failed): {}", dropped.len()))?;
+        for (start, error) in &dropped {
+            say(format_args!("  start at t = {start:.3} s: {error}"))?;
+        }
     }
     if let Some(mut f) = file.take() {
         let mut text = String::from("start,horizon,position_error,velocity_error,spin_error,stay_error,midpoint_error,failure\n");
@@ -1096,14 +1132,15 @@ fn fit_command(args: &FitArgs) -> Result<(), CliError> {
     };
     let report = fit(&recordings, &options).map_err(|e| match e {
         crate::fit::FitError::Replay(e) => input_error("replay".into(), e.to_string()),
+        crate::fit::FitError::Parameter(e) => CliError::Replay(e),
         other => CliError::Run(other.to_string()),
     })?;
     let p = &report.fitted.params;
-    println!(
+    say(format_args!(
         "fitted on {} recordings ({} objective evaluations):",
         recordings.len(),
         report.evaluations
-    );
+    ))?;
     for f in &free {
         let value = match f {
             FreeParameter::Friction => p.friction,
@@ -1111,7 +1148,7 @@ fn fit_command(args: &FitArgs) -> Result<(), CliError> {
             FreeParameter::SpinDrag => p.spin_drag,
             FreeParameter::StringLength => report.fitted.length_offset,
         };
-        println!(
+        say(format_args!(
             "  {:<14} {value:.5}{}",
             f.name(),
             if *f == FreeParameter::StringLength {
@@ -1119,10 +1156,10 @@ fn fit_command(args: &FitArgs) -> Result<(), CliError> {
             } else {
                 ""
             }
-        );
+        ))?;
     }
-    println!("  mean position error {:.4} m -> {:.4} m, mean spin error {:.2} -> {:.2} rad/s (objective {:.5} -> {:.5})",
-        report.position_before, report.position_after, report.spin_before, report.spin_after, report.objective_before, report.objective_after);
+    say(format_args!("  mean position error {:.4} m -> {:.4} m, mean spin error {:.2} -> {:.2} rad/s (objective {:.5} -> {:.5})",
+        report.position_before, report.position_after, report.spin_before, report.spin_after, report.objective_before, report.objective_after))?;
     if let Some(mut f) = file.take() {
         let law = match p.friction_law {
             crate::model::FrictionLaw::Step => "step",

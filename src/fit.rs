@@ -176,12 +176,28 @@ impl CostFunction for Problem<'_> {
     }
 }
 
+/// The most Nelder-Mead iterations of one fit: each replays every recording (seconds), so 1,000
+/// is already an hour or more.
+pub const MAX_ITERATIONS: u64 = 1000;
+
 /// Fits the free parameters on all the recordings together.
 pub fn fit(recordings: &[Recording], options: &FitOptions) -> Result<FitReport, FitError> {
     if options.free.is_empty() {
         return Err(FitError::Parameter(
             "--free: name at least one parameter".into(),
         ));
+    }
+    if options.max_iterations > MAX_ITERATIONS {
+        return Err(FitError::Parameter(format!(
+            "--iterations {}: at most {MAX_ITERATIONS} (each iteration replays every recording)",
+            options.max_iterations
+        )));
+    }
+    if !(options.spin_weight.is_finite() && options.spin_weight >= 0.0) {
+        return Err(FitError::Parameter(format!(
+            "--spin-weight {}: give a weight of 0 or more, m per rad/s",
+            crate::display::Compact(options.spin_weight)
+        )));
     }
     let start: Vec<f64> = options
         .free

@@ -349,3 +349,202 @@ fn steps_end_at_the_recorded_frames_so_few_are_rejected() {
         stats.steps
     );
 }
+
+/// A still recording: hands 0.6 m apart at 1.5 m, the diabolo below them, 120 Hz.
+fn still_recording(seconds: f64) -> Recording {
+    let frames = (seconds * 120.0) as usize + 1;
+    Recording {
+        name: "still".into(),
+        t: (0..frames).map(|i| i as f64 / 120.0).collect(),
+        left: vec![Vector2::new(-0.3, 1.5); frames],
+        right: vec![Vector2::new(0.3, 1.5); frames],
+        dia: vec![Vector2::new(0.0, 0.9); frames],
+        spin: vec![60.0; frames],
+    }
+}
+
+#[test]
+fn replay_refuses_strides_below_the_frame_interval_and_too_many_starts() {
+    let rec = still_recording(3.0);
+    let options = |stride| ReplayOptions {
+        stride,
+        ..reference_options()
+    };
+    // --stride 1e-9 took 4 GB for the list of starts.
+    let error = replay(&rec, &options(1e-9)).unwrap_err().to_string();
+    assert!(
+        error.contains("--stride") && error.contains("frame interval"),
+        "{error}"
+    );
+    let long = still_recording(300.0);
+    let error = replay(&long, &options(1.0 / 120.0))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains(&diabolo::replay::MAX_STARTS.to_string()),
+        "{error}"
+    );
+}
+
+#[test]
+fn replay_refuses_horizons_too_many_or_longer_than_the_recording() {
+    let rec = still_recording(3.0);
+    for (horizons, needle) in [
+        (vec![5.0], "longer than the recording"),
+        (vec![0.2, f64::NAN], "positive horizons"),
+        (vec![0.005; 101], "at most 100"),
+    ] {
+        let options = ReplayOptions {
+            horizons,
+            ..reference_options()
+        };
+        let error = replay(&rec, &options).unwrap_err().to_string();
+        assert!(
+            error.contains("--horizons") && error.contains(needle),
+            "{error}"
+        );
+    }
+}
+
+/// A recording as a file: the hands move apart from 0.5 m to 0.8 m in 3 s.
+fn parting_hands_file(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut text =
+        String::from("# hands parting\nt,left_x,left_y,right_x,right_y,dia_x,dia_y,spin\n");
+    for i in 0..=360 {
+        let t = i as f64 / 120.0;
+        let half = 0.25 + 0.05 * t;
+        text.push_str(&format!(
+            "{t:?},{:?},1.5,{half:?},1.5,0.0,1.0,60.0\n",
+            -half
+        ));
+    }
+    let path = dir.join("parting.csv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("diabolo-replay-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn replay_command(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_diabolo"))
+        .arg("replay")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn dropped_starts_are_listed_with_their_time_and_error() {
+    // A string of 1.3 m: once the hands are more than 1.3 m apart the run fails; starts later
+    // than that cannot even begin.
+    let dir = scratch("dropped");
+    let file = parting_hands_file(&dir);
+    let common = ["--length", "0.65", "--horizons", "0.2", "--stride", "0.5"];
+    let mut args: Vec<&std::ffi::OsStr> = vec![file.as_os_str()];
+    args.extend(common.iter().map(std::ffi::OsStr::new));
+    let out = replay_command(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout).to_string();
+    let count: usize = table
+        .lines()
+        .find_map(|l| l.strip_prefix("dropped (run failed): "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(count > 0, "{table}");
+    let listed: Vec<&str> = table
+        .lines()
+        .filter(|l| l.starts_with("  start at t = "))
+        .collect();
+    assert_eq!(listed.len(), count, "{table}");
+    assert!(
+        listed.iter().all(|l| l.contains(" s: ") && l.len() > 30),
+        "{table}"
+    );
+
+    args.push(std::ffi::OsStr::new("--json"));
+    let out = replay_command(&args);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dropped = report["dropped_starts"].as_array().unwrap();
+    assert_eq!(dropped.len(), count);
+    assert_eq!(report["dropped"], count);
+    for d in dropped {
+        assert!(d["start"].as_f64().unwrap() > 0.0, "{d}");
+        assert!(!d["error"].as_str().unwrap().is_empty(), "{d}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn recordings_with_cells_that_are_not_numbers_name_the_line_and_column() {
+    let dir = scratch("cells");
+    let file = parting_hands_file(&dir);
+    let text = std::fs::read_to_string(&file).unwrap();
+    for cell in ["abc", "", "0x10", "inf"] {
+        let bad: Vec<String> = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                if i == 4 {
+                    l.replacen(",1.5,", &format!(",{cell},"), 1)
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect();
+        let error = Recording::parse("bad", &bad.join("\n")).unwrap_err();
+        assert!(error.contains("line 5, column left_y"), "{error}");
+        let path = dir.join("bad.csv");
+        std::fs::write(&path, bad.join("\n")).unwrap();
+        let out = replay_command(&[path.as_os_str()]);
+        assert_eq!(out.status.code(), Some(2));
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            message.contains("bad.csv") && message.contains("line 5, column left_y"),
+            "{message}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn fit_refuses_endless_iterations_and_weights_that_are_not_numbers() {
+    let rec = still_recording(3.0);
+    let options = |max_iterations, spin_weight| FitOptions {
+        replay: reference_options(),
+        free: vec![FreeParameter::Friction],
+        spin_weight,
+        max_iterations,
+    };
+    let error = fit(std::slice::from_ref(&rec), &options(1_000_000_000, 1e-3))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("--iterations") && error.contains("1000"),
+        "{error}"
+    );
+    let error = fit(&[rec], &options(60, f64::NAN)).unwrap_err().to_string();
+    assert!(error.contains("--spin-weight"), "{error}");
+
+    let dir = scratch("fit");
+    let file = parting_hands_file(&dir);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_diabolo"))
+        .arg("fit")
+        .arg(&file)
+        .args(["--iterations", "1000000000"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--iterations"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

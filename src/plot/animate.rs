@@ -27,10 +27,11 @@ use super::glyphs::GlyphText;
 use super::raster::GifWriter;
 use super::xy::object_colour;
 use super::{
-    draw_error, interpolate, locate, register_fonts, Columns, Format, PlotError, AXLE_RADIUS,
-    DIABOLO_RADIUS,
+    check_size, draw_error, interpolate, locate, register_fonts, Columns, Format, PlotError,
+    AXLE_RADIUS, DIABOLO_RADIUS, MAX_GIF_PIXELS, MAX_SVG_VALUES,
 };
 use crate::check::Table;
+use crate::display::Compact;
 
 /// What `diabolo animate` makes.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,6 +107,36 @@ pub fn animate(
     })
 }
 
+/// Refuses an animation whose file or drawing time would be out of proportion: a GIF's pixels
+/// over all frames ([`MAX_GIF_PIXELS`]), an SVG's values over all frames ([`MAX_SVG_VALUES`]).
+fn frame_budget(
+    frames: usize,
+    options: &AnimateOptions,
+    format: Format,
+    objects: usize,
+) -> Result<(), PlotError> {
+    let frames = frames as u64;
+    let pixels = u64::from(options.width) * u64::from(options.height);
+    if format == Format::Gif && frames * pixels > MAX_GIF_PIXELS {
+        return Err(PlotError::Options(format!(
+            "{frames} frames of {} x {} pixels are {} pixels, more than the {MAX_GIF_PIXELS} a \
+             GIF may have in all (each frame is drawn in turn: the time grows with it); lower \
+             --fps, --width or --height, or raise --speed",
+            options.width,
+            options.height,
+            Compact((frames * pixels) as f64)
+        )));
+    }
+    let values = frames * objects as u64;
+    if format == Format::Svg && values > MAX_SVG_VALUES {
+        return Err(PlotError::Options(format!(
+            "{frames} frames of {objects} objects are {values} animated values, more than the \
+             {MAX_SVG_VALUES} an SVG may hold (about 70 bytes each); lower --fps or raise --speed"
+        )));
+    }
+    Ok(())
+}
+
 /// One frame, in pixels.
 struct Frame<'a> {
     t: f64,
@@ -134,18 +165,21 @@ impl<'a> Scene<'a> {
         let (fps, speed) = (options.fps, options.speed);
         if !(fps.is_finite() && fps > 0.0) {
             return Err(PlotError::Options(format!(
-                "--fps {fps}: give a positive number of frames per second"
+                "--fps {}: give a positive number of frames per second",
+                Compact(fps)
             )));
         }
         if format == Format::Gif && fps > 50.0 {
             return Err(PlotError::Options(format!(
-                "--fps {fps}: a GIF shows at most 50 frames a second (delays are whole \
-                 hundredths); use --fps 50 or less"
+                "--fps {}: a GIF shows at most 50 frames a second (delays are whole \
+                 hundredths); use --fps 50 or less",
+                Compact(fps)
             )));
         }
         if !(speed.is_finite() && speed > 0.0) {
             return Err(PlotError::Options(format!(
-                "--speed {speed}: give a positive factor (1 is real time)"
+                "--speed {}: give a positive factor (1 is real time)",
+                Compact(speed)
             )));
         }
         if options.width < 160 || options.height < 120 {
@@ -153,6 +187,7 @@ impl<'a> Scene<'a> {
                 "the picture must be at least 160 x 120 pixels".into(),
             ));
         }
+        check_size(options.width.into(), options.height.into())?;
         let columns = Columns::new(table);
         let objects = columns.positions()?;
         let t = columns.t();
@@ -162,13 +197,17 @@ impl<'a> Scene<'a> {
         let count = ((t1 - t0) / speed * fps + 1e-9).floor() + 1.0;
         if count > options.max_frames as f64 {
             return Err(PlotError::Options(format!(
-                "{count} frames ({:.3} s at speed {speed}, {fps} fps) exceed the limit of {}; \
+                "{} frames ({} s of playing time at --speed {}, --fps {}) exceed the limit of {}; \
                  lower --fps or raise --speed",
-                (t1 - t0) / speed,
+                Compact(count),
+                Compact((t1 - t0) / speed),
+                Compact(speed),
+                Compact(fps),
                 options.max_frames
             )));
         }
         let count = count as usize;
+        frame_budget(count, options, format, columns.diabolos + 2)?;
 
         // The spools' angles at the rows, rad: (1 / r) ∫ w dt, trapezoids.
         let mut angles = Vec::with_capacity(n);
@@ -245,7 +284,8 @@ impl<'a> Scene<'a> {
             Some(s) if s.is_finite() && s > 0.0 => s,
             Some(s) => {
                 return Err(PlotError::Options(format!(
-                    "--spin-slowdown {s}: give a positive factor (1 shows the real spin)"
+                    "--spin-slowdown {}: give a positive factor (1 shows the real spin)",
+                    Compact(s)
                 )))
             }
             None => nice_at_least(fastest / MAX_TURN_PER_FRAME),

@@ -47,6 +47,37 @@ pub const AXLE_RADIUS: f64 = 0.0065;
 /// Half of the diabolo's 127 mm width (m): the drawn size of a spool.
 pub const DIABOLO_RADIUS: f64 = 0.0635;
 
+/// The most rows of a trajectory a picture is drawn from: longer files are thinned evenly as
+/// they are read (see [`Table::read_at_most`]), so memory does not grow with the file. 65,536
+/// rows are more points than any picture has pixels across.
+pub const MAX_ROWS: usize = 1 << 16;
+/// The longest side of a picture, px: pictures are drawn whole in memory.
+pub const MAX_SIDE: u64 = 16384;
+/// The most pixels of a picture (2^25, 33.5 million: an 8K frame of 7680 x 4320 fits): a PNG or
+/// a GIF frame is drawn in memory at 3 bytes a pixel, 100 MB at most.
+pub const MAX_PIXELS: u64 = 1 << 25;
+/// The most pixels of all the frames of a GIF together (2^32, about 4.3e9: 30 s of 1920 x 1080 at
+/// 30 fps fit): each frame is drawn and compared with the previous one, about 8 ns a pixel, so
+/// this bounds the drawing time to about 35 s.
+pub const MAX_GIF_PIXELS: u64 = 1 << 32;
+/// The most values in an animated SVG, frames x objects (2^20): about 70 bytes each, so the file
+/// stays below about 70 MB, which a browser still plays.
+pub const MAX_SVG_VALUES: u64 = 1 << 20;
+/// The most instants of `plot --xy` showing the string: beyond a few dozen they hide each other.
+pub const MAX_INSTANTS: usize = 1000;
+
+/// Refuses a picture too large to draw in memory (see [`MAX_SIDE`], [`MAX_PIXELS`]).
+pub fn check_size(width: u64, height: u64) -> Result<(), PlotError> {
+    if width > MAX_SIDE || height > MAX_SIDE || width * height > MAX_PIXELS {
+        return Err(PlotError::Options(format!(
+            "a picture of {width} x {height} pixels is too large: at most {MAX_SIDE} pixels a \
+             side and {MAX_PIXELS} pixels in all (it is drawn whole in memory, 3 bytes a pixel); \
+             lower --width or --height"
+        )));
+    }
+    Ok(())
+}
+
 /// Why a picture was not made.
 #[derive(Debug, Error)]
 pub enum PlotError {
@@ -242,8 +273,9 @@ impl<'a> Columns<'a> {
     fn require(&self, name: &str) -> Result<&'a [f64], PlotError> {
         self.get(name).ok_or_else(|| {
             PlotError::Options(format!(
-                "the trajectory has no column {name} (a trajectory written by diabolo run has {})",
-                self.table.names.join(",")
+                "the trajectory has no column {} (it has {})",
+                crate::display::echoed(name),
+                crate::display::echoed(&self.table.names.join(","))
             ))
         })
     }

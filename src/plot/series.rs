@@ -8,8 +8,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    draw_error, draw_title, event_colour, event_kinds, legend_entry, loose_intervals, render_still,
-    tick_label, Columns, Event, Format, Picture, PlotError, SERIES_COLOURS,
+    check_size, draw_error, draw_title, event_colour, event_kinds, legend_entry, loose_intervals,
+    render_still, tick_label, Columns, Event, Format, Picture, PlotError, SERIES_COLOURS,
 };
 use crate::check::Table;
 
@@ -164,7 +164,8 @@ pub fn series(
             let values = columns.require(name)?;
             if !values.iter().any(|v| v.is_finite()) {
                 return Err(PlotError::Options(format!(
-                    "column {name} holds no numbers (plot numeric columns)"
+                    "column {} holds no numbers (plot numeric columns)",
+                    crate::display::echoed(name)
                 )));
             }
             lines.push((name.as_str(), values));
@@ -174,10 +175,14 @@ pub fn series(
             lines,
         });
     }
-    let height = options
-        .height
-        .unwrap_or(HEADER + options.panel_height * data.len() as u32 + FOOTER);
-    if height < HEADER + FOOTER + 60 * data.len() as u32 || options.width < 200 {
+    let panels = data.len() as u64;
+    let height = options.height.map_or(
+        u64::from(HEADER) + u64::from(options.panel_height) * panels + u64::from(FOOTER),
+        u64::from,
+    );
+    check_size(options.width.into(), height)?;
+    let height = height as u32;
+    if u64::from(height) < u64::from(HEADER + FOOTER) + 60 * panels || options.width < 200 {
         return Err(PlotError::Options(format!(
             "{} x {height} pixels is too small for {} panels (at least 200 wide and 60 high a panel)",
             options.width,

@@ -10,9 +10,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor;
 
 use super::{
-    draw_error, draw_title, event_colour, event_kinds, interpolate, legend_entry, locate,
-    render_still, Columns, Event, Format, Path2, Picture, PlotError, DIABOLO_RADIUS,
-    SERIES_COLOURS,
+    check_size, draw_error, draw_title, event_colour, event_kinds, interpolate, legend_entry,
+    locate, render_still, Columns, Event, Format, Path2, Picture, PlotError, DIABOLO_RADIUS,
+    MAX_INSTANTS, SERIES_COLOURS,
 };
 use crate::check::Table;
 
@@ -71,6 +71,14 @@ pub fn xy(
         return Err(PlotError::Options(
             "the picture must be at least 200 x 150 pixels".into(),
         ));
+    }
+    check_size(options.width.into(), options.height.into())?;
+    if options.instants > MAX_INSTANTS {
+        return Err(PlotError::Options(format!(
+            "--instants {}: at most {MAX_INSTANTS} instants show the string (more hide each \
+             other and take long to draw)",
+            options.instants
+        )));
     }
     let columns = Columns::new(table);
     let picture = Paths {

@@ -17,9 +17,20 @@ pub use estimate::InitialEstimate;
 use estimate::{assimilate, past_cubic, smoothed_estimate};
 
 use crate::check::{interpolate, locate};
+use crate::display::{echoed, Compact};
 use crate::model::{taut_point_below, Body, CartesianState, DiaboloState, ParamValues, Params};
 use crate::simulation::drive::{Drive, Path as HandPath, SampledPath};
 use crate::simulation::run::{Settings, Simulation};
+
+/// The columns of a recording, in order.
+pub const RECORDING_COLUMNS: [&str; 8] = [
+    "t", "left_x", "left_y", "right_x", "right_y", "dia_x", "dia_y", "spin",
+];
+/// The most starts of one replay: each start is a simulation (about 30 ms), so 20,000 are
+/// about 5 minutes on two cores; a stride below the frame interval is refused before this.
+pub const MAX_STARTS: usize = 20_000;
+/// The most prediction horizons of one replay (each is a column of the report).
+pub const MAX_HORIZONS: usize = 100;
 
 /// Axle radius r of the recorded diabolo, m: the model's spin w = -r * (recorded rad/s).
 pub const AXLE_RADIUS: f64 = 0.0065;
@@ -73,7 +84,8 @@ impl Recording {
         paths.iter().map(|p| Self::read(p)).collect()
     }
 
-    /// Columns t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin; `#` lines are comments.
+    /// Columns t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin; `#` lines are comments. A
+    /// cell that is not a finite number is an error naming its line and column.
     pub fn parse(name: &str, text: &str) -> Result<Self, String> {
         let mut rec = Self {
             name: name.to_string(),
@@ -84,35 +96,50 @@ impl Recording {
             spin: Vec::new(),
         };
         let mut header_seen = false;
+        let mut v = [0.0; 8];
         for (line_number, line) in text.lines().enumerate() {
+            let line_number = line_number + 1;
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
             if !header_seen {
                 header_seen = true;
-                if line.replace(' ', "") != "t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin" {
-                    return Err(format!("line {}: expected the header t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin", line_number + 1));
+                if line.replace(' ', "") != RECORDING_COLUMNS.join(",") {
+                    return Err(format!(
+                        "line {line_number}: expected the header {}",
+                        RECORDING_COLUMNS.join(",")
+                    ));
                 }
                 continue;
             }
-            let v: Vec<f64> = line
-                .split(',')
-                .map(|f| f.trim().parse::<f64>())
-                .collect::<Result<_, _>>()
-                .map_err(|_| format!("line {}: not eight numbers", line_number + 1))?;
-            if v.len() != 8 || v.iter().any(|x| !x.is_finite()) {
+            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+            if fields.len() != RECORDING_COLUMNS.len() {
                 return Err(format!(
-                    "line {}: not eight finite numbers",
-                    line_number + 1
+                    "line {line_number} has {} fields, the header {}",
+                    fields.len(),
+                    RECORDING_COLUMNS.len()
                 ));
+            }
+            for ((value, field), column) in v.iter_mut().zip(&fields).zip(RECORDING_COLUMNS) {
+                *value = field
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| {
+                        format!(
+                            "line {line_number}, column {column}: `{}` is not a finite number",
+                            echoed(field)
+                        )
+                    })?;
             }
             if let Some(&last) = rec.t.last() {
                 if v[0] <= last {
                     return Err(format!(
-                        "line {}: t = {} does not increase",
-                        line_number + 1,
-                        v[0]
+                        "line {line_number}: t = {} does not increase (the frame before has t = \
+                         {}); frames must be in time order",
+                        Compact(v[0]),
+                        Compact(last)
                     ));
                 }
             }
@@ -126,6 +153,11 @@ impl Recording {
             return Err("fewer than 8 frames".into());
         }
         Ok(rec)
+    }
+
+    /// The mean time between frames, s.
+    pub fn frame_interval(&self) -> f64 {
+        (self.t[self.t.len() - 1] - self.t[0]) / (self.t.len() - 1) as f64
     }
 
     /// |tipL - dia| + |tipR - dia| of every frame, m.
@@ -363,6 +395,26 @@ pub fn replay(rec: &Recording, options: &ReplayOptions) -> Result<Vec<StartResul
             "give positive horizons in s, e.g. 0.2,0.5,1,2",
         ));
     }
+    if options.horizons.len() > MAX_HORIZONS {
+        return Err(bad(
+            "--horizons",
+            &format!(
+                "{} horizons: give at most {MAX_HORIZONS}",
+                options.horizons.len()
+            ),
+        ));
+    }
+    let (first, last) = (rec.t[0], rec.t[rec.t.len() - 1]);
+    if let Some(h) = options.horizons.iter().find(|&&h| h > last - first) {
+        return Err(bad(
+            "--horizons",
+            &format!(
+                "{} s is longer than the recording ({} s); give shorter horizons",
+                Compact(*h),
+                Compact(last - first)
+            ),
+        ));
+    }
     if options
         .horizons
         .iter()
@@ -373,18 +425,43 @@ pub fn replay(rec: &Recording, options: &ReplayOptions) -> Result<Vec<StartResul
     if !(options.stride.is_finite() && options.stride > 0.0) {
         return Err(bad("--stride", "give a positive time between starts, s"));
     }
+    let frame = rec.frame_interval();
+    if options.stride < frame * (1.0 - 1e-9) {
+        return Err(bad(
+            "--stride",
+            &format!(
+                "{} s is shorter than the recording's frame interval ({} s): starts between \
+                 frames add no information; give a stride of at least {}",
+                Compact(options.stride),
+                Compact(frame),
+                Compact(frame)
+            ),
+        ));
+    }
     let params = recording_params(rec, options)?;
     // The first start leaves room for the smoothing windows (the same starts for any window up
     // to 0.1 s).
     let margin = (2.5 * options.smoothing.max(options.diabolo_smoothing))
         .max(0.25)
         .max(options.initial.lead());
-    let (first, last) = (rec.t[0], rec.t[rec.t.len() - 1]);
     let shortest = options
         .horizons
         .iter()
         .copied()
         .fold(f64::INFINITY, f64::min);
+    let count = ((last - shortest - first - margin) / options.stride).floor() + 1.0;
+    if count > MAX_STARTS as f64 {
+        return Err(bad(
+            "--stride",
+            &format!(
+                "{} s gives {} starts, more than the {MAX_STARTS} a replay may have (each is a \
+                 simulation); give a stride of at least {} s",
+                Compact(options.stride),
+                Compact(count),
+                Compact((last - shortest - first - margin) / (MAX_STARTS - 1) as f64)
+            ),
+        ));
+    }
     let starts: Vec<f64> = (0..)
         .map(|k| first + margin + k as f64 * options.stride)
         .take_while(|s| s + shortest <= last)
