@@ -237,6 +237,9 @@ pub struct SimSpec {
     /// Neighbours on the string closer than this have met (the run ends), m.
     #[serde(default = "defaults::meeting_distance")]
     pub meeting_distance: f64,
+    /// Wall-clock budget of the run, s: a run that takes longer ends with a failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_wall: Option<f64>,
 }
 
 /// The integration method.
