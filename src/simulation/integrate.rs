@@ -1317,3 +1317,53 @@ fn rms(values: impl ExactSizeIterator<Item = f64>) -> f64 {
 fn first_non_finite(values: &[f64]) -> Option<usize> {
     values.iter().position(|v| !v.is_finite())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// y' = (1, 0) until t = 0.5, then the second component's derivative overflows.
+    struct OverflowingSecond;
+
+    impl OdeSystem for OverflowingSecond {
+        type Error = std::convert::Infallible;
+        fn dimension(&self) -> usize {
+            2
+        }
+        fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) -> Result<(), Self::Error> {
+            dydt[0] = 1.0;
+            dydt[1] = if t > 0.5 {
+                1e308 * (1.0 + y[1].abs()) * 10.0
+            } else {
+                0.0
+            };
+            Ok(())
+        }
+    }
+
+    // A stepper that gives up on non-finite values names the component, and every error
+    // carries a finite time: the time reached.
+    #[test]
+    fn a_non_finite_failure_names_its_component_and_the_time_reached() {
+        let mut sys = OverflowingSecond;
+        let mut stepper = Stepper::new(Method::Dopri5, StepperOptions::default(), 2).unwrap();
+        stepper.reset(&mut sys, 0.0, &[0.0, 1.0]).unwrap();
+        assert_eq!(stepper.non_finite_component(), None);
+        let error = (0..10_000)
+            .find_map(|_| stepper.step(&mut sys, 2.0).err())
+            .expect("the stepper must stop");
+        assert!(matches!(error, IntegrateError::NonFinite { .. }), "{error}");
+        assert!(error.time().is_finite() && error.time() <= 0.5, "{error}");
+        // The overflowing derivative makes the new value non-finite first.
+        assert_eq!(stepper.non_finite_component().map(|c| c.index), Some(1));
+        let error = stepper.reset(&mut sys, 0.25, &[0.0, f64::NAN]).unwrap_err();
+        assert_eq!(error.time(), 0.25);
+        assert_eq!(
+            stepper.non_finite_component(),
+            Some(NonFiniteComponent {
+                index: 1,
+                derivative: false
+            })
+        );
+    }
+}

@@ -597,3 +597,47 @@ pub fn taut_formulas_on(
         Default::default(),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Every component of both phase states has a name and an owner, in layout order.
+    #[test]
+    fn state_components_are_named_with_their_object() {
+        let params = Params::new(crate::model::ParamValues::default()).unwrap();
+        let drives = [Drive::Released, Drive::Released];
+        let taut = TautSystem::new(&params, 2, drives.clone());
+        let named = |q: Quantity| (q.object, q.name);
+        let layout = taut.dynamics.layout();
+        assert_eq!(named(taut.quantity(1)), (Some(0), "position"));
+        assert_eq!(
+            named(taut.quantity(layout.segment_length(1))),
+            (Some(1), "segment length")
+        );
+        assert_eq!(
+            named(taut.quantity(layout.theta(2))),
+            (Some(2), "string angle")
+        );
+        assert_eq!(named(taut.quantity(layout.spin(2))), (Some(2), "spin"));
+        assert_eq!(
+            named(taut.quantity(layout.u_beta(1))),
+            (Some(1), "velocity")
+        );
+        assert_eq!(
+            named(taut.quantity(layout.u_alpha_right())),
+            (Some(3), "velocity")
+        );
+        assert_eq!(named(taut.quantity(layout.len() + 2)), (None, "drag loss"));
+        let loose = LooseLayout::new(2);
+        assert_eq!(named(loose.quantity(4 * 3 + 1)), (Some(3), "position"));
+        assert_eq!(named(loose.quantity(4 + 3)), (Some(1), "velocity"));
+        assert_eq!(named(loose.quantity(loose.spin(2))), (Some(2), "spin"));
+        assert_eq!(named(loose.quantity(loose.len())), (None, "hand work"));
+        assert_eq!(loose.quantity(4 + 3).rate().name, "acceleration");
+        assert_eq!(
+            loose.quantity(loose.spin(1)).rate().name,
+            "spin acceleration"
+        );
+    }
+}

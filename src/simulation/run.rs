@@ -90,6 +90,11 @@ const BUDGET_WINDOW: f64 = 0.1;
 /// stall or an overflow.
 const FAST_TIME_SCALE: f64 = 1e-3;
 
+/// The cause of a stall when none is recognised.
+const STALL_UNRECOGNISED: &str = "no cause recognised in the parameters or the state: perhaps a \
+    near-straight string between driven sticks, a near collision, or tolerances (sim.rtol, \
+    sim.atol) too tight for the scales of the scenario";
+
 /// A diabolo-to-stick mass ratio beyond this (or below its inverse) is named as a likely cause.
 const EXTREME_MASS_RATIO: f64 = 1e4;
 
@@ -208,8 +213,14 @@ pub enum RunError {
     SingularStickMatrix { t: f64 },
     #[error("t = {t:.6} s: the tension with gripping axles has no unique solution (a straight string between driven sticks)")]
     SingularGrip { t: f64 },
-    #[error("t = {t:.6} s ({phase} phase): the step size collapsed to {h:.3e} s; the motion is too violent for the tolerance (a near-straight string with driven sticks, or a near collision)")]
-    StepSizeCollapse { t: f64, h: f64, phase: &'static str },
+    #[error("t = {t:.6} s ({phase} phase): the step size collapsed to {h} s; the motion is too violent for the tolerance; {cause}", h = Compact(rounded(*h)))]
+    StepSizeCollapse {
+        t: f64,
+        h: f64,
+        phase: &'static str,
+        /// The likely cause, from the parameters and the state.
+        cause: String,
+    },
     #[error("t = {t:.6} s: {count} events within 0.1 s of simulated time (the last one logged: {last} {place}): the run chatters or accumulates events")]
     EventFlood {
         t: f64,
@@ -692,7 +703,7 @@ impl<'a> Runner<'a> {
                 steps,
                 window: BUDGET_WINDOW,
                 budget,
-                cause: self.likely_cause("no cause recognised in the parameters or the state: perhaps a near-straight string between driven sticks, a near collision, or tolerances (sim.rtol, sim.atol) too tight for the scales of the scenario"),
+                cause: self.likely_cause(STALL_UNRECOGNISED),
             });
         }
         Ok(())
@@ -1003,6 +1014,14 @@ impl<'a> Runner<'a> {
                     ),
                 }
             }
+            RunError::StepSizeCollapse { t, h, phase, .. } => RunError::StepSizeCollapse {
+                t,
+                h,
+                phase,
+                cause: self.likely_cause(
+                    "perhaps a near-straight string with driven sticks, or a near collision",
+                ),
+            },
             RunError::Collision {
                 t,
                 segment,
@@ -1510,7 +1529,12 @@ fn state_failure(e: StateError, t: f64) -> RunError {
 
 fn integrate_failure(e: IntegrateError<DynamicsError>, phase: &'static str) -> RunError {
     match e {
-        IntegrateError::StepSizeCollapse { t, h } => RunError::StepSizeCollapse { t, h, phase },
+        IntegrateError::StepSizeCollapse { t, h } => RunError::StepSizeCollapse {
+            t,
+            h,
+            phase,
+            cause: String::new(),
+        },
         IntegrateError::Rhs { t, source } => dynamics_failure(source, t),
         other => non_finite(other.time(), other.to_string()),
     }
@@ -1626,5 +1650,57 @@ fn close_onto_string(state: &mut CartesianState, length: f64) {
         .sum();
     for (d, gi) in state.diabolos.iter_mut().zip(&g) {
         d.vel -= gi * (rate / norm2);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Consecutive windows: the count restarts at the first count after a window has passed.
+    #[test]
+    fn window_count_restarts_after_each_window() {
+        let mut window = WindowCount::default();
+        assert_eq!(window.add(0.0, 3, 0.1), 3);
+        assert_eq!(window.add(0.1, 2, 0.1), 5);
+        assert_eq!(window.add(0.15, 1, 0.1), 1);
+        assert_eq!(window.add(0.2, 4, 0.1), 5);
+    }
+
+    // The steps a fixed step or max_step ask for come on top of the budget.
+    #[test]
+    fn the_step_budget_adds_the_steps_the_settings_ask_for() {
+        let settings = Settings::default();
+        assert_eq!(step_budget(&settings), DEFAULT_MAX_STEPS_PER_SECOND);
+        let rk4 = Settings {
+            method: Method::Rk4 { step: 1e-6 },
+            ..Settings::default()
+        };
+        assert_eq!(step_budget(&rk4), DEFAULT_MAX_STEPS_PER_SECOND + 1e6);
+        let bounded = Settings {
+            max_step: Some(1e-3),
+            ..Settings::default()
+        };
+        assert_eq!(step_budget(&bounded), DEFAULT_MAX_STEPS_PER_SECOND + 1e3);
+    }
+
+    #[test]
+    fn quantities_are_named_with_their_object_in_words() {
+        let spin = Quantity {
+            object: Some(2),
+            name: "spin",
+        };
+        assert_eq!(quantity_name(spin, 2), "diabolo 2's spin");
+        let hand = Quantity {
+            object: Some(3),
+            name: "velocity",
+        };
+        assert_eq!(quantity_name(hand, 2), "the right stick's velocity");
+        let tension = Quantity {
+            object: None,
+            name: "tension",
+        };
+        assert_eq!(quantity_name(tension, 1), "the string's tension");
+        assert_eq!(rounded(9.764739638097944e-8), 9.76e-8);
     }
 }
