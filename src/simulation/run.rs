@@ -1001,10 +1001,12 @@ impl<'a> Runner<'a> {
     /// likely cause, at the last finite time reached.
     fn explain(&self, failure: RunError) -> RunError {
         match failure {
-            RunError::NonFinite { t, what, .. } => {
+            RunError::NonFinite { what, .. } => {
                 let quantity = self.non_finite_quantity();
                 RunError::NonFinite {
-                    t: if t.is_finite() { t } else { self.t },
+                    // The last time reached (an error inside a trial step carries the time
+                    // of a stage ahead of it, or none).
+                    t: self.t,
                     phase: self.phase.name(),
                     what: quantity
                         .map_or(format!("the state ({what})"), |q| quantity_name(q, self.n)),
