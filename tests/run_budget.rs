@@ -297,6 +297,31 @@ fn a_non_finite_failure_names_the_quantity_its_cause_and_a_finite_time() {
 }
 
 #[test]
+fn a_collapsing_step_names_its_likely_cause() {
+    let cases = [
+        (
+            with_params(shipped("whip"), |p| p.gravity = 1e300),
+            "likely cause: the strong gravity (gravity 1e300 m/s^2)",
+        ),
+        (
+            with_params(shipped("sun"), |p| p.spin_inertia = 1e-300),
+            "likely cause: the light spin inertia (spin_inertia 1e-300)",
+        ),
+    ];
+    for (sim, cause) in cases {
+        let (report, _) = run_guarded(sim);
+        let failure = report.failure.expect("the run must fail");
+        let message = failure.to_string();
+        assert!(
+            matches!(failure, RunError::StepSizeCollapse { t, .. } if t.is_finite()),
+            "{message}"
+        );
+        assert!(message.contains("the step size collapsed to"), "{message}");
+        assert!(message.contains(cause), "{message}");
+    }
+}
+
+#[test]
 fn an_event_flood_names_its_last_event_and_object_in_words() {
     let mut sim = shipped("snap_bouncy");
     sim.settings.zeno_bounces = 10_000;

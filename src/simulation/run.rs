@@ -1160,6 +1160,19 @@ impl<'a> Runner<'a> {
                 });
             }
         }
+        // Gravity swings the string in sqrt(L / g); a light axle spins up J times faster than
+        // the string swings under the Earth's gravity.
+        scales.push(TimeScale {
+            seconds: (p.string_length / p.gravity).sqrt(),
+            what: format!("the strong gravity (gravity {} m/s^2)", Compact(p.gravity)),
+        });
+        scales.push(TimeScale {
+            seconds: p.spin_inertia * (p.string_length / 9.81).sqrt(),
+            what: format!(
+                "the light spin inertia (spin_inertia {})",
+                Compact(p.spin_inertia)
+            ),
+        });
         if p.spin_drag > 0.0 {
             scales.push(TimeScale {
                 seconds: 1.0 / p.spin_drag,
