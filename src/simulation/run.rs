@@ -198,7 +198,7 @@ impl Event {
 /// Why a run stopped before its end. Every variant carries the time.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum RunError {
-    #[error("t = {t:.6} s: {what} meet (segment {segment} is {distance:e} m long, the meeting distance); contact between objects is not modelled yet")]
+    #[error("t = {t:.6} s: {what} meet (segment {segment} between them is shorter than the meeting distance, {distance} m); contact between objects is not modelled yet", distance = Compact(*distance))]
     Collision {
         t: f64,
         segment: usize,
@@ -1024,16 +1024,11 @@ impl<'a> Runner<'a> {
                     "perhaps a near-straight string with driven sticks, or a near collision",
                 ),
             },
-            RunError::Collision {
-                t,
-                segment,
-                distance,
-                ..
-            } => RunError::Collision {
+            RunError::Collision { t, segment, .. } => RunError::Collision {
                 t,
                 segment,
                 what: self.segment_ends(segment),
-                distance,
+                distance: self.sim.settings.meeting_distance,
             },
             other => other,
         }
