@@ -410,6 +410,7 @@ fn build_settings(spec: &SimSpec, limits: &Limits) -> Result<Settings, ScenarioE
         zeno_bounces: spec.zeno_bounces,
         max_events_per_second: spec.max_events_per_second,
         meeting_distance: spec.meeting_distance,
+        max_wall: spec.max_wall,
         ..Settings::default()
     };
     if settings.output_interval > settings.duration && settings.duration > 0.0 {

@@ -279,6 +279,9 @@ pub struct SimSpec {
     #[serde(default = "defaults::meeting_distance")]
     #[schemars(range(min = super::ranges::MEETING_DISTANCE.min, max = super::ranges::MEETING_DISTANCE.max))]
     pub meeting_distance: f64,
+    /// Wall-clock budget of the run, s: a run that takes longer ends with a failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_wall: Option<f64>,
 }
 
 /// The integration method.

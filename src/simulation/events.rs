@@ -323,6 +323,23 @@ pub enum EventError<E: std::error::Error + 'static> {
     },
 }
 
+impl<E: std::error::Error + 'static> EventError<E> {
+    /// The time the error carries (s).
+    pub fn time(&self) -> f64 {
+        match self {
+            Self::Integrate(e) => e.time(),
+            Self::Dense(DenseError::OutOfRange { t, .. } | DenseError::Length { t, .. }) => *t,
+            Self::Rate(e) => e.t,
+            Self::Events { t, .. }
+            | Self::NonFiniteEvent { t, .. }
+            | Self::Callback { t, .. }
+            | Self::Output { t, .. }
+            | Self::DimensionMismatch { t, .. }
+            | Self::InvalidRun { t, .. } => *t,
+        }
+    }
+}
+
 /// The events of one instant.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EventHit<'a> {

@@ -646,6 +646,20 @@ pub enum IntegrateError<E: std::error::Error + 'static> {
     },
 }
 
+impl<E: std::error::Error + 'static> IntegrateError<E> {
+    /// The time the error carries (s).
+    pub fn time(&self) -> f64 {
+        match self {
+            Self::StepSizeCollapse { t, .. }
+            | Self::NonFinite { t }
+            | Self::Rhs { t, .. }
+            | Self::DimensionMismatch { t, .. }
+            | Self::LimitNotAhead { t, .. }
+            | Self::NotStarted { t } => *t,
+        }
+    }
+}
+
 /// Dense output requested outside the last step or with a wrong buffer.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum DenseError {
@@ -698,7 +712,28 @@ enum Trial {
     /// Finite values, with the error norm (0 for fixed-step methods).
     Finite(f64),
     /// Some value was not finite.
-    NonFinite,
+    NonFinite(NonFiniteComponent),
+}
+
+/// The first state component found not finite in a trial step or a reset: its value or its
+/// derivative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NonFiniteComponent {
+    /// Index in the state vector.
+    pub index: usize,
+    /// Whether the derivative (not the value) was not finite.
+    pub derivative: bool,
+}
+
+impl NonFiniteComponent {
+    /// The first non-finite component among `values` and then `derivatives` (rows of `n`
+    /// components each) of a system of dimension `n`.
+    fn find(n: usize, values: &[f64], derivatives: &[f64]) -> Option<Self> {
+        let at = |index: usize, derivative| Self { index, derivative };
+        first_non_finite(values)
+            .map(|i| at(i % n, false))
+            .or_else(|| first_non_finite(derivatives).map(|i| at(i % n, true)))
+    }
 }
 
 /// An explicit Runge-Kutta stepper with dense output of its last accepted step.
@@ -727,6 +762,8 @@ pub struct Stepper {
     /// Dense output coefficient vectors, row r at `r * n`.
     dense: Vec<f64>,
     stats: StepStats,
+    /// The first non-finite component of the last trial (or reset) that had one.
+    non_finite: Option<NonFiniteComponent>,
 }
 
 impl Stepper {
@@ -766,6 +803,7 @@ impl Stepper {
             k: vec![0.0; tableau.rows() * n],
             dense: vec![0.0; tableau.dense_rows() * n],
             stats: StepStats::default(),
+            non_finite: None,
         })
     }
 
@@ -779,14 +817,16 @@ impl Stepper {
         y: &[f64],
     ) -> Result<(), IntegrateError<S::Error>> {
         self.check_dimension(sys, t, y.len())?;
-        if !t.is_finite() || !all_finite(y) {
+        self.non_finite = NonFiniteComponent::find(self.n, y, &[]);
+        if !t.is_finite() || self.non_finite.is_some() {
             return Err(IntegrateError::NonFinite { t });
         }
         self.t = t;
         self.t_old = t;
         self.y.copy_from_slice(y);
         evaluate(sys, t, &self.y, &mut self.f, &mut self.stats)?;
-        if !all_finite(&self.f) {
+        self.non_finite = NonFiniteComponent::find(self.n, &[], &self.f);
+        if self.non_finite.is_some() {
             return Err(IntegrateError::NonFinite { t });
         }
         self.started = true;
@@ -843,7 +883,8 @@ impl Stepper {
                 });
             }
             match self.attempt(sys, h_try, t_new)? {
-                Trial::NonFinite => {
+                Trial::NonFinite(component) => {
+                    self.non_finite = Some(component);
                     self.stats.rejected_steps += 1;
                     nonfinite += 1;
                     if nonfinite >= MAX_NONFINITE_TRIALS {
@@ -939,6 +980,13 @@ impl Stepper {
         self.segment
     }
 
+    /// The state component that was not finite in the last trial step (or reset) that gave
+    /// one: the value or its derivative. It names the quantity of an
+    /// [`IntegrateError::NonFinite`].
+    pub fn non_finite_component(&self) -> Option<NonFiniteComponent> {
+        self.non_finite
+    }
+
     /// Counters since construction.
     pub fn stats(&self) -> StepStats {
         self.stats
@@ -1025,12 +1073,17 @@ impl Stepper {
         )?;
         std::mem::swap(&mut self.y_new, &mut self.y_stage);
         let f_new = &self.k[tab.stages * n..(tab.stages + 1) * n];
-        if !all_finite(&self.y_new) || !all_finite(f_new) {
-            return Ok(Trial::NonFinite);
+        if let Some(component) = NonFiniteComponent::find(n, &self.y_new, f_new) {
+            return Ok(Trial::NonFinite(component));
         }
         let err = self.error_norm(h);
         if !err.is_finite() {
-            return Ok(Trial::NonFinite);
+            // Finite values whose error estimate overflows: the largest stage derivative is the
+            // culprit.
+            return Ok(Trial::NonFinite(NonFiniteComponent {
+                index: self.largest_stage_component(),
+                derivative: true,
+            }));
         }
         let extra = tab.stages + 1..tab.rows();
         if err <= 1.0 && !extra.is_empty() {
@@ -1046,11 +1099,20 @@ impl Stepper {
                 &mut self.y_stage,
                 &mut self.stats,
             )?;
-            if !all_finite(&self.k[extra.start * n..]) {
-                return Ok(Trial::NonFinite);
+            if let Some(component) = NonFiniteComponent::find(n, &[], &self.k[extra.start * n..]) {
+                return Ok(Trial::NonFinite(component));
             }
         }
         Ok(Trial::Finite(err))
+    }
+
+    /// The component with the largest stage derivative of the last trial (by magnitude).
+    fn largest_stage_component(&self) -> usize {
+        let n = self.n;
+        let rows = self.tableau.stages + 1;
+        (0..rows * n)
+            .max_by(|&a, &b| self.k[a].abs().total_cmp(&self.k[b].abs()))
+            .map_or(0, |i| i % n)
     }
 
     /// Scaled RMS norm of the local error estimate of the trial in `k`, `y_new`.
@@ -1251,7 +1313,57 @@ fn rms(values: impl ExactSizeIterator<Item = f64>) -> f64 {
     (values.map(|v| v * v).sum::<f64>() / n as f64).sqrt()
 }
 
-/// Whether every value is finite.
-fn all_finite(values: &[f64]) -> bool {
-    values.iter().all(|v| v.is_finite())
+/// The index of the first value that is not finite, if any.
+fn first_non_finite(values: &[f64]) -> Option<usize> {
+    values.iter().position(|v| !v.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// y' = (1, 0) until t = 0.5, then the second component's derivative overflows.
+    struct OverflowingSecond;
+
+    impl OdeSystem for OverflowingSecond {
+        type Error = std::convert::Infallible;
+        fn dimension(&self) -> usize {
+            2
+        }
+        fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) -> Result<(), Self::Error> {
+            dydt[0] = 1.0;
+            dydt[1] = if t > 0.5 {
+                1e308 * (1.0 + y[1].abs()) * 10.0
+            } else {
+                0.0
+            };
+            Ok(())
+        }
+    }
+
+    // A stepper that gives up on non-finite values names the component, and every error
+    // carries a finite time: the time reached.
+    #[test]
+    fn a_non_finite_failure_names_its_component_and_the_time_reached() {
+        let mut sys = OverflowingSecond;
+        let mut stepper = Stepper::new(Method::Dopri5, StepperOptions::default(), 2).unwrap();
+        stepper.reset(&mut sys, 0.0, &[0.0, 1.0]).unwrap();
+        assert_eq!(stepper.non_finite_component(), None);
+        let error = (0..10_000)
+            .find_map(|_| stepper.step(&mut sys, 2.0).err())
+            .expect("the stepper must stop");
+        assert!(matches!(error, IntegrateError::NonFinite { .. }), "{error}");
+        assert!(error.time().is_finite() && error.time() <= 0.5, "{error}");
+        // The overflowing derivative makes the new value non-finite first.
+        assert_eq!(stepper.non_finite_component().map(|c| c.index), Some(1));
+        let error = stepper.reset(&mut sys, 0.25, &[0.0, f64::NAN]).unwrap_err();
+        assert_eq!(error.time(), 0.25);
+        assert_eq!(
+            stepper.non_finite_component(),
+            Some(NonFiniteComponent {
+                index: 1,
+                derivative: false
+            })
+        );
+    }
 }

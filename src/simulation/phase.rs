@@ -41,6 +41,49 @@ impl Phase {
     }
 }
 
+/// A quantity of a phase state, for messages: what it is and whose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quantity {
+    /// The object (0 the left stick, 1..N the diabolos, N + 1 the right stick), or `None` for
+    /// the string and the energy accounts.
+    pub object: Option<usize>,
+    /// What it is: "position", "velocity", "spin", "tension"...
+    pub name: &'static str,
+}
+
+impl Quantity {
+    fn of(object: usize, name: &'static str) -> Self {
+        Self {
+            object: Some(object),
+            name,
+        }
+    }
+
+    /// The energy account at `index` of the accumulators.
+    fn account(index: usize) -> Self {
+        Self {
+            object: None,
+            name: ["hand work", "friction loss", "drag loss"][index.min(ACCUMULATORS - 1)],
+        }
+    }
+
+    /// The rate of change of this quantity, in words.
+    pub fn rate(self) -> Self {
+        let name = match self.name {
+            "position" => "velocity",
+            "velocity" => "acceleration",
+            "spin" => "spin acceleration",
+            "string angle" => "string angle rate",
+            "segment length" => "segment length rate",
+            "hand work" => "hand power",
+            "friction loss" => "friction power",
+            "drag loss" => "drag power",
+            other => other,
+        };
+        Self { name, ..self }
+    }
+}
+
 /// The hands' inputs at time t for sticks in the given states.
 pub fn hand_inputs(drives: &[Drive; 2], t: f64, sticks: &[Body; 2]) -> [StickInput; 2] {
     [
@@ -104,6 +147,61 @@ impl TautSystem {
     /// Number of event functions: see [`TautSystem::event_values`].
     pub fn event_count(&self) -> usize {
         6 * self.dynamics.layout().diabolos() + 3
+    }
+
+    /// Component `index` of the phase state.
+    pub fn quantity(&self, index: usize) -> Quantity {
+        let layout = self.dynamics.layout();
+        let n = layout.diabolos();
+        if index >= layout.len() {
+            return Quantity::account(index - layout.len());
+        }
+        if index < 2 {
+            return Quantity::of(0, "position");
+        }
+        if index == layout.phi0() {
+            return Quantity::of(0, "string angle");
+        }
+        if index == layout.u_alpha_right() {
+            return Quantity::of(n + 1, "velocity");
+        }
+        let find = |name, of: &dyn Fn(usize) -> usize, objects: std::ops::Range<usize>| {
+            objects
+                .into_iter()
+                .find(|&k| of(k) == index)
+                .map(|k| Quantity::of(k, name))
+        };
+        find("segment length", &|k| layout.segment_length(k), 0..n)
+            .or_else(|| find("string angle", &|k| layout.theta(k), 1..n + 1))
+            .or_else(|| find("spin", &|k| layout.spin(k), 1..n + 1))
+            .or_else(|| find("velocity", &|k| layout.u_alpha(k), 0..n + 1))
+            .or_else(|| find("velocity", &|k| layout.u_beta(k), 0..n + 1))
+            .unwrap_or(Quantity {
+                object: None,
+                name: "state",
+            })
+    }
+
+    /// The first output of the last evaluation that is not finite: the tension, an
+    /// acceleration or a spin acceleration.
+    pub fn non_finite_output(&self) -> Option<Quantity> {
+        let dynamics = &self.dynamics;
+        let n = dynamics.layout().diabolos();
+        if !dynamics.tension().base_tension.is_finite() {
+            return Some(Quantity {
+                object: None,
+                name: "tension",
+            });
+        }
+        let accelerations = dynamics.frame_accelerations();
+        (0..n + 2)
+            .find(|&k| !(accelerations[k].0.is_finite() && accelerations[k].1.is_finite()))
+            .map(|k| Quantity::of(k, "acceleration"))
+            .or_else(|| {
+                (1..=n)
+                    .find(|&i| !dynamics.spin_rate(i).is_finite())
+                    .map(|i| Quantity::of(i, "spin acceleration"))
+            })
     }
 
     /// Direction filters of the event functions: all fire when reaching zero from above.
@@ -223,6 +321,16 @@ impl LooseLayout {
         4 * (self.n + 2) + i - 1
     }
 
+    /// Component `index` of the phase state (accumulators included).
+    pub fn quantity(&self, index: usize) -> Quantity {
+        let bodies = 4 * (self.n + 2);
+        match index {
+            i if i < bodies => Quantity::of(i / 4, if i % 4 < 2 { "position" } else { "velocity" }),
+            i if i < self.len() => Quantity::of(i - bodies + 1, "spin"),
+            i => Quantity::account(i - self.len()),
+        }
+    }
+
     /// The Cartesian state held in `y` (knots given).
     pub fn state(&self, y: &[f64], knots: &[i32]) -> CartesianState {
         let body = |k: usize| Body {
@@ -271,6 +379,8 @@ pub struct LooseSystem {
     pub knots: Vec<i32>,
     /// Two objects closer than this have met, m.
     pub meeting_distance: f64,
+    /// The component of the last derivative that was not finite, if it was not.
+    pub non_finite_rate: Option<usize>,
 }
 
 impl LooseSystem {
@@ -282,6 +392,7 @@ impl LooseSystem {
             hand_forces: [Vector2::zeros(); 2],
             knots: vec![0; n],
             meeting_distance: 0.0,
+            non_finite_rate: None,
         }
     }
 
@@ -327,7 +438,8 @@ impl LooseSystem {
         dydt[len] = hand_power;
         dydt[len + 1] = 0.0;
         dydt[len + 2] = drag;
-        if dydt.iter().any(|v| !v.is_finite()) {
+        self.non_finite_rate = dydt.iter().position(|v| !v.is_finite());
+        if self.non_finite_rate.is_some() {
             return Err(DynamicsError::NonFinite);
         }
         Ok(())
@@ -484,4 +596,48 @@ pub fn taut_formulas_on(
         inputs,
         Default::default(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Every component of both phase states has a name and an owner, in layout order.
+    #[test]
+    fn state_components_are_named_with_their_object() {
+        let params = Params::new(crate::model::ParamValues::default()).unwrap();
+        let drives = [Drive::Released, Drive::Released];
+        let taut = TautSystem::new(&params, 2, drives.clone());
+        let named = |q: Quantity| (q.object, q.name);
+        let layout = taut.dynamics.layout();
+        assert_eq!(named(taut.quantity(1)), (Some(0), "position"));
+        assert_eq!(
+            named(taut.quantity(layout.segment_length(1))),
+            (Some(1), "segment length")
+        );
+        assert_eq!(
+            named(taut.quantity(layout.theta(2))),
+            (Some(2), "string angle")
+        );
+        assert_eq!(named(taut.quantity(layout.spin(2))), (Some(2), "spin"));
+        assert_eq!(
+            named(taut.quantity(layout.u_beta(1))),
+            (Some(1), "velocity")
+        );
+        assert_eq!(
+            named(taut.quantity(layout.u_alpha_right())),
+            (Some(3), "velocity")
+        );
+        assert_eq!(named(taut.quantity(layout.len() + 2)), (None, "drag loss"));
+        let loose = LooseLayout::new(2);
+        assert_eq!(named(loose.quantity(4 * 3 + 1)), (Some(3), "position"));
+        assert_eq!(named(loose.quantity(4 + 3)), (Some(1), "velocity"));
+        assert_eq!(named(loose.quantity(loose.spin(2))), (Some(2), "spin"));
+        assert_eq!(named(loose.quantity(loose.len())), (None, "hand work"));
+        assert_eq!(loose.quantity(4 + 3).rate().name, "acceleration");
+        assert_eq!(
+            loose.quantity(loose.spin(1)).rate().name,
+            "spin acceleration"
+        );
+    }
 }

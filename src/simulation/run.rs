@@ -5,19 +5,25 @@
 //! Each accepted step goes through the same phases in a fixed order: step -> event location
 //! on the interpolant -> output rows before the event -> event handling -> restart.
 
+use std::time::Instant;
+
 use nalgebra::Vector2;
 use thiserror::Error;
 
+use crate::display::Compact;
+
 use crate::model::{
     energy::mechanical_energy, tensing_impulse, AxleMode, CartesianState, DynamicsError,
-    Kinematics, ParamValues, Params, Regularisation, SlipDirection, StateError, StickInput,
+    FrictionLaw, Kinematics, ParamValues, Params, Regularisation, SlipDirection, StateError,
+    StickInput,
 };
 
-use super::drive::Drive;
+use super::drive::{Drive, Tracking};
 use super::events::{EventError, EventLocator, EventOptions};
 use super::integrate::{IntegrateError, Method, OptionsError, Stepper, StepperOptions};
 use super::phase::{
-    hand_inputs, path_margin, taut_formulas_on, LooseSystem, Phase, TautSystem, ACCUMULATORS,
+    hand_inputs, path_margin, taut_formulas_on, LooseSystem, Phase, Quantity, TautSystem,
+    ACCUMULATORS,
 };
 
 /// How a run is integrated and reported.
@@ -38,6 +44,12 @@ pub struct Settings {
     pub zeno_bounces: usize,
     /// More events than this per second of simulated time (over any 0.1 s) ends the run.
     pub max_events_per_second: f64,
+    /// More integration steps (accepted and rejected) than this per second of simulated time
+    /// (over any 0.1 s), on top of the steps that `max_step` or the `rk4` step ask for, ends
+    /// the run: it has stalled.
+    pub max_steps_per_second: f64,
+    /// Wall-clock budget of the run, s: the run ends when it takes longer.
+    pub max_wall: Option<f64>,
     /// The stick-force solve near the straight string.
     pub regularisation: Regularisation,
     /// Two neighbours on the string (diabolos, or a diabolo and a stick) closer than this have
@@ -58,9 +70,50 @@ impl Default for Settings {
             zeno_speed: 1e-4,
             zeno_bounces: 64,
             max_events_per_second: 1e4,
+            max_steps_per_second: DEFAULT_MAX_STEPS_PER_SECOND,
+            max_wall: None,
             regularisation: Regularisation::default(),
             meeting_distance: 1e-3,
         }
+    }
+}
+
+/// The default step budget, steps per simulated second (see [`Settings::max_steps_per_second`]):
+/// 45 times what the busiest test run uses (220 steps in 0.1 s; the shipped scenarios 131, the
+/// replay of the recordings 185), low enough that a stalled run fails within seconds.
+pub const DEFAULT_MAX_STEPS_PER_SECOND: f64 = 1e5;
+
+/// The window of simulated time over which events and steps are counted, s.
+const BUDGET_WINDOW: f64 = 0.1;
+
+/// A time scale shorter than this (s) names a parameter or the state as the likely cause of a
+/// stall or an overflow.
+const FAST_TIME_SCALE: f64 = 1e-3;
+
+/// The cause of a stall when none is recognised.
+const STALL_UNRECOGNISED: &str = "no cause recognised in the parameters or the state: perhaps a \
+    near-straight string between driven sticks, a near collision, or tolerances (sim.rtol, \
+    sim.atol) too tight for the scales of the scenario";
+
+/// A diabolo-to-stick mass ratio beyond this (or below its inverse) is named as a likely cause.
+const EXTREME_MASS_RATIO: f64 = 1e4;
+
+/// Object k of a run with n diabolos, in words: 0 the left stick, 1..n the diabolos, n + 1 the
+/// right stick. Every message names objects so.
+pub fn object_name(k: usize, n: usize) -> String {
+    match k {
+        0 => "the left stick".to_string(),
+        k if k == n + 1 => "the right stick".to_string(),
+        k => format!("diabolo {k}"),
+    }
+}
+
+/// A state quantity in words: "diabolo 1's spin", "the string's tension".
+fn quantity_name(quantity: Quantity, n: usize) -> String {
+    match quantity.object {
+        Some(k) => format!("{}'s {}", object_name(k, n), quantity.name),
+        None if quantity.name == "tension" => "the string's tension".to_string(),
+        None => format!("the {}", quantity.name),
     }
 }
 
@@ -88,6 +141,20 @@ impl EventKind {
             Self::Unstick => "unstick",
             Self::KnotChange => "knot_change",
             Self::ZenoSettle => "zeno_settle",
+            Self::Failure => "failure",
+        }
+    }
+
+    /// The event in words, for messages.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Loosen => "loosening",
+            Self::Tense => "tensing",
+            Self::SlipReversal => "slip reversal",
+            Self::Stick => "stick (grip)",
+            Self::Unstick => "unstick",
+            Self::KnotChange => "knot change",
+            Self::ZenoSettle => "bounce settling",
             Self::Failure => "failure",
         }
     }
@@ -131,7 +198,7 @@ impl Event {
 /// Why a run stopped before its end. Every variant carries the time.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum RunError {
-    #[error("t = {t:.6} s: {what} meet (segment {segment} is {distance:e} m long, the meeting distance); contact between objects is not modelled yet")]
+    #[error("t = {t:.6} s: {what} meet (segment {segment} between them is shorter than the meeting distance, {distance} m); contact between objects is not modelled yet", distance = Compact(*distance))]
     Collision {
         t: f64,
         segment: usize,
@@ -146,17 +213,50 @@ pub enum RunError {
     SingularStickMatrix { t: f64 },
     #[error("t = {t:.6} s: the tension with gripping axles has no unique solution (a straight string between driven sticks)")]
     SingularGrip { t: f64 },
-    #[error("t = {t:.6} s ({phase} phase): the step size collapsed to {h:.3e} s; the motion is too violent for the tolerance (a near-straight string with driven sticks, or a near collision)")]
-    StepSizeCollapse { t: f64, h: f64, phase: &'static str },
-    #[error("t = {t:.6} s: {count} events within 0.1 s of simulated time (the last a {last} at object {object:?}): the run chatters or accumulates events")]
+    #[error("t = {t:.6} s ({phase} phase): the step size collapsed to {h} s; the motion is too violent for the tolerance; {cause}", h = Compact(rounded(*h)))]
+    StepSizeCollapse {
+        t: f64,
+        h: f64,
+        phase: &'static str,
+        /// The likely cause, from the parameters and the state.
+        cause: String,
+    },
+    #[error("t = {t:.6} s: {count} events within 0.1 s of simulated time (the last one logged: {last} {place}): the run chatters or accumulates events")]
     EventFlood {
         t: f64,
         count: usize,
+        /// The last event logged, in words.
         last: &'static str,
         object: Option<usize>,
+        /// Where: "of the string", "at diabolo 2", "at the right stick".
+        place: String,
     },
-    #[error("t = {t:.6} s: the state became non-finite ({detail})")]
-    NonFinite { t: f64, detail: String },
+    #[error("t = {t:.6} s ({phase} phase): {what} became non-finite; {cause}")]
+    NonFinite {
+        /// The last finite time reached, s.
+        t: f64,
+        phase: &'static str,
+        /// The quantity, in words ("diabolo 1's spin acceleration").
+        what: String,
+        object: Option<usize>,
+        /// The likely cause, from the parameters and the state.
+        cause: String,
+    },
+    #[error("t = {t:.6} s ({phase} phase): {steps} integration steps within {window} s of simulated time, beyond the budget of {budget} steps per simulated second; the steps are down to {h} s; {cause}", window = Compact(*window), budget = Compact(*budget), h = Compact(rounded(*h)))]
+    StepBudget {
+        t: f64,
+        /// The last step, s.
+        h: f64,
+        phase: &'static str,
+        steps: u64,
+        window: f64,
+        /// Steps per simulated second allowed.
+        budget: f64,
+        /// The likely cause, from the parameters and the state.
+        cause: String,
+    },
+    #[error("t = {t:.6} s: the run took longer than sim.max_wall = {limit} s of wall-clock time, having simulated {t:.6} s of {duration} s", limit = Compact(*limit), duration = Compact(*duration))]
+    WallClock { t: f64, limit: f64, duration: f64 },
     #[error("t = {t:.6} s: the string snaps taut with diabolo {diabolo} in the flying regime (theta = {theta:.4} rad); re-catching is not modelled yet")]
     CaughtFlying { t: f64, diabolo: usize, theta: f64 },
 }
@@ -260,7 +360,7 @@ impl Simulation {
             } else {
                 Err(SetupError::Settings {
                     field,
-                    reason: format!("{v} must be a finite number greater than 0"),
+                    reason: format!("{} must be a finite number greater than 0", Compact(v)),
                 })
             }
         };
@@ -269,6 +369,10 @@ impl Simulation {
         positive("zeno_speed", settings.zeno_speed)?;
         positive("meeting_distance", settings.meeting_distance)?;
         positive("max_events_per_second", settings.max_events_per_second)?;
+        positive("max_steps_per_second", settings.max_steps_per_second)?;
+        if let Some(limit) = settings.max_wall {
+            positive("max_wall", limit)?;
+        }
         stepper_options(&settings).validate().map_err(|e| {
             let field = match e {
                 OptionsError::Rtol(_) => "rtol",
@@ -295,7 +399,7 @@ impl Simulation {
     /// Runs to the end (or to a failure), handing every output row to `on_row`.
     pub fn run(&self, on_row: &mut dyn FnMut(&Row)) -> RunReport {
         let mut runner = Runner::new(self);
-        let failure = runner.run(on_row).err();
+        let failure = runner.run(on_row).err().map(|f| runner.explain(f));
         if let Some(failure) = &failure {
             let mut event = Event::new(runner.t, EventKind::Failure, failure_object(failure));
             event.reason = Some(failure.to_string());
@@ -337,7 +441,7 @@ fn failure_object(failure: &RunError) -> Option<usize> {
         RunError::LeftString { diabolo, .. } | RunError::CaughtFlying { diabolo, .. } => {
             Some(*diabolo)
         }
-        RunError::EventFlood { object, .. } => *object,
+        RunError::EventFlood { object, .. } | RunError::NonFinite { object, .. } => *object,
         _ => None,
     }
 }
@@ -373,7 +477,14 @@ struct Runner<'a> {
     bounces: usize,
     impulse_loss: f64,
     extra_evaluations: usize,
-    window: (f64, usize),
+    /// Events in the current window of simulated time.
+    event_window: WindowCount,
+    /// Steps (accepted and rejected) in the current window of simulated time.
+    step_window: WindowCount,
+    /// Steps (accepted and rejected) of both phases counted so far.
+    steps_counted: u64,
+    /// When the run started (for `max_wall`).
+    started: Instant,
     grip_needed: Option<f64>,
     initial_energy: f64,
     /// After a rebound, the longest step (s) until the string is taut again: an eighth of the
@@ -426,7 +537,10 @@ impl<'a> Runner<'a> {
             bounces: 0,
             impulse_loss: 0.0,
             extra_evaluations: 0,
-            window: (0.0, 0),
+            event_window: WindowCount::default(),
+            step_window: WindowCount::default(),
+            steps_counted: 0,
+            started: Instant::now(),
             grip_needed: None,
             initial_energy: mechanical_energy(&sim.params, &sim.initial),
             flight_step: None,
@@ -559,9 +673,63 @@ impl<'a> Runner<'a> {
             Phase::Taut => self.taut_stepper.step(&mut self.taut, limit),
             Phase::Loose => self.loose_stepper.step(&mut self.loose, limit),
         };
-        result
+        let t_new = result
             .map(|o| o.t_new)
-            .map_err(|e| integrate_failure(e, phase))
+            .map_err(|e| integrate_failure(e, phase))?;
+        self.check_budget()?;
+        Ok(t_new)
+    }
+
+    /// The step and wall-clock budgets, after a step (allocation-free unless exceeded).
+    fn check_budget(&mut self) -> Result<(), RunError> {
+        self.check_wall()?;
+        let stepper = self.stepper();
+        let h = stepper.t() - stepper.t_old();
+        let stats = [self.taut_stepper.stats(), self.loose_stepper.stats()];
+        let total: u64 = stats
+            .iter()
+            .map(|s| s.accepted_steps + s.rejected_steps)
+            .sum();
+        let steps = self
+            .step_window
+            .add(self.t, total - self.steps_counted, BUDGET_WINDOW);
+        self.steps_counted = total;
+        let budget = step_budget(&self.sim.settings);
+        if steps as f64 > budget * BUDGET_WINDOW {
+            return Err(RunError::StepBudget {
+                t: self.t,
+                h,
+                phase: self.phase.name(),
+                steps,
+                window: BUDGET_WINDOW,
+                budget,
+                cause: self.likely_cause(STALL_UNRECOGNISED),
+            });
+        }
+        Ok(())
+    }
+
+    /// The wall-clock budget `max_wall`, if any.
+    fn check_wall(&self) -> Result<(), RunError> {
+        let settings = &self.sim.settings;
+        match settings.max_wall {
+            Some(limit) if self.started.elapsed().as_secs_f64() > limit => {
+                Err(RunError::WallClock {
+                    t: self.t,
+                    limit,
+                    duration: settings.duration,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The stepper of the current phase.
+    fn stepper(&self) -> &Stepper {
+        match self.phase {
+            Phase::Taut => &self.taut_stepper,
+            Phase::Loose => &self.loose_stepper,
+        }
     }
 
     /// Events in the last step, on the interpolant; the event state goes into `self.y`.
@@ -601,10 +769,7 @@ impl<'a> Runner<'a> {
             Phase::Taut => self.taut_stepper.interpolate(t, y),
             Phase::Loose => self.loose_stepper.interpolate(t, y),
         };
-        result.map_err(|e| RunError::NonFinite {
-            t,
-            detail: e.to_string(),
-        })
+        result.map_err(|e| non_finite(t, e.to_string()))
     }
 
     /// Rows at the grid times before `until` (and at `until` itself when it ends the run).
@@ -636,6 +801,7 @@ impl<'a> Runner<'a> {
                 .and_then(|()| self.fill_row(t, &y));
             self.row_y = y;
             filled?;
+            self.check_wall()?;
             on_row(&self.row);
             self.rows += 1;
             self.next_row += 1;
@@ -795,18 +961,19 @@ impl<'a> Runner<'a> {
     }
 
     fn count_event(&mut self, t: f64) -> Result<(), RunError> {
-        if t - self.window.0 > 0.1 {
-            self.window = (t, 0);
-        }
-        self.window.1 += 1;
-        let cap = (self.sim.settings.max_events_per_second * 0.1).max(1.0) as usize;
-        if self.window.1 > cap {
+        let count = self.event_window.add(t, 1, BUDGET_WINDOW);
+        let cap = (self.sim.settings.max_events_per_second * BUDGET_WINDOW).max(1.0) as u64;
+        if count > cap {
             let last = self.events.last();
+            let object = last.and_then(|e| e.object);
             return Err(RunError::EventFlood {
                 t,
-                count: self.window.1,
-                last: last.map_or("event", |e| e.kind.name()),
-                object: last.and_then(|e| e.object),
+                count: count as usize,
+                last: last.map_or("event", |e| e.kind.words()),
+                object,
+                place: object.map_or("of the string".to_string(), |k| {
+                    format!("at {}", object_name(k, self.n))
+                }),
             });
         }
         Ok(())
@@ -821,16 +988,247 @@ impl<'a> Runner<'a> {
         }
     }
 
-    fn collision(&self, t: f64, segment: usize) -> RunError {
-        let name = |k: usize| match k {
-            0 => "the left stick".to_string(),
-            k if k == self.n + 1 => "the right stick".to_string(),
-            k => format!("diabolo {k}"),
+    /// The two objects at the ends of segment `segment`, in words.
+    fn segment_ends(&self, segment: usize) -> String {
+        format!(
+            "{} and {}",
+            object_name(segment, self.n),
+            object_name(segment + 1, self.n)
+        )
+    }
+
+    /// A failure as the user reads it: objects in words, a non-finite quantity named with its
+    /// likely cause, at the last finite time reached.
+    fn explain(&self, failure: RunError) -> RunError {
+        match failure {
+            RunError::NonFinite { what, .. } => {
+                let quantity = self.non_finite_quantity();
+                RunError::NonFinite {
+                    // The last time reached (an error inside a trial step carries the time
+                    // of a stage ahead of it, or none).
+                    t: self.t,
+                    phase: self.phase.name(),
+                    what: quantity
+                        .map_or(format!("the state ({what})"), |q| quantity_name(q, self.n)),
+                    object: quantity.and_then(|q| q.object),
+                    cause: self.likely_cause(
+                        "the parameters or the state are beyond what the model can compute",
+                    ),
+                }
+            }
+            RunError::StepSizeCollapse { t, h, phase, .. } => RunError::StepSizeCollapse {
+                t,
+                h,
+                phase,
+                cause: self.likely_cause(
+                    "perhaps a near-straight string with driven sticks, or a near collision",
+                ),
+            },
+            RunError::Collision { t, segment, .. } => RunError::Collision {
+                t,
+                segment,
+                what: self.segment_ends(segment),
+                distance: self.sim.settings.meeting_distance,
+            },
+            other => other,
+        }
+    }
+
+    /// The quantity that was not finite at the failure: an output of the last evaluation, or
+    /// the component the stepper found.
+    fn non_finite_quantity(&self) -> Option<Quantity> {
+        let from_system = match self.phase {
+            Phase::Taut => self.taut.non_finite_output(),
+            Phase::Loose => self
+                .loose
+                .non_finite_rate
+                .map(|i| self.loose.layout.quantity(i).rate()),
         };
+        from_system.or_else(|| {
+            self.stepper().non_finite_component().map(|c| {
+                let quantity = self.phase_quantity(c.index);
+                if c.derivative {
+                    quantity.rate()
+                } else {
+                    quantity
+                }
+            })
+        })
+    }
+
+    /// Component `index` of the current phase's state.
+    fn phase_quantity(&self, index: usize) -> Quantity {
+        match self.phase {
+            Phase::Taut => self.taut.quantity(index),
+            Phase::Loose => self.loose.layout.quantity(index),
+        }
+    }
+
+    /// The likely cause of a stall or an overflow: the time scales of the parameters and the
+    /// state shorter than [`FAST_TIME_SCALE`] (fastest first) and an extreme mass ratio;
+    /// `otherwise` when there is none.
+    fn likely_cause(&self, otherwise: &str) -> String {
+        let mut scales: Vec<TimeScale> = self
+            .time_scales()
+            .into_iter()
+            .filter(|s| s.seconds < FAST_TIME_SCALE)
+            .collect();
+        scales.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        let mut causes: Vec<String> = scales
+            .iter()
+            .map(|s| {
+                let seconds = Compact(rounded(s.seconds));
+                format!("{} (a time scale of {seconds} s)", s.what)
+            })
+            .collect();
+        let p = self.sim.params.values();
+        if let Some(cause) = self.capstan_overflow() {
+            causes.push(cause);
+        }
+        let ratio = p.diabolo_mass / p.stick_mass;
+        if !(1.0 / EXTREME_MASS_RATIO..=EXTREME_MASS_RATIO).contains(&ratio) {
+            causes.push(format!(
+                "the huge mass ratio (diabolo_mass {} kg against stick_mass {} kg: the forces dwarf the tolerances of the lighter bodies)",
+                Compact(p.diabolo_mass),
+                Compact(p.stick_mass)
+            ));
+        }
+        if causes.is_empty() {
+            otherwise.to_string()
+        } else {
+            format!("likely cause: {}", causes.join("; "))
+        }
+    }
+
+    /// In the taut phase, a capstan ratio exp(c theta') beyond the largest number: the friction
+    /// over the string's wrap at the axles, in words.
+    fn capstan_overflow(&self) -> Option<String> {
+        let friction = self.sim.params.values().friction;
+        let wrap: f64 = (self.phase == Phase::Taut).then(|| {
+            self.taut
+                .dynamics
+                .axles()
+                .contacts()
+                .iter()
+                .map(|c| c.contact_angle.abs())
+                .sum()
+        })?;
+        let exponent = friction * wrap;
+        (exponent > f64::MAX.ln()).then(|| {
+            format!(
+                "the capstan ratio exp(c theta') overflows: friction {} over {} rad of string wrapped on the axles gives exp({}), beyond the largest number exp({})",
+                Compact(friction),
+                Compact(rounded(wrap)),
+                Compact(rounded(exponent)),
+                Compact(rounded(f64::MAX.ln()))
+            )
+        })
+    }
+
+    /// The time scales the parameters and the current state set, s.
+    fn time_scales(&self) -> Vec<TimeScale> {
+        let p = self.sim.params.values();
+        let mut scales = Vec::new();
+        for (k, drive) in [(0, &self.sim.drives[0]), (self.n + 1, &self.sim.drives[1])] {
+            if let Drive::Tracking(_, hand) = drive {
+                scales.push(TimeScale {
+                    seconds: tracking_time_scale(hand, p.stick_mass),
+                    what: format!(
+                        "the stiff hand tracking {} (stiffness {} N/m, damping {} N s/m on a {} kg stick)",
+                        object_name(k, self.n),
+                        Compact(hand.stiffness),
+                        Compact(hand.damping),
+                        Compact(p.stick_mass)
+                    ),
+                });
+            }
+        }
+        if let FrictionLaw::Tanh { width } = p.friction_law {
+            if p.friction > 0.0 {
+                scales.push(TimeScale {
+                    seconds: width / (p.friction * p.gravity.max(1.0)),
+                    what: format!(
+                        "the narrow tanh friction law (friction_width {} m/s with friction {})",
+                        Compact(width),
+                        Compact(p.friction)
+                    ),
+                });
+            }
+        }
+        // Gravity swings the string in sqrt(L / g); a light axle spins up J times faster than
+        // the string swings under the Earth's gravity.
+        scales.push(TimeScale {
+            seconds: (p.string_length / p.gravity).sqrt(),
+            what: format!("the strong gravity (gravity {} m/s^2)", Compact(p.gravity)),
+        });
+        scales.push(TimeScale {
+            seconds: p.spin_inertia * (p.string_length / 9.81).sqrt(),
+            what: format!(
+                "the light spin inertia (spin_inertia {})",
+                Compact(p.spin_inertia)
+            ),
+        });
+        if p.spin_drag > 0.0 {
+            scales.push(TimeScale {
+                seconds: 1.0 / p.spin_drag,
+                what: format!(
+                    "the strong spin drag (spin_drag {} 1/s)",
+                    Compact(p.spin_drag)
+                ),
+            });
+        }
+        if let Some((quantity, speed)) = self.fastest() {
+            let whose = match quantity.object {
+                Some(k) if quantity.name == "velocity" => object_name(k, self.n),
+                _ => quantity_name(quantity, self.n),
+            };
+            scales.push(TimeScale {
+                seconds: p.string_length / speed,
+                what: format!(
+                    "the huge speed of {whose} ({} m/s against a {} m string)",
+                    Compact(rounded(speed)),
+                    Compact(p.string_length)
+                ),
+            });
+        }
+        scales
+    }
+
+    /// The fastest speed (m/s) of the current state: an object's velocity or a spin.
+    fn fastest(&self) -> Option<(Quantity, f64)> {
+        let y = self.stepper().y();
+        let mut squares = vec![0.0; self.n + 2];
+        let mut fastest: Option<(Quantity, f64)> = None;
+        let mut consider = |quantity: Quantity, speed: f64| {
+            if fastest.is_none_or(|(_, s)| speed > s) {
+                fastest = Some((quantity, speed));
+            }
+        };
+        for (index, value) in y.iter().enumerate() {
+            let quantity = self.phase_quantity(index);
+            match (quantity.name, quantity.object) {
+                ("velocity", Some(k)) => squares[k] += value * value,
+                ("spin", Some(_)) => consider(quantity, value.abs()),
+                _ => {}
+            }
+        }
+        for (k, square) in squares.iter().enumerate() {
+            consider(
+                Quantity {
+                    object: Some(k),
+                    name: "velocity",
+                },
+                square.sqrt(),
+            );
+        }
+        fastest.filter(|(_, speed)| *speed > 0.0)
+    }
+
+    fn collision(&self, t: f64, segment: usize) -> RunError {
         RunError::Collision {
             t,
             segment,
-            what: format!("{} and {}", name(segment), name(segment + 1)),
+            what: self.segment_ends(segment),
             distance: self.sim.settings.meeting_distance,
         }
     }
@@ -1123,10 +1521,7 @@ fn dynamics_failure(e: DynamicsError, t: f64) -> RunError {
             distance: 0.0,
         },
         DynamicsError::SingularGrip => RunError::SingularGrip { t },
-        other => RunError::NonFinite {
-            t,
-            detail: other.to_string(),
-        },
+        other => non_finite(t, other.to_string()),
     }
 }
 
@@ -1138,21 +1533,20 @@ fn state_failure(e: StateError, t: f64) -> RunError {
             what: format!("the objects at the ends of segment {segment}"),
             distance: 0.0,
         },
-        other => RunError::NonFinite {
-            t,
-            detail: other.to_string(),
-        },
+        other => non_finite(t, other.to_string()),
     }
 }
 
 fn integrate_failure(e: IntegrateError<DynamicsError>, phase: &'static str) -> RunError {
     match e {
-        IntegrateError::StepSizeCollapse { t, h } => RunError::StepSizeCollapse { t, h, phase },
-        IntegrateError::Rhs { t, source } => dynamics_failure(source, t),
-        other => RunError::NonFinite {
-            t: f64::NAN,
-            detail: other.to_string(),
+        IntegrateError::StepSizeCollapse { t, h } => RunError::StepSizeCollapse {
+            t,
+            h,
+            phase,
+            cause: String::new(),
         },
+        IntegrateError::Rhs { t, source } => dynamics_failure(source, t),
+        other => non_finite(other.time(), other.to_string()),
     }
 }
 
@@ -1160,15 +1554,73 @@ fn event_failure(e: EventError<DynamicsError>) -> RunError {
     match e {
         EventError::Events { t, source } => dynamics_failure(source, t),
         EventError::Integrate(e) => integrate_failure(e, "event location"),
-        EventError::NonFiniteEvent { t, member } => RunError::NonFinite {
-            t,
-            detail: format!("event function {member} is not finite"),
-        },
-        other => RunError::NonFinite {
-            t: f64::NAN,
-            detail: other.to_string(),
-        },
+        EventError::NonFiniteEvent { t, member } => {
+            non_finite(t, format!("event function {member}"))
+        }
+        other => non_finite(other.time(), other.to_string()),
     }
+}
+
+/// `x` to 3 significant digits, for messages.
+fn rounded(x: f64) -> f64 {
+    format!("{x:.2e}").parse().unwrap_or(x)
+}
+
+/// A non-finite failure at t (s) of `what`, to be explained by [`Runner::explain`].
+fn non_finite(t: f64, what: String) -> RunError {
+    RunError::NonFinite {
+        t,
+        phase: "",
+        what,
+        object: None,
+        cause: String::new(),
+    }
+}
+
+/// Steps per simulated second a run may take: the budget on top of the steps that the step
+/// bounds ask for (one per `max_step`, one per `rk4` step).
+fn step_budget(settings: &Settings) -> f64 {
+    let requested = match settings.method {
+        Method::Rk4 { step } => 1.0 / step,
+        _ => settings.max_step.map_or(0.0, |h| 1.0 / h),
+    };
+    settings.max_steps_per_second + requested
+}
+
+/// A count over consecutive windows of simulated time: a window starts at the first count
+/// after the previous one has passed.
+#[derive(Clone, Copy, Debug, Default)]
+struct WindowCount {
+    start: f64,
+    count: u64,
+}
+
+impl WindowCount {
+    /// Adds `n` at time `t` (s); the count within the current window of length `window` (s).
+    fn add(&mut self, t: f64, n: u64, window: f64) -> u64 {
+        if t - self.start > window {
+            *self = Self { start: t, count: 0 };
+        }
+        self.count += n;
+        self.count
+    }
+}
+
+/// The response time of a tracking hand on a stick of `mass` (kg): sqrt(M / k) for its
+/// stiffness, M / b for its damping, the shorter, s.
+fn tracking_time_scale(hand: &Tracking, mass: f64) -> f64 {
+    let stiffness = (hand.stiffness > 0.0).then(|| (mass / hand.stiffness).sqrt());
+    let damping = (hand.damping > 0.0).then(|| mass / hand.damping);
+    stiffness
+        .into_iter()
+        .chain(damping)
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// A time scale (s) of the run and what sets it, in words.
+struct TimeScale {
+    seconds: f64,
+    what: String,
 }
 
 /// Moves the diabolos (only) so that sum l = L and L' = 0 exactly, along the gradient of the
@@ -1208,5 +1660,57 @@ fn close_onto_string(state: &mut CartesianState, length: f64) {
         .sum();
     for (d, gi) in state.diabolos.iter_mut().zip(&g) {
         d.vel -= gi * (rate / norm2);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Consecutive windows: the count restarts at the first count after a window has passed.
+    #[test]
+    fn window_count_restarts_after_each_window() {
+        let mut window = WindowCount::default();
+        assert_eq!(window.add(0.0, 3, 0.1), 3);
+        assert_eq!(window.add(0.1, 2, 0.1), 5);
+        assert_eq!(window.add(0.15, 1, 0.1), 1);
+        assert_eq!(window.add(0.2, 4, 0.1), 5);
+    }
+
+    // The steps a fixed step or max_step ask for come on top of the budget.
+    #[test]
+    fn the_step_budget_adds_the_steps_the_settings_ask_for() {
+        let settings = Settings::default();
+        assert_eq!(step_budget(&settings), DEFAULT_MAX_STEPS_PER_SECOND);
+        let rk4 = Settings {
+            method: Method::Rk4 { step: 1e-6 },
+            ..Settings::default()
+        };
+        assert_eq!(step_budget(&rk4), DEFAULT_MAX_STEPS_PER_SECOND + 1e6);
+        let bounded = Settings {
+            max_step: Some(1e-3),
+            ..Settings::default()
+        };
+        assert_eq!(step_budget(&bounded), DEFAULT_MAX_STEPS_PER_SECOND + 1e3);
+    }
+
+    #[test]
+    fn quantities_are_named_with_their_object_in_words() {
+        let spin = Quantity {
+            object: Some(2),
+            name: "spin",
+        };
+        assert_eq!(quantity_name(spin, 2), "diabolo 2's spin");
+        let hand = Quantity {
+            object: Some(3),
+            name: "velocity",
+        };
+        assert_eq!(quantity_name(hand, 2), "the right stick's velocity");
+        let tension = Quantity {
+            object: None,
+            name: "tension",
+        };
+        assert_eq!(quantity_name(tension, 1), "the string's tension");
+        assert_eq!(rounded(9.764739638097944e-8), 9.76e-8);
     }
 }
