@@ -11,10 +11,11 @@
 //!   no `NaN s` times).
 //!
 //! Switches (environment variables):
-//! - `DIABOLO_FUZZ_CASES`: scenario cases (default 1200; table cases are a third of it).
+//! - `DIABOLO_FUZZ_CASES`: scenario cases (default 3000; table cases are a third of it).
 //!   `DIABOLO_FUZZ_CASES=100000 cargo test --release --test fuzz` is a long run.
 //! - `DIABOLO_FUZZ_SEED`: the seed (default fixed, so CI is reproducible).
 //! - `DIABOLO_FUZZ_CASE`: run only this case number (as printed by a failure).
+//! - `DIABOLO_FUZZ_VERBOSE`: print every case, its exit code and the first line of its message.
 //!
 //! Each failure is printed with its case number, what was mutated, the command and the
 //! message, and the input is kept under `target/fuzz-failures/`.
@@ -68,7 +69,7 @@ fn seed() -> u64 {
 }
 
 fn scenario_cases() -> usize {
-    env_number("DIABOLO_FUZZ_CASES").map_or(1200, |n| n as usize)
+    env_number("DIABOLO_FUZZ_CASES").map_or(3000, |n| n as usize)
 }
 
 fn workspace() -> PathBuf {
@@ -150,6 +151,10 @@ struct Case {
     what: String,
     problems: Vec<String>,
     input: Option<(String, Vec<u8>)>,
+    /// The exit code of the case's last command (`run` for a scenario).
+    exit: Option<i32>,
+    /// The first line of that command's message.
+    message: String,
 }
 
 impl Case {
@@ -159,12 +164,23 @@ impl Case {
             what: String::new(),
             problems: Vec::new(),
             input: None,
+            exit: None,
+            message: String::new(),
         }
     }
 
     /// The checks every command must pass: an allowed exit code within the limits, and a
     /// bounded message in the user's words.
     fn expect(&mut self, command: &str, outcome: &Outcome, allowed: &[i32]) {
+        self.exit = outcome.code;
+        self.message = outcome
+            .stderr
+            .lines()
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(200)
+            .collect();
         if outcome.killed {
             self.problems.push(format!(
                 "{command}: still running after {} s (killed)",
@@ -340,7 +356,10 @@ fn mutate(doc: &mut Value, rng: &mut SplitMix) -> String {
         .filter(|p| doc.pointer(p).is_some_and(Value::is_string))
         .collect();
     let choice = rng.int(0, 9);
-    if (choice <= 3 && !numbers.is_empty()) || objects.is_empty() {
+    if objects.is_empty() && numbers.is_empty() {
+        return "nothing (no object or number left)".into();
+    }
+    if (choice <= 3 || objects.is_empty()) && !numbers.is_empty() {
         let at = (*pick(rng, &numbers)).clone();
         let x = *pick(rng, &EXTREMES);
         *doc.pointer_mut(&at).unwrap() = json!(x);
@@ -418,6 +437,39 @@ fn mutate(doc: &mut Value, rng: &mut SplitMix) -> String {
     }
 }
 
+/// Scales one number of the document by a factor from 1/2 to 2 (or flips its sign): values a
+/// careless user or a sweep might give, mostly within the accepted ranges.
+fn perturb(doc: &mut Value, rng: &mut SplitMix) -> String {
+    let mut all = Vec::new();
+    places(doc, String::new(), &mut all);
+    let numbers: Vec<&String> = all
+        .iter()
+        .filter(|p| doc.pointer(p).is_some_and(Value::is_number))
+        .collect();
+    if numbers.is_empty() {
+        return "nothing".into();
+    }
+    let at = (*pick(rng, &numbers)).clone();
+    let slot = doc.pointer_mut(&at).unwrap();
+    let old = slot.as_f64().unwrap();
+    let factor = if rng.int(0, 19) == 0 {
+        -1.0
+    } else {
+        2f64.powf(rng.uniform(-1.0, 1.0))
+    };
+    let new = if old == 0.0 {
+        rng.uniform(-1.0, 1.0)
+    } else {
+        old * factor
+    };
+    *slot = if slot.is_i64() || slot.is_u64() {
+        json!(new.round() as i64)
+    } else {
+        json!(new)
+    };
+    format!("{at}: {old} -> {}", slot)
+}
+
 /// JSON text of `value` with the first key of the object at `duplicate_at` written twice.
 fn text_with_duplicate(value: &Value, here: &str, duplicate_at: &str, out: &mut String) {
     match value {
@@ -483,8 +535,16 @@ fn scenario_case(
     let (name, base) = pick(rng, scenarios);
     let mut doc = base.clone();
     let mut what = vec![name.clone()];
-    for _ in 0..rng.int(1, 3) {
-        what.push(mutate(&mut doc, rng));
+    let plausible = rng.coin();
+    if plausible {
+        // Plausible but unusual physics: most of these runs go through the simulation.
+        for _ in 0..rng.int(1, 4) {
+            what.push(perturb(&mut doc, rng));
+        }
+    } else {
+        for _ in 0..rng.int(1, 3) {
+            what.push(mutate(&mut doc, rng));
+        }
     }
     let mut sets = Vec::new();
     if rng.int(0, 5) == 0 {
@@ -516,17 +576,17 @@ fn scenario_case(
         what.push(format!("--set {key}={shown}"));
         sets.push(format!("{key}={value}"));
     }
-    let text = match rng.int(0, 19) {
-        0 => {
-            let mut all = Vec::new();
-            places(&doc, String::new(), &mut all);
-            let objects: Vec<&String> = all
-                .iter()
-                .filter(|p| {
-                    doc.pointer(p)
-                        .is_some_and(|v| v.as_object().is_some_and(|m| !m.is_empty()))
-                })
-                .collect();
+    let mut all = Vec::new();
+    places(&doc, String::new(), &mut all);
+    let objects: Vec<&String> = all
+        .iter()
+        .filter(|p| {
+            doc.pointer(p)
+                .is_some_and(|v| v.as_object().is_some_and(|m| !m.is_empty()))
+        })
+        .collect();
+    let text = match if plausible { 19 } else { rng.int(0, 19) } {
+        0 if !objects.is_empty() => {
             let at = (*pick(rng, &objects)).clone();
             what.push(format!("first key of {at:?} written twice"));
             let mut text = String::new();
@@ -1037,8 +1097,11 @@ fn fuzz(
     body: &(dyn Fn(usize, &mut SplitMix) -> Case + Sync),
 ) {
     let only = env_number("DIABOLO_FUZZ_CASE").map(|n| n as usize);
+    let verbose = std::env::var_os("DIABOLO_FUZZ_VERBOSE").is_some();
     let next = AtomicUsize::new(0);
     let failed: Mutex<Vec<Case>> = Mutex::new(Vec::new());
+    // Cases ending with exit 0, 1, 2 and anything else.
+    let exits: Mutex<[usize; 4]> = Mutex::new([0; 4]);
     let start = Instant::now();
     std::thread::scope(|scope| {
         for _ in 0..2 {
@@ -1053,6 +1116,17 @@ fn fuzz(
                 let mut rng =
                     SplitMix::new(seed() ^ salt ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
                 let case = body(i, &mut rng);
+                let slot = match case.exit {
+                    Some(code @ 0..=2) => code as usize,
+                    _ => 3,
+                };
+                exits.lock().unwrap()[slot] += 1;
+                if verbose {
+                    eprintln!(
+                        "{label} {i}: exit {:?}: {} => {}",
+                        case.exit, case.what, case.message
+                    );
+                }
                 if !case.problems.is_empty() {
                     failed.lock().unwrap().push(case);
                 }
@@ -1061,12 +1135,24 @@ fn fuzz(
     });
     let mut failed = failed.into_inner().unwrap();
     failed.sort_by_key(|c| c.number);
+    let exits = exits.into_inner().unwrap();
     eprintln!(
-        "fuzz {label}: {cases} cases, seed {:#x}, {} failed, {:.1} s",
+        "fuzz {label}: {cases} cases, seed {:#x}, {} failed, {:.1} s; exit 0 / 1 / 2 / other: {exits:?}",
         seed(),
         failed.len(),
         start.elapsed().as_secs_f64()
     );
+    // A harness that refuses everything (a flag renamed, a broken base file) or accepts
+    // everything proves nothing: both outcomes must be common.
+    if only.is_none() && cases >= 100 {
+        for (code, what) in [(0, "succeeded"), (2, "were refused as bad input")] {
+            assert!(
+                exits[code] * 10 >= cases,
+                "only {} of {cases} {label} cases {what}: the fuzzing is not exercising the command",
+                exits[code]
+            );
+        }
+    }
     if failed.is_empty() {
         return;
     }
