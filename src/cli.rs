@@ -496,14 +496,7 @@ fn sweep(args: &SweepArgs) -> Result<(), CliError> {
             },
         )
         .map_err(|e| match e {
-            SweepRunError::Write(source) => CliError::Output {
-                what: "cannot write",
-                path: args
-                    .output
-                    .clone()
-                    .unwrap_or_else(|| "standard output".into()),
-                source,
-            },
+            SweepRunError::Write(source) => write_error(args.output.as_deref(), source),
             threads @ SweepRunError::Threads { .. } => CliError::Run(threads.to_string()),
         })?;
     if let Some(bar) = bar {
@@ -654,6 +647,15 @@ fn finish_picture<T>(
     }
 }
 
+/// A failed write to `output`, or to standard output when there is none.
+fn write_error(output: Option<&Path>, source: io::Error) -> CliError {
+    CliError::Output {
+        what: "cannot write",
+        path: output.map_or_else(|| "standard output".into(), Path::to_path_buf),
+        source,
+    }
+}
+
 /// Opens the `-o` output file (see [`create_output`]).
 fn create(path: &Path) -> Result<AtomicFile, CliError> {
     create_output("-o", path)
@@ -728,14 +730,7 @@ fn run(args: &RunArgs) -> Result<(), CliError> {
         None => Box::new(io::BufWriter::with_capacity(1 << 16, stdout.lock())),
     };
     let n = simulation.initial.diabolo_count();
-    let write_failed = |source| CliError::Output {
-        what: "cannot write",
-        path: args
-            .output
-            .clone()
-            .unwrap_or_else(|| "standard output".into()),
-        source,
-    };
+    let write_failed = |source| write_error(args.output.as_deref(), source);
     let mut writer = match TrajectoryWriter::new(sink, n) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
         other => other.map_err(write_failed)?,

@@ -152,6 +152,18 @@ fn cases() -> Vec<Case> {
             "initial.right.pos",
         ),
         c(
+            "a path starting the sticks farther apart than L",
+            Changed(|d| {
+                remove(d, "initial", "right");
+                set(
+                    d,
+                    "drive.right",
+                    json!({"type": "path", "keyframes": [[0.0, 1.2, 1.5]]}),
+                );
+            }),
+            "drive.right (its path at t = 0)",
+        ),
+        c(
             "diabolo above the string",
             Changed(|d| set(d, "initial.diabolos[0]", json!({"pos": [0.0, 1.6]}))),
             "initial.diabolos[0].pos",

@@ -188,8 +188,13 @@ impl Scenario {
         let length = params.string_length;
         let distance = (sticks[1].pos - sticks[0].pos).norm();
         if distance >= length {
+            // Name where the right stick's start was given: its `initial` entry, or its path.
+            let at = match (&self.initial.right, &drives[1]) {
+                (None, Drive::Path(_) | Drive::Tracking(..)) => "drive.right (its path at t = 0)",
+                _ => "initial.right.pos",
+            };
             return Err(invalid(
-                "initial.right.pos",
+                at,
                 show(sticks[1].pos),
                 format!(
                     "the sticks are {} m apart, not closer than the string length {} m",
