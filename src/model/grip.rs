@@ -17,7 +17,49 @@
 
 use super::friction::AxleMode;
 use super::geometry::Kinematics;
-use super::params::Params;
+use super::params::{FrictionLaw, Params};
+
+/// How far a gripping axle is from slipping: two margins that reach 0 at the capstan bounds
+/// (model.md: it unsticks when the ratio needed reaches exp(+-c theta'), the bearing's upper
+/// bound being 1), the upper one when the string would slip positive (T_k / T_{k-1} too large),
+/// the lower one when it would slip negative.
+///
+/// `base_tension` is T_0 and `before`, `after` are the ratios d_{k-1}, d_k of the axle's two
+/// segments (T_j = T_0 d_j). While both tensions are positive the margins are the log form
+/// c theta' -+ ln(d_k / d_{k-1}). The grip solve lets a tension of a gripping axle pass through
+/// zero inside one step (the string loosening, or a bound so wide that exp(-c theta') is near 0),
+/// and there the logarithm is undefined (NaN at a step's end stopped the run). There the
+/// margins take the tension form T_{k-1} - exp(-c theta') T_k (bearing: T_{k-1} - T_k) and
+/// T_k - exp(-c theta') T_{k-1}, in N: finite, and of the same sign as the log form wherever both
+/// are defined, so each margin changes sign exactly once, at its bound, and the event is located
+/// there. Only exp(-c theta') <= 1 enters, so no factor overflows.
+pub fn grip_margins(
+    law: FrictionLaw,
+    friction: f64,
+    contact_angle: f64,
+    base_tension: f64,
+    before: f64,
+    after: f64,
+) -> (f64, f64) {
+    let bound = friction * contact_angle;
+    let (tension_before, tension_after) = (base_tension * before, base_tension * after);
+    if tension_before > 0.0 && tension_after > 0.0 {
+        let log_ratio = (after / before).ln();
+        let upper = if law == FrictionLaw::Bearing {
+            0.0
+        } else {
+            bound
+        };
+        return (upper - log_ratio, log_ratio + bound);
+    }
+    let shrink = (-bound).exp();
+    let upper = if law == FrictionLaw::Bearing {
+        tension_before - tension_after
+    } else {
+        tension_before - shrink * tension_after
+    };
+    (upper, tension_after - shrink * tension_before)
+}
 
 /// A stick input resolved in the stick's own frame.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -12,9 +12,10 @@ use nalgebra::Vector2;
 use std::f64::consts::{PI, TAU};
 
 use crate::model::friction::{Axles, SlipReference};
+use crate::model::grip;
 use crate::model::{
-    tension, AxleMode, Body, CartesianState, DiaboloState, DynamicsError, FrictionLaw, Kinematics,
-    Params, StickInput, TautDynamics,
+    tension, AxleMode, Body, CartesianState, DiaboloState, DynamicsError, Kinematics, Params,
+    StickInput, TautDynamics,
 };
 
 use super::drive::Drive;
@@ -214,7 +215,8 @@ impl TautSystem {
     /// - `[0]` T_0 (loosening);
     /// - `[1 + 2(k-1)]`, `[2 + 2(k-1)]` for axle k: slipping, the slip speed along its direction
     ///   (reversal); gripping, the margins c theta' -+ ln(T_k/T_{k-1}) to the capstan bounds
-    ///   (unsticking); always positive under the tanh law;
+    ///   (unsticking; in tension form where a tension is not positive, see
+    ///   [`grip::grip_margins`]); always positive under the tanh law;
     /// - `[1 + 2N + 2(k-1)]`, `[2 + 2N + 2(k-1)]`: theta_k - 2 pi k_k and 2 pi (k_k + 1) - theta_k
     ///   (knot change down / up), with k_k the knot degree at the segment's start (`knots`);
     /// - `[1 + 4N + (k-1)]`: |theta_k| - pi (the diabolo would leave the string);
@@ -233,16 +235,14 @@ impl TautSystem {
                 (_, AxleMode::Slipping(direction)) => {
                     (direction_sign(direction) * contact.slip_speed, 1.0)
                 }
-                (law, AxleMode::Stuck) => {
-                    let log_ratio = (ratios[k + 1] / ratios[k]).ln();
-                    let bound = params.friction * contact.contact_angle;
-                    let upper = if law == FrictionLaw::Bearing {
-                        0.0
-                    } else {
-                        bound
-                    };
-                    (upper - log_ratio, log_ratio + bound)
-                }
+                (law, AxleMode::Stuck) => grip::grip_margins(
+                    law,
+                    params.friction,
+                    contact.contact_angle,
+                    self.dynamics.tension().base_tension,
+                    ratios[k],
+                    ratios[k + 1],
+                ),
             };
             out[1 + 2 * k] = a;
             out[2 + 2 * k] = b;
