@@ -7,11 +7,14 @@
 //! step's end, so the locator failed instead of finding the bound. The margins are now linear in
 //! the tensions (model::grip::grip_margins).
 //!
-//! Checked here: the four shipped scenarios at the friction that failed run to their end; each
-//! closes its energy ledger independently of the event logic (E - E0 = hand work - friction loss
-//! - drag loss - impact loss at every row); a gripping axle's slip speed, computed from the
-//! Cartesian rows, stays 0 while it grips; the grip never needs more than c; the margins agree
-//! with the log form where that is defined and stay finite where it is not.
+//! Checked here:
+//! - the four shipped scenarios at the friction that failed run to their end, with no failure;
+//! - each closes its energy ledger, independently of the event logic: E - E0 = hand work minus
+//!   the friction, drag and impact losses at every row;
+//! - a gripping axle's slip speed, computed from the Cartesian rows, stays 0 while it grips,
+//!   and the grip never needs more than c;
+//! - the margins are the log form where that is defined, and elsewhere finite and of the sign
+//!   of the tension form, so that each changes sign once, at its bound.
 
 use std::fs;
 use std::path::{Path, PathBuf};
