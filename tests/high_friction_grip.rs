@@ -23,7 +23,7 @@ use std::process::Command;
 use diabolo::model::grip::grip_margins;
 use diabolo::model::FrictionLaw;
 use diabolo::scenario::Scenario;
-use diabolo::simulation::run::{Event, EventKind, Row, RunReport};
+use diabolo::simulation::run::{Event, EventKind, Row, RunError, RunReport};
 
 /// The scenarios and the capstan friction at which each failed after a grip.
 const FAILED_AT: [(&str, &str); 5] = [
@@ -38,20 +38,33 @@ fn scenario_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
 }
 
-/// The shipped scenario `name` with `params.friction` set, run through the library, with rows
-/// every `interval` s.
-fn run_at(name: &str, friction: &str, interval: &str) -> (RunReport, Vec<Row>, f64) {
+/// The shipped scenario `name` with `overrides` (`--set` pairs), run through the library, each
+/// row passed to `on_row`; also the scenario's duration.
+fn run_with(
+    name: &str,
+    overrides: &[(&str, &str)],
+    on_row: &mut dyn FnMut(&Row),
+) -> (RunReport, f64) {
     let dir = scenario_dir();
     let text = fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
-    let overrides = [
-        ("params.friction".to_string(), friction.to_string()),
-        ("sim.output_interval".to_string(), interval.to_string()),
-    ];
+    let overrides: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     let scenario = Scenario::parse(&text, &overrides).unwrap();
     let sim = scenario.build(&dir).unwrap();
+    (sim.run(on_row), scenario.sim.duration)
+}
+
+/// The shipped scenario `name` with `params.friction` set and rows every `interval` s.
+fn run_at(name: &str, friction: &str, interval: &str) -> (RunReport, Vec<Row>, f64) {
     let mut rows = Vec::new();
-    let report = sim.run(&mut |row| rows.push(row.clone()));
-    (report, rows, scenario.sim.duration)
+    let overrides = [
+        ("params.friction", friction),
+        ("sim.output_interval", interval),
+    ];
+    let (report, duration) = run_with(name, &overrides, &mut |row| rows.push(row.clone()));
+    (report, rows, duration)
 }
 
 /// Runs that must reach their end, with the events' text for messages.
@@ -181,6 +194,54 @@ fn the_grip_needed_never_exceeds_the_capstan_coefficient() {
             "{name} at c = {friction}: grip needed {needed}"
         );
     }
+}
+
+/// Every `scenarios/*.json`, by file stem.
+fn scenario_names() -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(scenario_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .map(|path| path.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_scenario_at_every_friction_up_to_5_runs_or_stops_for_a_physical_reason() {
+    // Before the fix 44 of these 220 runs ended "event function 1 is not finite": under the step
+    // law snap and snap_bouncy from c = 0.65, elevator from 1, sun from 2, whip from 3, swing at
+    // 3.5 and 5, two_diabolos at 5; under the bearing law elevator from 1.
+    let mut failures = Vec::new();
+    for name in scenario_names() {
+        for law in ["step", "bearing"] {
+            for friction in [
+                "0.3", "0.5", "0.65", "0.7", "1", "1.5", "2", "3", "3.5", "4", "5",
+            ] {
+                let overrides = [
+                    ("params.friction", friction),
+                    ("params.friction_law", &format!("\"{law}\"")),
+                ];
+                let (report, duration) = run_with(&name, &overrides, &mut |_| {});
+                let what = format!("{name}, {law} law, c = {friction}");
+                match &report.failure {
+                    None => assert_eq!(report.end_time, duration, "{what}"),
+                    Some(
+                        failure @ (RunError::Collision { .. }
+                        | RunError::LeftString { .. }
+                        | RunError::CaughtFlying { .. }),
+                    ) => failures.push(format!("{what}: {failure}")),
+                    Some(other) => panic!("{what}: {other}"),
+                }
+            }
+        }
+    }
+    // Only two diabolos stop early: they meet, or one leaves the string (not modelled yet).
+    assert!(
+        failures.iter().all(|f| f.starts_with("two_diabolos")),
+        "{failures:#?}"
+    );
 }
 
 #[test]
