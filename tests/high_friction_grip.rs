@@ -231,7 +231,15 @@ fn every_scenario_at_every_friction_up_to_5_runs_or_stops_for_a_physical_reason(
                         failure @ (RunError::Collision { .. }
                         | RunError::LeftString { .. }
                         | RunError::CaughtFlying { .. }),
-                    ) => failures.push(format!("{what}: {failure}")),
+                    ) => {
+                        // The failure is logged, and named, at the last time reached.
+                        let logged = report.events.last().unwrap();
+                        assert_eq!(logged.kind, EventKind::Failure, "{what}");
+                        assert_eq!(logged.t, report.end_time, "{what}");
+                        let named = format!("t = {:.6} s", report.end_time);
+                        assert!(failure.to_string().starts_with(&named), "{what}: {failure}");
+                        failures.push(format!("{what}: {failure}"));
+                    }
                     Some(other) => panic!("{what}: {other}"),
                 }
             }
