@@ -9,8 +9,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::display::compact;
 
-/// Wall time before the bar appears.
+/// Wall time before the bar appears, unless `DIABOLO_PROGRESS_AFTER` (seconds) says otherwise.
 const QUIET_START: Duration = Duration::from_secs(1);
+
+/// The environment variable that sets the wall time before the bar appears, s.
+pub const PROGRESS_AFTER_VARIABLE: &str = "DIABOLO_PROGRESS_AFTER";
 
 /// Bar positions over the duration (the bar shows whole percents).
 const POSITIONS: u64 = 1000;
@@ -21,6 +24,8 @@ pub struct RunProgress {
     /// The run's duration, s; `None` when no bar is ever shown.
     duration: Option<f64>,
     start: Instant,
+    /// Wall time before the bar appears.
+    quiet_start: Duration,
     bar: Option<ProgressBar>,
 }
 
@@ -36,6 +41,7 @@ impl RunProgress {
         Self {
             duration: shown.then_some(duration),
             start: Instant::now(),
+            quiet_start: quiet_start(std::env::var(PROGRESS_AFTER_VARIABLE).ok().as_deref()),
             bar: None,
         }
     }
@@ -46,7 +52,7 @@ impl RunProgress {
             return;
         };
         if self.bar.is_none() {
-            if self.start.elapsed() < QUIET_START {
+            if self.start.elapsed() < self.quiet_start {
                 return;
             }
             self.bar = Some(bar(duration, self.start.elapsed()));
@@ -62,6 +68,15 @@ impl RunProgress {
             bar.finish_and_clear();
         }
     }
+}
+
+/// The wall time before the bar appears: `setting` in seconds when it is a number from 0 to
+/// 10^6, else the default second.
+fn quiet_start(setting: Option<&str>) -> Duration {
+    setting
+        .and_then(|text| text.trim().parse::<f64>().ok())
+        .filter(|seconds| (0.0..=1e6).contains(seconds))
+        .map_or(QUIET_START, Duration::from_secs_f64)
 }
 
 /// The bar, in the sweep's style, started `elapsed` ago.
@@ -94,12 +109,22 @@ mod tests {
     #[test]
     fn the_bar_appears_after_a_second_at_the_simulated_fraction() {
         let mut progress = RunProgress::with_display(10.0, true);
-        progress.start -= QUIET_START;
+        progress.start -= progress.quiet_start;
         progress.reached(2.5);
         let bar = progress.bar.as_ref().expect("a bar after a second");
         assert_eq!(bar.position(), 250);
         assert_eq!(bar.length(), Some(POSITIONS));
         progress.finish();
         assert!(progress.bar.is_none());
+    }
+
+    #[test]
+    fn the_wait_before_the_bar_is_a_second_unless_set_to_a_sound_number() {
+        assert_eq!(quiet_start(None), QUIET_START);
+        assert_eq!(quiet_start(Some("0")), Duration::ZERO);
+        assert_eq!(quiet_start(Some(" 2.5 ")), Duration::from_millis(2500));
+        for unsound in ["", "soon", "-1", "NaN", "inf", "1e300"] {
+            assert_eq!(quiet_start(Some(unsound)), QUIET_START, "{unsound:?}");
+        }
     }
 }
