@@ -282,13 +282,17 @@ pub fn modes_from_signs(signs: &[f64]) -> Vec<diabolo::model::AxleMode> {
         .collect()
 }
 
-/// Asserts |actual - expected| <= rel * scale, naming the quantity.
+/// Asserts |actual - expected| <= rel * scale, naming the quantity. Scalars and nalgebra vectors
+/// alike: a vector passes when every component does (approx's `abs_diff_eq`).
 #[track_caller]
-pub fn assert_close(actual: f64, expected: f64, rel: f64, scale: f64, what: &str) {
+pub fn assert_close<T>(actual: T, expected: T, rel: f64, scale: f64, what: &str)
+where
+    T: approx::AbsDiffEq<Epsilon = f64> + std::ops::Sub<Output = T> + Copy + std::fmt::Debug,
+{
     assert!(
-        (actual - expected).abs() <= rel * scale,
-        "{what}: {actual} vs {expected} (difference {:.3e}, allowed {:.3e})",
-        (actual - expected).abs(),
+        approx::abs_diff_eq!(actual, expected, epsilon = rel * scale),
+        "{what}: {actual:?} vs {expected:?} (difference {:?}, allowed {:.3e})",
+        actual - expected,
         rel * scale
     );
 }
