@@ -7,6 +7,7 @@
 
 mod common;
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use common::*;
 use diabolo::model::grip::{FrameInput, GripSolver};
 use diabolo::model::{mechanical_energy, AxleMode, FrictionLaw, StickInput, TautDynamics};
@@ -163,11 +164,11 @@ fn gripping_axle_holds_its_slip_and_newton_holds() {
             // ...and is zero where the axle grips.
             if modes[k] == AxleMode::Stuck {
                 assert!(
-                    rate.abs() < 1e-5 * (1.0 + scale),
+                    abs_diff_eq!(rate, 0.0, epsilon = 1e-5 * (1.0 + scale)),
                     "trial {trial}: axle {} slip rate {rate}",
                     k + 1
                 );
-                assert!(predicted[k].abs() < 1e-9 * (1.0 + scale));
+                assert_abs_diff_eq!(predicted[k], 0.0, epsilon = 1e-9 * (1.0 + scale));
             }
         }
     }

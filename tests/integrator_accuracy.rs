@@ -1,6 +1,7 @@
 //! Accuracy of the explicit Runge-Kutta steppers: tableaus, dense output, global error against
 //! exact solutions, observed orders, failure modes and allocation-free stepping.
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use diabolo::simulation::{
     Direction, ErrorWeights, EventLocator, EventOptions, EventSpec, EventSystem, IntegrateError,
     Method, OdeSystem, OptionsError, Stepper, StepperOptions, Tableau,
@@ -216,7 +217,7 @@ fn check_order_conditions(name: &str, tab: &Tableau, quadrature_order: i32) {
         assert_eq!(row.len(), i, "{name}: row {i} length");
         let row_sum: f64 = row.iter().sum();
         assert!(
-            (row_sum - c[i]).abs() < tol,
+            abs_diff_eq!(row_sum, c[i], epsilon = tol),
             "{name}: row {i} sums to {row_sum}, c = {}",
             c[i]
         );
@@ -247,7 +248,7 @@ fn check_order_conditions(name: &str, tab: &Tableau, quadrature_order: i32) {
     ];
     for (what, value, expected) in conditions {
         assert!(
-            (value - expected).abs() < tol,
+            abs_diff_eq!(value, expected, epsilon = tol),
             "{name}: {what} = {value}, expected {expected}"
         );
     }
@@ -255,7 +256,7 @@ fn check_order_conditions(name: &str, tab: &Tableau, quadrature_order: i32) {
         let value = sum((0..s).map(|i| b[i] * c[i].powi(k)));
         let expected = 1.0 / f64::from(k + 1);
         assert!(
-            (value - expected).abs() < tol,
+            abs_diff_eq!(value, expected, epsilon = tol),
             "{name}: sum b c^{k} = {value}, expected {expected}"
         );
     }
@@ -266,7 +267,10 @@ fn check_order_conditions(name: &str, tab: &Tableau, quadrature_order: i32) {
 fn check_error_weights(name: &str, tab: &Tableau, weights: &[f64], order: i32) {
     for k in 0..order {
         let value = sum(weights.iter().zip(tab.c).map(|(w, c)| w * c.powi(k)));
-        assert!(value.abs() < 1e-13, "{name}: sum w c^{k} = {value}");
+        assert!(
+            abs_diff_eq!(value, 0.0, epsilon = 1e-13),
+            "{name}: sum w c^{k} = {value}"
+        );
     }
 }
 
@@ -292,7 +296,7 @@ fn tableaus_satisfy_order_conditions() {
     check_error_weights("dop853 e3", dop853, e3, 3);
     // A control: the weights b themselves are not an error estimate.
     let sum_b: f64 = dopri5.weights().iter().sum();
-    assert!((sum_b - 1.0).abs() < 1e-15);
+    assert_abs_diff_eq!(sum_b, 1.0, epsilon = 1e-15);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -316,7 +320,7 @@ fn dense_output_reproduces_step_endpoints() {
             stepper.interpolate(before_end, &mut out).unwrap();
             for (o, y) in out.iter().zip(stepper.y()) {
                 assert!(
-                    (o - y).abs() <= 1e-14 * y.abs().max(1.0),
+                    abs_diff_eq!(o, y, epsilon = 1e-14 * y.abs().max(1.0)),
                     "{method:?}: {o} vs {y}"
                 );
             }
@@ -554,8 +558,8 @@ fn rk4_lands_exactly_on_the_limit() {
         }
     }
     assert_eq!(sizes.len(), 4);
-    assert!(sizes[..3].iter().all(|&h| (h - 0.3).abs() < 1e-15));
-    assert!((sizes[3] - 0.1).abs() < 1e-12);
+    assert_abs_diff_eq!(sizes[..3], [0.3; 3][..], epsilon = 1e-15);
+    assert_abs_diff_eq!(sizes[3], 0.1, epsilon = 1e-12);
     assert_eq!(stepper.stats().rejected_steps, 0);
 }
 
@@ -574,7 +578,7 @@ fn singularity_collapses_the_step() {
         .expect("the stepper must stop at the pole");
     match error {
         IntegrateError::StepSizeCollapse { t, h } => {
-            assert!((1.0 - t).abs() < 1e-9 && t < 1.0, "t = {t}");
+            assert!(abs_diff_eq!(t, 1.0, epsilon = 1e-9) && t < 1.0, "t = {t}");
             assert!(h < 1e-12, "h = {h:e}");
             assert!(error.to_string().contains("stiff"));
         }

@@ -4,6 +4,7 @@
 
 mod common;
 
+use approx::abs_diff_eq;
 use common::*;
 use diabolo::model::energy::kinetic_energy;
 use diabolo::model::{
@@ -30,7 +31,7 @@ proptest! {
         dynamics.evaluate(&x, &[StickInput::RELEASED; 2], &vec![AxleMode::from_slip(1.0); n]).unwrap();
         let o = dynamics.kinematics().objects();
         let right: f64 = 2.0 * (1..=n).map(|i| o[i].cos_phi * o[i].sin_psi).sum::<f64>();
-        prop_assert!((o[0].cos_phi + o[n + 1].cos_phi - right).abs() < 1e-12 * (1.0 + n as f64));
+        prop_assert!(abs_diff_eq!(o[0].cos_phi + o[n + 1].cos_phi, right, epsilon = 1e-12 * (1.0 + n as f64)));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 mod common;
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use common::*;
 use diabolo::model::{
     CartesianState, FrictionLaw, Kinematics, ReducedLayout, StickInput, TautDynamics,
@@ -154,7 +155,11 @@ fn frames_point_as_the_note_defines() {
         for i in 1..=n {
             assert!((kin.segment_direction(i) - e(i)).norm() < 1e-12);
             let bisector = e(i) - e(i - 1);
-            assert!(o[i].beta().perp(&bisector).abs() < 1e-12 * (1.0 + bisector.norm()));
+            assert_abs_diff_eq!(
+                o[i].beta().perp(&bisector),
+                0.0,
+                epsilon = 1e-12 * (1.0 + bisector.norm())
+            );
         }
         assert!(o[0].phi >= 0.0 && o[0].phi < TAU);
     }
@@ -253,7 +258,7 @@ proptest! {
         let x = layout.reduce(&state, length, 1e-9).unwrap().into_values();
         let again = layout.reduce(&layout.expand(&x, length).unwrap(), length, 1e-9).unwrap();
         for (a, b) in again.values().iter().zip(&x) {
-            prop_assert!((a - b).abs() < 1e-11 * (1.0 + b.abs()), "{} vs {}", a, b);
+            prop_assert!(abs_diff_eq!(a, b, epsilon = 1e-11 * (1.0 + b.abs())), "{} vs {}", a, b);
         }
         for i in 1..=state.diabolo_count() {
             let theta = x[layout.theta(i)];

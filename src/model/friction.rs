@@ -176,6 +176,7 @@ impl Axles {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
 
     #[test]
     fn step_and_bearing_laws_follow_the_note() {
@@ -194,8 +195,16 @@ mod tests {
     fn tanh_law_tends_to_the_step_law_for_a_narrow_width() {
         let law = FrictionLaw::Tanh { width: 1e-6 };
         let any = AxleMode::from_slip(0.0);
-        assert!((effective_friction(law, 0.17, 0.01, any) - 0.17).abs() < 1e-12);
-        assert!((effective_friction(law, 0.17, -0.01, any) + 0.17).abs() < 1e-12);
+        assert_abs_diff_eq!(
+            effective_friction(law, 0.17, 0.01, any),
+            0.17,
+            epsilon = 1e-12
+        );
+        assert_abs_diff_eq!(
+            effective_friction(law, 0.17, -0.01, any),
+            -0.17,
+            epsilon = 1e-12
+        );
         assert_eq!(effective_friction(law, 0.17, 0.0, any), 0.0);
     }
 

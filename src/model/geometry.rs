@@ -322,13 +322,15 @@ impl Kinematics {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
 
     #[test]
     fn wrap_angle_lands_in_half_open_interval() {
         for a in [-7.0, -PI, -1e-18, 0.0, 3.0, PI, 7.5, 100.0] {
             let w = wrap_angle(a);
             assert!((-PI..PI).contains(&w), "{a} -> {w}");
-            assert!(((a - w) / TAU - ((a - w) / TAU).round()).abs() < 1e-12);
+            let turns = (a - w) / TAU;
+            assert_abs_diff_eq!(turns, turns.round(), epsilon = 1e-12);
         }
     }
 }
