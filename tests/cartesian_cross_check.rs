@@ -6,6 +6,7 @@
 
 mod common;
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use common::reference::reference_run;
 use common::{held, pair_on_taut_string};
 use diabolo::model::{CartesianState, ParamValues, Params};
@@ -49,7 +50,7 @@ fn compare(
     assert_eq!(rows.len(), reference.samples.len());
     let mut worst = 0.0_f64;
     for (row, (t, state)) in rows.iter().zip(&reference.samples) {
-        assert!((row.t - t).abs() < 1e-12);
+        assert_abs_diff_eq!(row.t, *t, epsilon = 1e-12);
         for k in 0..state.diabolo_count() + 2 {
             worst = worst.max((row.state.position(k) - state.position(k)).norm());
         }
@@ -68,7 +69,7 @@ fn compare(
     );
     for ((t, kind), (rt, rkind)) in ours.iter().zip(&reference.events) {
         assert_eq!(kind, rkind);
-        assert!((t - rt).abs() < 1e-8, "{kind} at {t} vs {rt}");
+        assert!(abs_diff_eq!(t, rt, epsilon = 1e-8), "{kind} at {t} vs {rt}");
     }
     eprintln!(
         "worst position gap {worst:e} m over {} rows, events {ours:?}",

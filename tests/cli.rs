@@ -3,6 +3,7 @@
 //! run-time failure, and byte-identical repeated runs. The CSV numbers are checked to round-trip
 //! exactly to the library's own rows.
 
+use approx::abs_diff_eq;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
@@ -176,7 +177,7 @@ fn quiet_silences_the_summary_and_set_overrides_fields() {
     assert_eq!(rows.last().unwrap()[0], "0.2");
     // The spin as set (the starting impulse of the waving hand changes it by about 1e-3).
     let spin: f64 = rows[0][14].parse().unwrap();
-    assert!((spin - 5.0).abs() < 0.01, "{spin}");
+    assert!(abs_diff_eq!(spin, 5.0, epsilon = 0.01), "{spin}");
     let _ = std::fs::remove_dir_all(&d);
 }
 

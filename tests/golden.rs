@@ -44,6 +44,7 @@
 //! gone. It refuses to bless a scenario whose run fails before its duration. Review the change
 //! with `git diff --stat tests/golden` before committing it. See also `tests/golden/README.md`.
 
+use approx::abs_diff_eq;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -300,7 +301,7 @@ fn a_moved_value_fails_the_check_naming_its_column_and_time() {
     let d1_y = &report.columns[column - 1];
     assert_eq!(d1_y.name, "d1_y");
     assert_eq!(d1_y.at, t, "the failure is placed at the moved row's time");
-    assert!((d1_y.worst - 1e-5).abs() < 1e-12, "{shown}");
+    assert!(abs_diff_eq!(d1_y.worst, 1e-5, epsilon = 1e-12), "{shown}");
     assert!(d1_y.worst_ratio > 50.0, "{shown}");
     let line = shown
         .lines()

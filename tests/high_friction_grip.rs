@@ -16,6 +16,7 @@
 //! - the margins are the log form where that is defined, and elsewhere finite and of the sign
 //!   of the tension form, so that each changes sign once, at its bound.
 
+use approx::abs_diff_eq;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -142,7 +143,7 @@ fn high_friction_runs_close_their_energy_ledger() {
             let change = row.energy - e0;
             let ledger = row.hand_work - row.friction_loss - row.drag_loss - row.impulse_loss;
             assert!(
-                (change - ledger).abs() < 1e-6,
+                abs_diff_eq!(change, ledger, epsilon = 1e-6),
                 "{name} at c = {friction}, t = {}: E - E0 = {change} J, the ledger {ledger} J",
                 row.t
             );
@@ -167,7 +168,7 @@ fn a_gripping_axle_keeps_its_slip_speed_at_zero_while_it_grips() {
             if intervals.iter().any(|&(a, b)| row.t > a && row.t < b) {
                 let slip = slip_speed(row);
                 assert!(
-                    slip.abs() < 1e-7,
+                    abs_diff_eq!(slip, 0.0, epsilon = 1e-7),
                     "{name} at c = {friction}, t = {}: slip speed {slip} m/s while gripping",
                     row.t
                 );

@@ -6,6 +6,7 @@
 
 mod common;
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use common::{held, run_collecting as run};
 use diabolo::model::{CartesianState, DiaboloState, FrictionLaw, ParamValues, Params};
 use diabolo::simulation::drive::{ClampedSpline, Drive, Path, Tracking};
@@ -55,13 +56,13 @@ fn frictionless_swing_conserves_energy_over_ten_seconds() {
     let e0 = rows[0].energy;
     for row in &rows {
         assert!(
-            (row.energy - e0).abs() < 1e-9 * scale,
+            abs_diff_eq!(row.energy, e0, epsilon = 1e-9 * scale),
             "t = {}: drift {:e} J",
             row.t,
             row.energy - e0
         );
         assert!(
-            row.slack.abs() < 1e-12 * p.string_length,
+            abs_diff_eq!(row.slack, 0.0, epsilon = 1e-12 * p.string_length),
             "t = {}: slack {:e}",
             row.t,
             row.slack
@@ -91,7 +92,7 @@ fn small_oscillation_period_matches_the_ellipse() {
     let measured = crossings[crossings.len() - 1] - crossings[crossings.len() - 2];
     let expected = std::f64::consts::TAU * (a * a / (p.gravity * b)).sqrt();
     assert!(
-        ((measured - expected) / expected).abs() < 1e-6,
+        abs_diff_eq!(measured, expected, epsilon = 1e-6 * expected),
         "period {measured} vs {expected}"
     );
 }
@@ -135,17 +136,17 @@ fn gripping_diabolo_rolls_with_its_period_stretched_by_spin_inertia() {
         * (a * a / (p.gravity * b)).sqrt()
         * (1.0 + p.spin_inertia * (c / a).powi(2)).sqrt();
     assert!(
-        ((measured - expected) / expected).abs() < 1e-5,
+        abs_diff_eq!(measured, expected, epsilon = 1e-5 * expected),
         "period {measured} vs {expected}"
     );
     // Rolling without slipping dissipates nothing.
     let last = rows.last().unwrap();
     assert!(
-        last.friction_loss.abs() < 1e-12,
+        abs_diff_eq!(last.friction_loss, 0.0, epsilon = 1e-12),
         "friction loss {}",
         last.friction_loss
     );
-    assert!((last.energy - rows[0].energy).abs() < 1e-9);
+    assert_abs_diff_eq!(last.energy, rows[0].energy, epsilon = 1e-9);
     assert!(report.grip_needed.is_some_and(|g| g < p.friction));
 }
 
@@ -193,7 +194,7 @@ fn free_flight_follows_the_parabola_and_tenses_on_time() {
         .find(|e| e.kind == EventKind::Tense)
         .expect("the string snaps taut");
     assert!(
-        (tense.t - hi).abs() < 1e-10,
+        abs_diff_eq!(tense.t, hi, epsilon = 1e-10),
         "tensing at {} vs {}",
         tense.t,
         hi
@@ -264,7 +265,7 @@ fn energy_balance_closes_through_friction_grip_hands_and_impacts() {
         for row in &rows {
             let balance = row.hand_work - row.friction_loss - row.drag_loss - row.impulse_loss;
             assert!(
-                (row.energy - e0 - balance).abs() < 1e-8,
+                abs_diff_eq!(row.energy - e0, balance, epsilon = 1e-8),
                 "{law:?} t = {}: E - E0 = {}, balance {}",
                 row.t,
                 row.energy - e0,

@@ -3,6 +3,7 @@
 //! PNG and GIF decode with the expected size and frame count. Also the spool angle (the
 //! integrated spin), input errors, and the command's exit codes and atomic files.
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -291,7 +292,7 @@ fn animated_svg_loops_with_one_value_per_frame_for_every_moving_part() {
     .unwrap();
     // 2.7 s at 30 fps: frames at 0, 1/30, ..., 2.7 s.
     assert_eq!(made.frames, 82);
-    assert!((made.duration - 82.0 / 30.0).abs() < 1e-12);
+    assert_abs_diff_eq!(made.duration, 82.0 / 30.0, epsilon = 1e-12);
     let document = svg_document(&svg);
     let animations = animations(&document);
     let linear: Vec<_> = animations
@@ -352,7 +353,7 @@ fn spool_angle_is_the_integrated_spin_over_the_axle_radius() {
     let expected = (integral / plot::AXLE_RADIUS).to_degrees();
     let last = values[values.len() - 1];
     assert!(
-        (last - expected).abs() < 0.1,
+        abs_diff_eq!(last, expected, epsilon = 0.1),
         "{last} degrees, expected {expected}"
     );
     // Positive spin turns the spool clockwise on screen (SVG angles grow clockwise).

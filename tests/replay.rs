@@ -4,6 +4,7 @@
 //! not follow is caught, not escaped through); and `fit` recovers the friction coefficient and
 //! the spin inertia of a synthetic recording made by the simulator itself with known values.
 
+use approx::abs_diff_eq;
 use diabolo::fit::{fit, FitOptions, FreeParameter};
 use diabolo::model::{ParamValues, Params};
 use diabolo::replay::{
@@ -159,8 +160,8 @@ fn fit_recovers_known_parameters_from_a_synthetic_recording() {
         report.fitted.params.friction,
         report.fitted.params.spin_inertia,
     );
-    assert!((c - 0.2).abs() < 0.01, "c = {c} ({report:?})");
-    assert!((j - 30.0).abs() < 3.0, "J = {j} ({report:?})");
+    assert!(abs_diff_eq!(c, 0.2, epsilon = 0.01), "c = {c} ({report:?})");
+    assert!(abs_diff_eq!(j, 30.0, epsilon = 3.0), "J = {j} ({report:?})");
     assert!(
         report.objective_after < 0.2 * report.objective_before,
         "{report:?}"

@@ -6,6 +6,7 @@
 
 mod common;
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use common::{held, pair_on_taut_string, run_collecting as run};
 use diabolo::model::{CartesianState, ParamValues, Params};
 use diabolo::simulation::drive::{ClampedSpline, Drive, Path};
@@ -68,7 +69,11 @@ fn grip_breaks_when_the_needed_coefficient_reaches_the_capstan_bound() {
             .unwrap()
             .t,
     );
-    assert!((at(t_unstick).friction_loss - at(t_stick + 0.001).friction_loss).abs() < 1e-9);
+    assert_abs_diff_eq!(
+        at(t_unstick).friction_loss,
+        at(t_stick + 0.001).friction_loss,
+        epsilon = 1e-9
+    );
 }
 
 #[test]
@@ -169,11 +174,11 @@ fn bouncing_string_settles_taut_after_accumulating_bounces() {
     {
         let (before, after) = e.length_rates.unwrap();
         assert!(
-            (after + p.restitution * before).abs() < 1e-9 * before,
+            abs_diff_eq!(after, -p.restitution * before, epsilon = 1e-9 * before),
             "{before} -> {after}"
         );
     }
-    assert!(rows.last().unwrap().slack.abs() < 1e-12);
+    assert_abs_diff_eq!(rows.last().unwrap().slack, 0.0, epsilon = 1e-12);
 }
 
 #[test]
@@ -269,11 +274,11 @@ fn pair(friction: f64, spins: [f64; 2], xs: [f64; 2]) -> (Params, [Drive; 2], Ca
 
 /// The failure ends the run at its time with valid rows up to it and a logged failure event.
 fn assert_clean_stop(report: &RunReport, rows: &[Row], t: f64) {
-    assert!((report.end_time - t).abs() < 1e-12);
+    assert_abs_diff_eq!(report.end_time, t, epsilon = 1e-12);
     assert!(rows.last().unwrap().t <= t);
     assert!(rows
         .iter()
-        .all(|r| r.energy.is_finite() && r.slack.abs() < 1e-9));
+        .all(|r| r.energy.is_finite() && abs_diff_eq!(r.slack, 0.0, epsilon = 1e-9)));
     let last = report.events.last().unwrap();
     assert_eq!(last.kind, EventKind::Failure);
     assert!(last
@@ -351,7 +356,7 @@ fn diabolo_leaving_the_string_ends_the_run() {
     match report.failure.clone() {
         Some(RunError::LeftString { t, diabolo, theta }) => {
             assert_eq!(diabolo, 1);
-            assert!((theta - std::f64::consts::PI).abs() < 1e-9);
+            assert_abs_diff_eq!(theta, std::f64::consts::PI, epsilon = 1e-9);
             assert_clean_stop(&report, &rows, t);
         }
         other => panic!("expected the diabolo to leave the string, got {other:?}"),
@@ -417,7 +422,7 @@ fn two_axles_grip_at_once_and_roll_without_friction_loss() {
     assert!(both.len() > 5, "both grip for {} rows", both.len());
     for row in &both {
         assert!(
-            (row.friction_loss - both[0].friction_loss).abs() < 1e-12,
+            abs_diff_eq!(row.friction_loss, both[0].friction_loss, epsilon = 1e-12),
             "t = {}",
             row.t
         );

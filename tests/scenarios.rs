@@ -22,6 +22,7 @@
 //! - let go: with both sticks released there is no tension and no impulse, every object falls
 //!   with g (so the total momentum changes by -g M_total t), and the spin decays only by drag.
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::f64::consts::{PI, TAU};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -129,10 +130,6 @@ fn expected_rows(scenario: &Scenario) -> usize {
     (scenario.sim.duration / scenario.sim.output_interval + 1e-9).floor() as usize + 1
 }
 
-fn max_abs(values: impl IntoIterator<Item = f64>) -> f64 {
-    values.into_iter().fold(0.0, |m, v| m.max(v.abs()))
-}
-
 /// Net turns of `p` around `centre` over the rows, counter-clockwise positive.
 fn turns(points: &[[f64; 2]], centre: [f64; 2]) -> f64 {
     let angles: Vec<f64> = points
@@ -191,7 +188,11 @@ fn every_scenario_runs_to_the_end_without_failure() {
             "{name}: a failure event was logged"
         );
         assert!(
-            (outcome.report.end_time - scenario.sim.duration).abs() < 1e-9,
+            abs_diff_eq!(
+                outcome.report.end_time,
+                scenario.sim.duration,
+                epsilon = 1e-9
+            ),
             "{name}: stopped at {} s of {} s",
             outcome.report.end_time,
             scenario.sim.duration
@@ -213,14 +214,14 @@ fn every_scenario_balances_its_energy() {
             let change = row.energy - e0;
             let ledger = row.hand_work - row.friction_loss - row.drag_loss - row.impulse_loss;
             assert!(
-                (change - ledger).abs() < 1e-6,
+                abs_diff_eq!(change, ledger, epsilon = 1e-6),
                 "{name}, t = {}: E - E0 = {change} J but the ledger says {ledger} J",
                 row.t
             );
         }
         let last = outcome.rows.last().unwrap();
         assert!(
-            (last.energy - outcome.report.energy.1).abs() < 1e-9,
+            abs_diff_eq!(last.energy, outcome.report.energy.1, epsilon = 1e-9),
             "{name}: the last row's energy is the report's final energy"
         );
         // The losses never run backwards.
@@ -284,7 +285,7 @@ fn every_scenario_runs_through_the_command_line() {
             );
             let t: f64 = fields[0].parse().unwrap();
             assert!(
-                (t - k as f64 * scenario.sim.output_interval).abs() < 1e-9,
+                abs_diff_eq!(t, k as f64 * scenario.sim.output_interval, epsilon = 1e-9),
                 "{name}: row {k} at t = {t}"
             );
         }
@@ -326,7 +327,7 @@ fn hanging_stays_put_under_the_static_tension() {
             let cos_half_angle = segment.y / segment.norm();
             let expected = m * g / (2.0 * cos_half_angle);
             assert!(
-                (tension - expected).abs() < 1e-9 * expected,
+                abs_diff_eq!(tension, expected, epsilon = 1e-9 * expected),
                 "t = {}: T = {tension} N, m g / (2 cos a) = {expected} N",
                 row.t
             );
@@ -346,7 +347,7 @@ fn swing_keeps_the_capstan_ratio_while_the_spin_drains() {
         let ratio = row.tensions[1] / row.tensions[0];
         let capstan = (c * (row.thetas[0] - PI)).exp();
         assert!(
-            (ratio - capstan).abs() < 1e-9 * capstan,
+            abs_diff_eq!(ratio, capstan, epsilon = 1e-9 * capstan),
             "t = {}: T1/T0 = {ratio}, exp(c theta') = {capstan}",
             row.t
         );
@@ -407,7 +408,9 @@ fn whip_spins_the_diabolo_up() {
     }
     // Only the right hand works; the left stick stays put.
     let left = outcome.series(|r| r.state.left.pos.y);
-    assert!(max_abs(left.iter().map(|y| y - left[0])) < 1e-9);
+    for &y in &left {
+        assert_abs_diff_eq!(y, left[0], epsilon = 1e-9);
+    }
     assert!(outcome.rows.last().unwrap().hand_work > 0.0);
 }
 
@@ -467,7 +470,7 @@ fn sun_carries_the_diabolo_round_full_circles() {
     let radius = distance(stick(0, false), centre);
     for k in 0..outcome.rows.len() {
         for right in [false, true] {
-            assert!((distance(stick(k, right), centre) - radius).abs() < 1e-9);
+            assert_abs_diff_eq!(distance(stick(k, right), centre), radius, epsilon = 1e-9);
         }
     }
     let points: Vec<[f64; 2]> = outcome
@@ -588,8 +591,12 @@ fn snap_logs_loosen_then_tense() {
     );
     // Plastic: the string stops stretching and does not throw the diabolo back.
     let (before, after) = tense.length_rates.unwrap();
-    assert!(before > 0.0 && after.abs() < 1e-9 * before);
-    assert!((outcome.rows.last().unwrap().impulse_loss - lost).abs() < 1e-12);
+    assert!(before > 0.0 && abs_diff_eq!(after, 0.0, epsilon = 1e-9 * before));
+    assert_abs_diff_eq!(
+        outcome.rows.last().unwrap().impulse_loss,
+        lost,
+        epsilon = 1e-12
+    );
     // Slack in between, taut before and after.
     let mut max_slack: f64 = 0.0;
     for row in &outcome.rows {
@@ -621,7 +628,7 @@ fn bouncy_snap_logs_bounces_then_zeno_settle() {
         let (before, after) = bounce.length_rates.unwrap();
         assert!(before > 0.0);
         assert!(
-            (after + e * before).abs() < 1e-6 * before,
+            abs_diff_eq!(after, -e * before, epsilon = 1e-6 * before),
             "t = {}: L' {before} -> {after}",
             bounce.t
         );
@@ -661,12 +668,12 @@ fn let_go_falls_freely_with_g() {
         // The total momentum falls at g...
         let p = momentum(row);
         assert!(
-            (p.x - p0.x).abs() < 1e-9,
+            abs_diff_eq!(p.x, p0.x, epsilon = 1e-9),
             "t = {t}: horizontal momentum {}",
             p.x
         );
         assert!(
-            (p.y - (p0.y - g * total_mass * t)).abs() < 1e-9,
+            abs_diff_eq!(p.y, p0.y - g * total_mass * t, epsilon = 1e-9),
             "t = {t}: vertical momentum {} vs {}",
             p.y,
             p0.y - g * total_mass * t
@@ -688,11 +695,19 @@ fn let_go_falls_freely_with_g() {
                 (pos - expected).norm()
             );
         }
-        assert!(row.tensions.iter().all(|&t| t.abs() < 1e-12), "t = {t}");
+        assert!(
+            row.tensions
+                .iter()
+                .all(|&t| abs_diff_eq!(t, 0.0, epsilon = 1e-12)),
+            "t = {t}"
+        );
         // The spin decays by drag alone.
         let w = row.state.diabolos[0].spin;
         let expected = first.state.diabolos[0].spin * (-drag * t).exp();
-        assert!((w - expected).abs() < 1e-9 * expected, "t = {t}: w = {w}");
+        assert!(
+            abs_diff_eq!(w, expected, epsilon = 1e-9 * expected),
+            "t = {t}: w = {w}"
+        );
     }
     assert!(outcome.events(EventKind::Tense).is_empty(), "no impulse");
     assert!(outcome.rows.last().unwrap().impulse_loss == 0.0);

@@ -4,6 +4,7 @@
 //! files, pictures thin long files evenly), the check contract (nothing compared is not a pass, a
 //! column of the actual trajectory only fails), and the limits of the pictures' sizes.
 
+use approx::abs_diff_eq;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -169,9 +170,16 @@ fn long_trajectories_are_thinned_evenly_for_pictures_and_a_note_says_so() {
     // Every stride-th row of the file, and the last one.
     let step = table.stride as f64 * 1e-3;
     for pair in t[..t.len() - 1].windows(2) {
-        assert!((pair[1] - pair[0] - step).abs() < 1e-9, "{pair:?}");
+        assert!(
+            abs_diff_eq!(pair[1] - pair[0], step, epsilon = 1e-9),
+            "{pair:?}"
+        );
     }
-    assert!((t.last().unwrap() - 999.999).abs() < 1e-9, "{:?}", t.last());
+    assert!(
+        abs_diff_eq!(t[t.len() - 1], 999.999, epsilon = 1e-9),
+        "{:?}",
+        t.last()
+    );
     let phase = table.names.iter().position(|n| n == "phase").unwrap();
     assert_eq!(table.text[phase].len(), table.rows());
     assert_eq!(table.text[phase][1], "taut");
