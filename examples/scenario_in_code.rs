@@ -6,30 +6,27 @@
 
 use diabolo::output::{event_json, TrajectoryWriter};
 use diabolo::scenario::{
-    DiaboloSpec, DriveSpec, DrivesSpec, InitialSpec, ParamsSpec, PathSpec, Scenario, SimSpec,
+    DiaboloSpec, DriveSpec, DrivesSpec, InitialSpec, ParamsSpec, Scenario, SimSpec,
 };
 
 fn main() -> anyhow::Result<()> {
-    // Start from defaults by parsing the smallest valid document, then fill in code.
-    let mut scenario = Scenario::parse(
-        r#"{"params": {"string_length": 1.46}, "initial": {"diabolos": []}, "sim": {"duration": 3.0}}"#,
-        &[],
-    )?;
-    scenario.name = Some("strokes in code".into());
-    scenario.params = ParamsSpec {
-        spin_drag: 0.02,
-        ..scenario.params
-    };
-    scenario.initial = InitialSpec {
-        left: None,
-        right: None,
-        diabolos: vec![DiaboloSpec {
-            pos: None,
-            x: Some(0.0),
-            vel: [0.0, 0.0],
-            spin: 0.0,
-            knot: 0,
-        }],
+    // Start from the default scenario (one diabolo hanging below two still hands, 1 s) and change
+    // what this run needs.
+    let mut scenario = Scenario {
+        name: Some("strokes in code".into()),
+        params: ParamsSpec {
+            spin_drag: 0.02,
+            ..ParamsSpec::default()
+        },
+        initial: InitialSpec {
+            diabolos: vec![DiaboloSpec::at_x(0.0)],
+            ..InitialSpec::default()
+        },
+        sim: SimSpec {
+            output_interval: 0.01,
+            ..SimSpec::for_duration(3.0)
+        },
+        ..Scenario::default()
     };
     // Left hand still; the right hand strokes down and back up along the string, three times:
     // the string runs back and forth over the axle (slip reversals in the event log).
@@ -40,12 +37,8 @@ fn main() -> anyhow::Result<()> {
         strokes.push([t + 0.9, 0.4, 1.5]);
     }
     scenario.drive = DrivesSpec {
-        left: Some(path(vec![[0.0, -0.4, 1.5]])),
-        right: Some(path(strokes)),
-    };
-    scenario.sim = SimSpec {
-        output_interval: 0.01,
-        ..scenario.sim
+        left: Some(DriveSpec::still([-0.4, 1.5])),
+        right: Some(DriveSpec::keyframes(strokes)),
     };
     println!("{}", serde_json::to_string_pretty(&scenario)?);
 
@@ -89,14 +82,4 @@ fn main() -> anyhow::Result<()> {
         report.stats.derivative_evaluations
     );
     Ok(())
-}
-
-fn path(keyframes: Vec<[f64; 3]>) -> DriveSpec {
-    DriveSpec::Path(PathSpec {
-        keyframes: Some(keyframes),
-        sine: None,
-        csv: None,
-        smoothing: None,
-        tracking: None,
-    })
 }

@@ -184,3 +184,67 @@ fn kind(value: &Value) -> &'static str {
         Value::Object(_) => "an object",
     }
 }
+
+#[cfg(test)]
+mod defaults_tests {
+    use super::*;
+
+    fn parsed(text: &str) -> Scenario {
+        Scenario::parse(text, &[]).unwrap()
+    }
+
+    #[test]
+    fn the_default_scenario_is_the_smallest_hanging_document_with_serde_defaults() {
+        let document = r#"{"params": {"string_length": 1.46}, "initial": {"diabolos": [{"x": 0.0}]},
+            "drive": {"left": {"type": "path", "keyframes": [[0.0, -0.4, 1.5]]},
+                      "right": {"type": "path", "keyframes": [[0.0, 0.4, 1.5]]}},
+            "sim": {"duration": 1.0}}"#;
+        assert_eq!(Scenario::default(), parsed(document));
+    }
+
+    #[test]
+    fn constructors_equal_the_documents_they_stand_for() {
+        let with_defaults = |params: &str, sim: &str| {
+            parsed(&format!(
+                r#"{{"params": {params}, "initial": {{"diabolos": []}}, "sim": {sim}}}"#
+            ))
+        };
+        let smallest = with_defaults(r#"{"string_length": 2.0}"#, r#"{"duration": 3.0}"#);
+        assert_eq!(ParamsSpec::with_string_length(2.0), smallest.params);
+        assert_eq!(SimSpec::for_duration(3.0), smallest.sim);
+        assert_eq!(InitialSpec::default(), smallest.initial);
+        let drives = parsed(
+            r#"{"params": {"string_length": 1.46}, "initial": {"diabolos": [{"pos": [0.1, 0.9]}, {"x": -0.2}]},
+                "drive": {"left": {"type": "path", "sine": {"center": [-0.4, 1.5], "amplitude": [0, 0.1], "frequency": 2}},
+                          "right": {"type": "released"}},
+                "sim": {"duration": 1}}"#,
+        );
+        assert_eq!(
+            drives.drive.left,
+            Some(DriveSpec::sine([-0.4, 1.5], [0.0, 0.1], 2.0, [0.0, 0.0]))
+        );
+        assert_eq!(drives.drive.right, Some(DriveSpec::released()));
+        assert_eq!(
+            drives.initial.diabolos,
+            [DiaboloSpec::at([0.1, 0.9]), DiaboloSpec::at_x(-0.2)]
+        );
+    }
+
+    #[test]
+    fn the_default_scenario_builds_and_hangs_still() {
+        let simulation = Scenario::default()
+            .build(std::path::Path::new("."))
+            .unwrap();
+        let mut last = None;
+        let report = simulation.run(&mut |row| last = Some(row.clone()));
+        assert!(report.failure.is_none(), "{:?}", report.failure);
+        let last = last.unwrap();
+        assert_eq!(last.t, 1.0);
+        // Still hands 0.8 m apart, L = 1.46 m: the diabolo stays at rest at the bottom of the
+        // string, sqrt((L/2)^2 - 0.4^2) below the hands.
+        let diabolo = &last.state.diabolos[0];
+        let bottom = 1.5 - (0.73_f64.powi(2) - 0.4_f64.powi(2)).sqrt();
+        approx::assert_abs_diff_eq!(diabolo.pos, [0.0, bottom].into(), epsilon = 1e-9);
+        approx::assert_abs_diff_eq!(diabolo.vel, [0.0, 0.0].into(), epsilon = 1e-9);
+    }
+}

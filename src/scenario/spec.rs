@@ -297,6 +297,161 @@ pub enum MethodName {
     Rk4,
 }
 
+/// The hanging scenario: one diabolo at rest at the bottom of a 1.46 m string below two still
+/// hands 0.8 m apart at 1.5 m, for 1 s, every other value at its documented default. Change the
+/// fields you need (struct update syntax, or the constructors below) instead of parsing JSON.
+impl Default for Scenario {
+    fn default() -> Self {
+        Self {
+            name: None,
+            description: None,
+            params: ParamsSpec::default(),
+            initial: InitialSpec {
+                diabolos: vec![DiaboloSpec::at_x(0.0)],
+                ..InitialSpec::default()
+            },
+            drive: DrivesSpec {
+                left: Some(DriveSpec::still([-0.4, 1.5])),
+                right: Some(DriveSpec::still([0.4, 1.5])),
+            },
+            sim: SimSpec::for_duration(1.0),
+        }
+    }
+}
+
+/// Every parameter at its default, with the model's default string length L = 1.46 m.
+impl Default for ParamsSpec {
+    fn default() -> Self {
+        Self::with_string_length(crate::model::ParamValues::default().string_length)
+    }
+}
+
+impl ParamsSpec {
+    /// Every parameter at its default but the string length `string_length` (L, m), the one
+    /// field a scenario must give.
+    pub fn with_string_length(string_length: f64) -> Self {
+        Self {
+            string_length,
+            diabolo_mass: defaults::diabolo_mass(),
+            stick_mass: defaults::stick_mass(),
+            friction: defaults::friction(),
+            spin_inertia: defaults::spin_inertia(),
+            spin_drag: 0.0,
+            gravity: defaults::gravity(),
+            restitution: 0.0,
+            friction_law: FrictionLawName::default(),
+            friction_width: defaults::friction_width(),
+        }
+    }
+}
+
+/// No sticks given (both start on their paths) and no diabolo.
+impl Default for InitialSpec {
+    fn default() -> Self {
+        Self {
+            left: None,
+            right: None,
+            diabolos: Vec::new(),
+        }
+    }
+}
+
+impl BodySpec {
+    /// A stick tip at rest at `pos` [x, y], m.
+    pub fn at_rest(pos: [f64; 2]) -> Self {
+        Self {
+            pos,
+            vel: [0.0, 0.0],
+        }
+    }
+}
+
+impl DiaboloSpec {
+    /// A diabolo at rest, without spin, placed on the taut string at the abscissa `x`, m.
+    pub fn at_x(x: f64) -> Self {
+        Self {
+            pos: None,
+            x: Some(x),
+            vel: [0.0, 0.0],
+            spin: 0.0,
+            knot: 0,
+        }
+    }
+
+    /// A diabolo at rest, without spin, at `pos` [x, y], m.
+    pub fn at(pos: [f64; 2]) -> Self {
+        Self {
+            pos: Some(pos),
+            x: None,
+            vel: [0.0, 0.0],
+            spin: 0.0,
+            knot: 0,
+        }
+    }
+}
+
+impl DriveSpec {
+    /// A hand holding its stick still at `pos` [x, y], m (a one-keyframe path).
+    pub fn still(pos: [f64; 2]) -> Self {
+        Self::keyframes(vec![[0.0, pos[0], pos[1]]])
+    }
+
+    /// A hand moving its stick through `keyframes` [t, x, y] (s, m, m) on a C2 spline, at rest at
+    /// both ends.
+    pub fn keyframes(keyframes: Vec<[f64; 3]>) -> Self {
+        Self::Path(PathSpec {
+            keyframes: Some(keyframes),
+            sine: None,
+            csv: None,
+            smoothing: None,
+            tracking: None,
+        })
+    }
+
+    /// A hand moving its stick on `center + amplitude sin(2 pi frequency t + phase)` per axis
+    /// (m, m, Hz, rad).
+    pub fn sine(center: [f64; 2], amplitude: [f64; 2], frequency: f64, phase: [f64; 2]) -> Self {
+        Self::Path(PathSpec {
+            keyframes: None,
+            sine: Some(SineSpec {
+                center,
+                amplitude,
+                frequency,
+                phase,
+            }),
+            csv: None,
+            smoothing: None,
+            tracking: None,
+        })
+    }
+
+    /// A hand that lets go: no force on the stick.
+    pub fn released() -> Self {
+        Self::Released(ReleasedSpec {})
+    }
+}
+
+impl SimSpec {
+    /// `duration` s of simulated time (the one field `sim` must give), every other setting at its
+    /// default.
+    pub fn for_duration(duration: f64) -> Self {
+        Self {
+            duration,
+            output_interval: defaults::output_interval(),
+            rtol: defaults::rtol(),
+            atol: defaults::atol(),
+            max_step: None,
+            method: MethodName::default(),
+            step: None,
+            zeno_speed: defaults::zeno_speed(),
+            zeno_bounces: defaults::zeno_bounces(),
+            max_events_per_second: defaults::max_events_per_second(),
+            meeting_distance: defaults::meeting_distance(),
+            max_wall: None,
+        }
+    }
+}
+
 mod defaults {
     use crate::model::ParamValues;
     use crate::simulation::run::Settings;
