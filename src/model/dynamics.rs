@@ -15,12 +15,22 @@ use super::tension::{self, Regularisation, StickInput, TensionSolution};
 /// Why a derivative could not be evaluated.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum DynamicsError {
+    /// The state itself is not a diabolo on a string.
     #[error(transparent)]
     State(#[from] StateError),
+    /// Two neighbours on the string meet: segment `segment` (0 from the left stick) has shrunk to
+    /// `length`, m.
     #[error("segment {segment} has length {length:.3e} m: object {segment} and object {} meet", segment + 1)]
-    SegmentCollapsed { segment: usize, length: f64 },
+    SegmentCollapsed {
+        /// The segment's index, 0 starting at the left stick.
+        segment: usize,
+        /// Its length, m.
+        length: f64,
+    },
+    /// A rate came out NaN or infinite.
     #[error("the derivative is not finite (the state is degenerate)")]
     NonFinite,
+    /// The grip equations have no unique solution.
     #[error("the tension with gripping axles has no unique solution (a straight string between driven sticks)")]
     SingularGrip,
 }
@@ -68,9 +78,11 @@ impl TautDynamics {
         self
     }
 
+    /// The parameters the workspace was built for.
     pub fn params(&self) -> &Params {
         &self.params
     }
+    /// Where each quantity lives in the reduced state vector.
     pub fn layout(&self) -> ReducedLayout {
         self.layout
     }

@@ -26,6 +26,7 @@ pub enum SlipDirection {
 /// What an axle does with the string: slips one way or the other, or grips it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AxleMode {
+    /// The string slides over the axle in this direction (w' != 0).
     Slipping(SlipDirection),
     /// The axle grips the string (w' = 0 held); the tension ratio is solved with T_0.
     Stuck,

@@ -35,11 +35,15 @@ pub struct ObjectFrame {
     pub theta: f64,
     /// psi = (theta - pi) / 2, rad; -pi/2 at the sticks.
     pub psi: f64,
+    /// sin psi.
     pub sin_psi: f64,
+    /// cos psi.
     pub cos_psi: f64,
     /// phi: frame angle, rad (alpha = (cos phi, sin phi)).
     pub phi: f64,
+    /// sin phi.
     pub sin_phi: f64,
+    /// cos phi.
     pub cos_phi: f64,
     /// u^alpha = u . alpha, m/s.
     pub u_alpha: f64,

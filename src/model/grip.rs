@@ -164,6 +164,7 @@ pub struct GripSolver {
 pub struct SingularGrip;
 
 impl GripSolver {
+    /// A solver for a string carrying `n` diabolos (its workspace allocated once).
     pub fn new(n: usize) -> Self {
         Self {
             relative: vec![1.0; n + 1],

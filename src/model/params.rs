@@ -11,7 +11,10 @@ pub enum FrictionLaw {
     /// The note's law: effective coefficient c' = -c while w' < 0 and +c while w' > 0.
     Step,
     /// Smoothed: c' = c tanh(w' / width), `width` a slip speed in m/s.
-    Tanh { width: f64 },
+    Tanh {
+        /// The slip speed over which c' rises from 0 to about 0.76 c, m/s.
+        width: f64,
+    },
     /// One-way clutch (bearing diabolo): c' = -c while w' < 0 and 0 while w' > 0.
     Bearing,
 }
@@ -74,7 +77,9 @@ pub struct ParamError {
 /// path), the JSON schema states it, the README lists it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Range {
+    /// The smallest accepted value.
     pub min: f64,
+    /// The largest accepted value.
     pub max: f64,
     /// The unit, as written after a number (`m`, `kg`, `1/s`); empty for pure numbers.
     pub unit: &'static str,

@@ -17,7 +17,9 @@ use super::params::Params;
 /// A stick tip: a point mass with position (m) and velocity (m/s).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Body {
+    /// Position [x, y], m.
     pub pos: Vector2<f64>,
+    /// Velocity [vx, vy], m/s.
     pub vel: Vector2<f64>,
 }
 
@@ -38,7 +40,9 @@ pub struct DiaboloState {
 /// Positions, velocities, spins and knot degrees of all objects.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CartesianState {
+    /// The left stick tip (object 0).
     pub left: Body,
+    /// The right stick tip (object N + 1).
     pub right: Body,
     /// Diabolos 1..N, left to right.
     pub diabolos: Vec<DiaboloState>,
@@ -47,28 +51,65 @@ pub struct CartesianState {
 /// Something wrong with a state as a description of a diabolo on a string.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum StateError {
+    /// No diabolo at all.
     #[error("a state needs at least one diabolo")]
     NoDiabolo,
+    /// Two neighbours at the same point.
     #[error("segment {segment} (between object {segment} and {}) has zero length: two objects coincide", segment + 1)]
-    SegmentCollapsed { segment: usize },
+    SegmentCollapsed {
+        /// The segment's index, 0 starting at the left stick.
+        segment: usize,
+    },
+    /// The segments do not add up to the string length.
     #[error(
         "the string is not taut: slack L - sum l = {slack:.3e} m (tolerance {tolerance:.1e} m)"
     )]
-    NotTaut { slack: f64, tolerance: f64 },
+    NotTaut {
+        /// L - sum l, m.
+        slack: f64,
+        /// The accepted |slack|, m.
+        tolerance: f64,
+    },
+    /// The velocities stretch or slacken a string that should stay taut.
     #[error("the string length is changing: L' = {rate:.3e} m/s on a taut string (tolerance {tolerance:.1e} m/s)")]
-    LengthChanging { rate: f64, tolerance: f64 },
+    LengthChanging {
+        /// d(sum l)/dt, m/s.
+        rate: f64,
+        /// The accepted |rate|, m/s.
+        tolerance: f64,
+    },
+    /// The sticks are farther apart than the string is long.
     #[error("the sticks are {distance:.4} m apart, farther than the string length {length:.4} m")]
-    SticksTooFarApart { distance: f64, length: f64 },
+    SticksTooFarApart {
+        /// Distance between the stick tips, m.
+        distance: f64,
+        /// L, m.
+        length: f64,
+    },
+    /// An abscissa no point of the taut string reaches.
     #[error("x = {x:.4} m cannot be on a taut string of length {length:.4} m between the sticks")]
-    OffString { x: f64, length: f64 },
+    OffString {
+        /// The asked abscissa, m.
+        x: f64,
+        /// L, m.
+        length: f64,
+    },
+    /// A state vector of the wrong size for its layout.
     #[error("state vector has {got} entries, the layout for {diabolos} diabolos needs {expected}")]
     WrongLength {
+        /// Entries given.
         got: usize,
+        /// Entries the layout needs.
         expected: usize,
+        /// N.
         diabolos: usize,
     },
+    /// A NaN or infinite entry.
     #[error("{what} is not finite")]
-    NonFinite { what: &'static str },
+    NonFinite {
+        /// The quantity, in words.
+        what: &'static str,
+    },
 }
 
 impl CartesianState {
@@ -333,15 +374,19 @@ impl ReducedState {
         layout.check(&values)?;
         Ok(Self { layout, values })
     }
+    /// Where each quantity lives in the vector.
     pub fn layout(&self) -> ReducedLayout {
         self.layout
     }
+    /// The vector.
     pub fn values(&self) -> &[f64] {
         &self.values
     }
+    /// The vector, to change in place.
     pub fn values_mut(&mut self) -> &mut [f64] {
         &mut self.values
     }
+    /// The vector, owned.
     pub fn into_values(self) -> Vec<f64> {
         self.values
     }

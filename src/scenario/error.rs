@@ -7,24 +7,48 @@ use thiserror::Error;
 pub enum ScenarioError {
     /// Not JSON, a value of the wrong type, a missing or an unknown field.
     #[error("{path}: {message}")]
-    Format { path: String, message: String },
+    Format {
+        /// The JSON path (`params.friction`), or `(top level)`.
+        path: String,
+        /// What is wrong, in the user's words.
+        message: String,
+    },
     /// A value out of its range, or an impossible initial state.
     #[error("{path}: {reason}{}; {fix}", shown(value))]
     Invalid {
+        /// The JSON path of the value.
         path: String,
+        /// The value as given (cut when long); empty when there is no single value.
         value: String,
+        /// Why it cannot be used.
         reason: String,
+        /// What to do instead.
         fix: String,
     },
     /// A `--set KEY=VALUE` that cannot be applied.
     #[error("--set {key}: {reason}")]
-    Override { key: String, reason: String },
+    Override {
+        /// The dotted key.
+        key: String,
+        /// Why it cannot be applied.
+        reason: String,
+    },
     /// A command-line limit (`--max-rows`, `--max-duration`) that cannot be used.
     #[error("{flag}: {reason}")]
-    Flag { flag: String, reason: String },
+    Flag {
+        /// The flag, e.g. `--max-rows`.
+        flag: String,
+        /// Why its value cannot be used.
+        reason: String,
+    },
     /// The scenario file cannot be read.
     #[error("{file}: cannot read the scenario: {reason}")]
-    Read { file: String, reason: String },
+    Read {
+        /// The file as given.
+        file: String,
+        /// The system's reason.
+        reason: String,
+    },
 }
 
 fn shown(value: &str) -> String {

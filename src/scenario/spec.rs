@@ -15,10 +15,14 @@ pub struct Scenario {
     /// What the scenario shows, in a paragraph.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Physical parameters.
     pub params: ParamsSpec,
+    /// The state at t = 0.
     pub initial: InitialSpec,
+    /// What the hands do (a missing hand is released).
     #[serde(default)]
     pub drive: DrivesSpec,
+    /// Duration, output and integration settings.
     pub sim: SimSpec,
 }
 
@@ -138,8 +142,10 @@ pub struct DiaboloSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DrivesSpec {
+    /// The left hand.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left: Option<DriveSpec>,
+    /// The right hand.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub right: Option<DriveSpec>,
 }
@@ -169,6 +175,7 @@ pub struct ReleasedSpec {}
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScheduleSpec {
+    /// A constant [x, y].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<[f64; 2]>,
     /// [t, x, y]: t from -1e6 to 1e6 s; forces from -1e4 to 1e4 N, accelerations from -1e4 to
@@ -185,8 +192,10 @@ pub struct PathSpec {
     /// [t, x, y]: t from -1e6 to 1e6 s, x and y from -1000 to 1000 m.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keyframes: Option<Vec<[f64; 3]>>,
+    /// A sinusoid per axis.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sine: Option<SineSpec>,
+    /// A CSV file of t,x,y samples, relative to the scenario file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub csv: Option<String>,
     /// Half-width of the smoothing window of `csv` samples, s (default 0.02).
