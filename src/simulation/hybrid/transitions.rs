@@ -496,3 +496,172 @@ impl Hybrid<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use approx::assert_abs_diff_eq;
+    use nalgebra::Vector2;
+
+    use super::*;
+    use crate::model::{
+        energy::mechanical_energy, taut_point_below, Body, DiaboloState, ParamValues, Params,
+    };
+    use crate::simulation::drive::Drive;
+    use crate::simulation::report::Settings;
+    use crate::simulation::setup::Simulation;
+
+    /// One diabolo on a string at full length between released sticks at rest, moving with
+    /// `velocity` (m/s); restitution `restitution`.
+    fn at_full_length(velocity: Vector2<f64>, restitution: f64) -> Simulation {
+        let params = Params::new(ParamValues {
+            restitution,
+            ..ParamValues::default()
+        })
+        .unwrap();
+        let (a, b) = (Vector2::new(-0.4, 1.0), Vector2::new(0.4, 1.0));
+        let p = taut_point_below(a, b, 0.0, params.string_length).unwrap();
+        let stick = |pos| Body {
+            pos,
+            vel: Vector2::zeros(),
+        };
+        let initial = CartesianState {
+            left: stick(a),
+            right: stick(b),
+            diabolos: vec![DiaboloState {
+                pos: p,
+                vel: velocity,
+                spin: 20.0,
+                knot: 0,
+            }],
+        };
+        let drives = [Drive::Released, Drive::Released];
+        Simulation::new(params, drives, initial, Settings::default()).unwrap()
+    }
+
+    /// The Cartesian state the active mode restarted from.
+    fn restarted(hybrid: &Hybrid) -> CartesianState {
+        let y = hybrid.modes.stepper().y().to_vec();
+        if hybrid.modes.phase == Phase::Taut {
+            let dynamics = &hybrid.modes.taut.system.dynamics;
+            dynamics.cartesian(&y[..dynamics.layout().len()])
+        } else {
+            hybrid.modes.state(hybrid.t, &y)
+        }
+    }
+
+    // A plastic tensing impulse on a diabolo falling onto its string: the string is taut at
+    // length L and no longer stretching, one tense event carries the impulse, and the energy
+    // lost matches the ledger and the drop in mechanical energy (released sticks: no hand work).
+    #[test]
+    fn tense_stops_the_stretching_and_books_the_energy_lost() {
+        let sim = at_full_length(Vector2::new(0.0, -1.0), 0.0);
+        let mut hybrid = Hybrid::new(&sim);
+        let before = mechanical_energy(&sim.params, &sim.initial);
+        let accounts = [0.0; ACCUMULATORS];
+        hybrid
+            .tense(
+                sim.initial.clone(),
+                &accounts,
+                0.0,
+                Arrival::SlackReachedZero,
+            )
+            .unwrap();
+        assert_eq!(hybrid.modes.phase, Phase::Taut);
+        let after = restarted(&hybrid);
+        assert_abs_diff_eq!(
+            after.string_used(),
+            sim.params.string_length,
+            epsilon = 1e-12
+        );
+        let events = &hybrid.ledger.events;
+        assert_eq!(events.len(), 1, "{events:?}");
+        let tense = &events[0];
+        assert_eq!(
+            (tense.kind, tense.object, tense.t),
+            (EventKind::Tense, None, 0.0)
+        );
+        assert!(tense.impulse.unwrap() > 0.0);
+        let (rate_before, rate_after) = tense.length_rates.unwrap();
+        assert!(rate_before > 0.0);
+        assert_abs_diff_eq!(rate_after, 0.0, epsilon = 1e-12);
+        let lost = tense.energy_lost.unwrap();
+        assert!(lost > 0.0);
+        assert_eq!(hybrid.ledger.impulse_loss, lost);
+        let drop = before - mechanical_energy(&sim.params, &after);
+        assert_abs_diff_eq!(drop, lost, epsilon = 1e-9);
+    }
+
+    // A diabolo moving inward at full length: the string goes slack, positions and velocities
+    // kept, no event logged.
+    #[test]
+    fn enter_loose_keeps_positions_and_velocities() {
+        let sim = at_full_length(Vector2::new(0.0, 0.5), 0.0);
+        let mut hybrid = Hybrid::new(&sim);
+        hybrid
+            .tense(sim.initial.clone(), &[0.0; 3], 0.0, Arrival::Start)
+            .unwrap();
+        assert_eq!(hybrid.modes.phase, Phase::Loose);
+        assert!(hybrid.ledger.events.is_empty());
+        let after = restarted(&hybrid);
+        assert_eq!(after.diabolos[0].pos, sim.initial.diabolos[0].pos);
+        assert_eq!(after.diabolos[0].vel, sim.initial.diabolos[0].vel);
+        assert_eq!(after.diabolos[0].spin, sim.initial.diabolos[0].spin);
+    }
+
+    // The named rule: at full length and shortening the string goes slack, unless the free
+    // motion was found stretching it.
+    #[test]
+    fn an_overstretched_string_stays_taut_while_shortening() {
+        assert!(goes_slack_at_full_length(-1e-3, 1e-10, Arrival::Start));
+        assert!(goes_slack_at_full_length(
+            -1e-3,
+            1e-10,
+            Arrival::SlackReachedZero
+        ));
+        assert!(!goes_slack_at_full_length(
+            -1e-3,
+            1e-10,
+            Arrival::Overstretched
+        ));
+        assert!(!goes_slack_at_full_length(-1e-11, 1e-10, Arrival::Start));
+    }
+
+    // A bouncy impact rebounds (loose again, at -e L'), and once the bounce count reaches the
+    // limit the next impact settles: a plastic impulse, a zeno_settle event, taut.
+    #[test]
+    fn settle_ends_the_bounce_sequence() {
+        let sim = at_full_length(Vector2::new(0.0, -1.0), 0.5);
+        let mut hybrid = Hybrid::new(&sim);
+        hybrid
+            .tense(
+                sim.initial.clone(),
+                &[0.0; 3],
+                0.0,
+                Arrival::SlackReachedZero,
+            )
+            .unwrap();
+        assert_eq!(hybrid.modes.phase, Phase::Loose);
+        assert_eq!(hybrid.ledger.bounces, 1);
+        assert!(hybrid.modes.flight_step.is_some());
+        let (before, after) = hybrid.ledger.events[0].length_rates.unwrap();
+        assert_abs_diff_eq!(after, -0.5 * before, epsilon = 1e-9);
+
+        let mut hybrid = Hybrid::new(&sim);
+        hybrid.ledger.bounces = sim.settings.zeno_bounces;
+        hybrid
+            .tense(
+                sim.initial.clone(),
+                &[0.0; 3],
+                0.0,
+                Arrival::SlackReachedZero,
+            )
+            .unwrap();
+        assert_eq!(hybrid.modes.phase, Phase::Taut);
+        assert_eq!(hybrid.ledger.bounces, 0);
+        assert_eq!(hybrid.modes.flight_step, None);
+        let kinds: Vec<EventKind> = hybrid.ledger.events.iter().map(|e| e.kind).collect();
+        assert_eq!(kinds, [EventKind::Tense, EventKind::ZenoSettle]);
+        let (_, after) = hybrid.ledger.events[0].length_rates.unwrap();
+        assert_abs_diff_eq!(after, 0.0, epsilon = 1e-12);
+    }
+}
