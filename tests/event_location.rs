@@ -96,8 +96,12 @@ enum End {
     Capped(f64),
 }
 
+/// The rows of a ball run: time, height and velocity.
+type BallRows = Vec<(f64, [f64; 2])>;
+
 /// The caller's loop on the locator: from (t0, y) to t_end, rows on the grid from the dense
 /// output of the segment they lie in, `on_event` changing the located state before the restart.
+#[allow(clippy::too_many_arguments)]
 fn drive(
     sys: &mut Sys,
     stepper: &mut Stepper,
@@ -379,11 +383,7 @@ fn impact_times(count: usize) -> Vec<f64> {
 
 /// Bounces the ball from height 1 m with the given cap; returns the event times, output rows
 /// and how the run ended.
-fn bounce(
-    t_end: f64,
-    cap: Option<Cap>,
-    grid: Option<Grid>,
-) -> (Vec<f64>, Vec<(f64, [f64; 2])>, End) {
+fn bounce(t_end: f64, cap: Option<Cap>, grid: Option<Grid>) -> (Vec<f64>, BallRows, End) {
     let mut sys = ball();
     let options = StepperOptions {
         rtol: 1e-10,
