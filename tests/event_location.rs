@@ -2,10 +2,10 @@
 //! interpolant, zeros at step ends, simultaneous members, the event-rate cap, the output grid
 //! and determinism.
 
+use approx::assert_abs_diff_eq;
 use diabolo::simulation::{
-    integrate_with_events, Control, Crossing, Direction, EventError, EventLocator, EventOptions,
-    EventRateLimit, EventSpec, EventSystem, Method, OdeSystem, OutputGrid, RateExceeded,
-    RunSettings, Stepper, StepperOptions,
+    Crossing, Direction, EventHit, EventLocator, EventOptions, EventSpec, EventSystem, Method,
+    OdeSystem, Stepper, StepperOptions,
 };
 use std::convert::Infallible;
 use std::f64::consts::PI;
@@ -75,6 +75,80 @@ fn root_tolerance(t: f64, h: f64) -> f64 {
     100.0 * f64::EPSILON * (t.abs() + h.abs())
 }
 
+/// Output rows at `k interval` (computed so, never accumulated) from `first` on.
+#[derive(Clone, Copy)]
+struct Grid {
+    interval: f64,
+    first: u64,
+}
+
+/// A cap: more than `max_events` events within `window` s ends the run at the event over it.
+#[derive(Clone, Copy)]
+struct Cap {
+    max_events: usize,
+    window: f64,
+}
+
+/// How a local run ended: the final time, or the time of the event over the cap.
+#[derive(Debug, PartialEq)]
+enum End {
+    Reached(f64),
+    Capped(f64),
+}
+
+/// The rows of a ball run: time, height and velocity.
+type BallRows = Vec<(f64, [f64; 2])>;
+
+/// The caller's loop on the locator: from (t0, y) to t_end, rows on the grid from the dense
+/// output of the segment they lie in, `on_event` changing the located state before the restart.
+#[allow(clippy::too_many_arguments)]
+fn drive(
+    sys: &mut Sys,
+    stepper: &mut Stepper,
+    locator: &mut EventLocator,
+    (t0, y): (f64, &mut [f64]),
+    t_end: f64,
+    (grid, cap): (Option<Grid>, Option<Cap>),
+    mut on_event: impl FnMut(&EventHit<'_>, &mut [f64]),
+    mut on_row: impl FnMut(f64, &[f64]),
+) -> End {
+    let mut row = vec![0.0; y.len()];
+    let mut next = grid.map_or(0, |g| g.first);
+    let mut times: Vec<f64> = Vec::new();
+    let mut emit = |stepper: &Stepper, limit: f64, next: &mut u64| {
+        while let Some(t) = grid
+            .map(|g| *next as f64 * g.interval)
+            .filter(|&t| t <= limit.min(t_end))
+        {
+            stepper.interpolate(t, &mut row).unwrap();
+            on_row(t, &row);
+            *next += 1;
+        }
+    };
+    stepper.reset(sys, t0, y).unwrap();
+    emit(stepper, t0, &mut next);
+    while stepper.t() < t_end {
+        stepper.step(sys, t_end).unwrap();
+        let Some(hit) = locator.locate(sys, stepper, y).unwrap() else {
+            emit(stepper, stepper.t(), &mut next);
+            continue;
+        };
+        let t = hit.t;
+        emit(stepper, t, &mut next);
+        times.push(t);
+        if let Some(cap) = cap {
+            let recent = times.iter().filter(|&&s| t - s < cap.window).count();
+            if recent > cap.max_events {
+                return End::Capped(t);
+            }
+        }
+        on_event(&hit, y);
+        stepper.reset(sys, t, y).unwrap();
+    }
+    y.copy_from_slice(stepper.y());
+    End::Reached(stepper.t())
+}
+
 // Checks that two crossings inside one step are both found, earliest first: g = (y - 0.3)
 // (y - 0.5) along y = t has the same sign at both ends of the single step [0, 1] (an
 // endpoint-only test misses both), and the interior samples bracket each root.
@@ -95,7 +169,7 @@ fn two_crossings_in_one_step_are_found_earliest_first() {
         .locate(&mut sys, &stepper, &mut state)
         .unwrap()
         .expect("first crossing");
-    assert!((hit.t - 0.3).abs() <= root_tolerance(0.3, 1.0), "{}", hit.t);
+    assert_abs_diff_eq!(hit.t, 0.3, epsilon = root_tolerance(0.3, 1.0));
     assert_eq!(hit.crossings, &[Crossing::Falling]);
     let t = hit.t;
     stepper.reset(&mut sys, t, &state).unwrap();
@@ -105,7 +179,7 @@ fn two_crossings_in_one_step_are_found_earliest_first() {
         .locate(&mut sys, &stepper, &mut state)
         .unwrap()
         .expect("second crossing");
-    assert!((hit.t - 0.5).abs() <= root_tolerance(0.5, 1.0), "{}", hit.t);
+    assert_abs_diff_eq!(hit.t, 0.5, epsilon = root_tolerance(0.5, 1.0));
     assert_eq!(hit.crossings, &[Crossing::Rising]);
 }
 
@@ -126,20 +200,17 @@ fn sine_events(direction: Direction) -> Vec<f64> {
     let mut locator = locator(&[EventSpec::new(direction)], 1);
     let mut times = Vec::new();
     let mut y = [0.0];
-    let summary = integrate_with_events(
+    let end = drive(
         &mut sys,
         &mut stepper,
         &mut locator,
-        &mut y,
-        &RunSettings::new(0.0, 7.0),
-        |_sys, event| {
-            times.push(event.hit.t);
-            Ok(Control::Continue)
-        },
-        |_sys, _t, _y| Ok(()),
-    )
-    .unwrap();
-    assert_eq!(summary.t, 7.0);
+        (0.0, &mut y),
+        7.0,
+        (None, None),
+        |hit, _| times.push(hit.t),
+        |_, _| {},
+    );
+    assert_eq!(end, End::Reached(7.0));
     times
 }
 
@@ -149,18 +220,14 @@ fn sine_events(direction: Direction) -> Vec<f64> {
 #[test]
 fn zero_at_the_start_is_resolved_by_the_sign_after() {
     let close = |times: &[f64], expected: &[f64]| {
-        times.len() == expected.len()
-            && times
-                .iter()
-                .zip(expected)
-                .all(|(t, e)| (t - e).abs() < 1e-9)
+        assert_eq!(times.len(), expected.len(), "{times:?}");
+        for (t, e) in times.iter().zip(expected) {
+            assert_abs_diff_eq!(*t, *e, epsilon = 1e-9);
+        }
     };
-    let rising = sine_events(Direction::Rising);
-    assert!(close(&rising, &[2.0 * PI]), "{rising:?}");
-    let falling = sine_events(Direction::Falling);
-    assert!(close(&falling, &[PI]), "{falling:?}");
-    let either = sine_events(Direction::Either);
-    assert!(close(&either, &[PI, 2.0 * PI]), "{either:?}");
+    close(&sine_events(Direction::Rising), &[2.0 * PI]);
+    close(&sine_events(Direction::Falling), &[PI]);
+    close(&sine_events(Direction::Either), &[PI, 2.0 * PI]);
 }
 
 // Checks an event landing exactly on a step boundary: g = t - 0.5 with the step forced to end
@@ -248,11 +315,7 @@ fn roots_are_located_to_the_tolerance() {
             .locate(&mut sys, &stepper, &mut state)
             .unwrap()
             .unwrap();
-        let error = (hit.t - root).abs();
-        assert!(
-            error <= root_tolerance(root, 1.0),
-            "root {root}: error {error:e}"
-        );
+        assert_abs_diff_eq!(hit.t, root, epsilon = root_tolerance(root, 1.0));
         assert!(
             hit.values[0] >= 0.0,
             "post-crossing side: {}",
@@ -285,33 +348,24 @@ fn simultaneous_members_fire_together_in_index_order() {
     let mut stepper = Stepper::new(Method::Dopri5, one_step(), 1).unwrap();
     let mut hits = Vec::new();
     let mut y = [0.0];
-    integrate_with_events(
+    drive(
         &mut sys,
         &mut stepper,
         &mut locator,
-        &mut y,
-        &RunSettings::new(0.0, 1.0),
-        |_sys, event| {
-            assert!(event
-                .hit
-                .members
-                .iter()
-                .all(|&i| event.hit.values[i] >= 0.0));
-            hits.push((event.hit.t, event.hit.members.to_vec()));
-            Ok(Control::Continue)
+        (0.0, &mut y),
+        1.0,
+        (None, None),
+        |hit, _| {
+            assert!(hit.members.iter().all(|&i| hit.values[i] >= 0.0));
+            hits.push((hit.t, hit.members.to_vec()));
         },
-        |_sys, _t, _y| Ok(()),
-    )
-    .unwrap();
+        |_, _| {},
+    );
     assert_eq!(hits.len(), 2, "{hits:?}");
-    assert!(
-        (hits[0].0 - 0.3).abs() < 1e-14 && hits[0].1 == [1, 2],
-        "{hits:?}"
-    );
-    assert!(
-        (hits[1].0 - 0.6).abs() < 1e-14 && hits[1].1 == [0],
-        "{hits:?}"
-    );
+    assert_abs_diff_eq!(hits[0].0, 0.3, epsilon = 1e-14);
+    assert_eq!(hits[0].1, [1, 2]);
+    assert_abs_diff_eq!(hits[1].0, 0.6, epsilon = 1e-14);
+    assert_eq!(hits[1].1, [0]);
 }
 
 /// Analytic impact times of the ball dropped from height 1 m at rest: first impact at
@@ -328,17 +382,8 @@ fn impact_times(count: usize) -> Vec<f64> {
 }
 
 /// Bounces the ball from height 1 m with the given cap; returns the event times, output rows
-/// and the result.
-#[allow(clippy::type_complexity)]
-fn bounce(
-    t_end: f64,
-    rate_limit: Option<EventRateLimit>,
-    output: Option<OutputGrid>,
-) -> (
-    Vec<f64>,
-    Vec<(f64, [f64; 2])>,
-    Result<f64, EventError<Infallible>>,
-) {
+/// and how the run ended.
+fn bounce(t_end: f64, cap: Option<Cap>, grid: Option<Grid>) -> (Vec<f64>, BallRows, End) {
     let mut sys = ball();
     let options = StepperOptions {
         rtol: 1e-10,
@@ -350,51 +395,43 @@ fn bounce(
     let mut locator = locator(&[EventSpec::new(Direction::Falling)], 2);
     let (mut times, mut rows) = (Vec::new(), Vec::new());
     let mut y = [1.0, 0.0];
-    let run = RunSettings {
-        output,
-        rate_limit,
-        ..RunSettings::new(0.0, t_end)
-    };
-    let result = integrate_with_events(
+    let end = drive(
         &mut sys,
         &mut stepper,
         &mut locator,
-        &mut y,
-        &run,
-        |_sys, event| {
-            times.push(event.hit.t);
-            event.state[1] *= -RESTITUTION;
-            Ok(Control::Continue)
+        (0.0, &mut y),
+        t_end,
+        (grid, cap),
+        |hit, state| {
+            times.push(hit.t);
+            state[1] *= -RESTITUTION;
         },
-        |_sys, t, y| {
-            rows.push((t, [y[0], y[1]]));
-            Ok(())
-        },
+        |t, y| rows.push((t, [y[0], y[1]])),
     );
-    (times, rows, result.map(|summary| summary.t))
+    (times, rows, end)
 }
 
 // Checks the bouncing ball (y'' = -g, restitution 0.5): the first 10 impact times match the
 // analytic geometric series to 1e-10 s, and with a cap of 10 events per 0.2 s the run ends with
-// the cap error at the 14th impact (the first whose ten predecessors span less than 0.2 s),
-// before the Zeno time 3 sqrt(2 / g), instead of hanging.
+// the cap at the 14th impact (the first whose ten predecessors span less than 0.2 s), before
+// the Zeno time 3 sqrt(2 / g), instead of hanging.
 #[test]
 fn bouncing_ball_matches_the_series_and_the_cap_ends_zeno() {
-    let cap = EventRateLimit {
+    let cap = Cap {
         max_events: 10,
         window: 0.2,
     };
-    let (times, _, result) = bounce(10.0, Some(cap), None);
+    let (times, _, end) = bounce(10.0, Some(cap), None);
     let exact = impact_times(14);
-    for (k, (t, e)) in times.iter().zip(&exact).take(10).enumerate() {
-        assert!((t - e).abs() < 1e-10, "impact {k}: {t} vs {e}");
+    for (t, e) in times.iter().zip(&exact).take(10) {
+        assert_abs_diff_eq!(*t, *e, epsilon = 1e-10);
     }
     assert_eq!(times.len(), 13, "{times:?}");
     let zeno = 3.0 * (2.0 / GRAVITY).sqrt();
-    match result {
-        Err(EventError::Rate(RateExceeded { t, max_events, .. })) => {
-            assert_eq!(max_events, 10);
-            assert!((t - exact[13]).abs() < 1e-9 && t < zeno, "t = {t}");
+    match end {
+        End::Capped(t) => {
+            assert_abs_diff_eq!(t, exact[13], epsilon = 1e-9);
+            assert!(t < zeno, "t = {t}");
         }
         other => panic!("expected the event cap, got {other:?}"),
     }
@@ -416,12 +453,12 @@ fn ball_height(t: f64, impacts: &[f64]) -> f64 {
 // comes from the dense output of the segment the row lies in (analytic parabolas to 1e-9).
 #[test]
 fn output_rows_lie_on_the_grid_across_events() {
-    let grid = OutputGrid {
-        origin: 0.0,
+    let grid = Grid {
         interval: 0.1,
+        first: 0,
     };
-    let (times, rows, result) = bounce(1.0, None, Some(grid));
-    assert_eq!(result.unwrap(), 1.0);
+    let (times, rows, end) = bounce(1.0, None, Some(grid));
+    assert_eq!(end, End::Reached(1.0));
     let impact = impact_times(3);
     assert_eq!(times.len(), 2);
     assert_eq!(rows.len(), 11);
@@ -431,40 +468,30 @@ fn output_rows_lie_on_the_grid_across_events() {
         assert_eq!(t.to_bits(), (k as f64 * 0.1).to_bits(), "row {k}");
         accumulation_differs |= accumulated != *t;
         accumulated += 0.1;
-        let expected = ball_height(*t, &impact);
-        assert!(
-            (y[0] - expected).abs() < 1e-9,
-            "row {k} at {t}: {} vs {expected}",
-            y[0]
-        );
+        assert_abs_diff_eq!(y[0], ball_height(*t, &impact), epsilon = 1e-9);
     }
     assert!(accumulation_differs);
 
-    // A continued run from a grid point does not repeat it when emit_start is false.
+    // A continued run from a grid point does not repeat it when its grid starts after it.
     let mut sys = ball();
     let mut stepper = Stepper::new(Method::Dopri5, StepperOptions::default(), 2).unwrap();
     let mut locator = locator(&[EventSpec::new(Direction::Falling)], 2);
     let mut rows = Vec::new();
-    let run = RunSettings {
-        output: Some(grid),
-        emit_start: false,
-        ..RunSettings::new(0.2, 0.35)
+    let continued = Grid {
+        interval: 0.1,
+        first: 3,
     };
     let mut y = [1.0, 0.0];
-    let ignore = |_: &mut Sys, _: diabolo::simulation::EventContext<'_>| Ok(Control::Continue);
-    integrate_with_events(
+    drive(
         &mut sys,
         &mut stepper,
         &mut locator,
-        &mut y,
-        &run,
-        ignore,
-        |_, t, _| {
-            rows.push(t);
-            Ok(())
-        },
-    )
-    .unwrap();
+        (0.2, &mut y),
+        0.35,
+        (Some(continued), None),
+        |_, _| {},
+        |t, _| rows.push(t),
+    );
     assert_eq!(rows, [3.0 * 0.1]);
 }
 
@@ -472,9 +499,9 @@ fn output_rows_lie_on_the_grid_across_events() {
 // times and output rows.
 #[test]
 fn runs_are_bit_identical() {
-    let grid = Some(OutputGrid {
-        origin: 0.0,
+    let grid = Some(Grid {
         interval: 0.01,
+        first: 0,
     });
     let (times_a, rows_a, _) = bounce(1.33, None, grid);
     let (times_b, rows_b, _) = bounce(1.33, None, grid);

@@ -174,6 +174,30 @@ impl Axles {
     }
 }
 
+/// The Filippov rule at an axle whose slip is zero: slip on in a direction whose slip
+/// acceleration (m/s^2, computed as if slipping that way) carries the slip away from zero,
+/// positive first; grip when neither does.
+pub fn filippov_mode(positive_trend: f64, negative_trend: f64) -> AxleMode {
+    if positive_trend > 0.0 {
+        AxleMode::Slipping(SlipDirection::Positive)
+    } else if negative_trend < 0.0 {
+        AxleMode::Slipping(SlipDirection::Negative)
+    } else {
+        AxleMode::Stuck
+    }
+}
+
+/// The way a gripping axle slips when the tension ratio it needs reaches a capstan bound and
+/// the Filippov rule would keep it gripping: toward that bound (`upper`: T_k > T_{k-1},
+/// positive slip).
+pub fn slip_at_capstan_bound(upper: bool) -> AxleMode {
+    AxleMode::Slipping(if upper {
+        SlipDirection::Positive
+    } else {
+        SlipDirection::Negative
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -61,6 +61,17 @@ pub fn tensing_impulse(
     state: &mut CartesianState,
     heavy: [bool; 2],
 ) -> Result<TensingImpulse, StateError> {
+    tensing_impulse_with_restitution(params, params.restitution, state, heavy)
+}
+
+/// [`tensing_impulse`] with the restitution `e` in [0, 1] given instead of the parameters' (a
+/// bounce sequence settles with e = 0).
+pub fn tensing_impulse_with_restitution(
+    params: &Params,
+    e: f64,
+    state: &mut CartesianState,
+    heavy: [bool; 2],
+) -> Result<TensingImpulse, StateError> {
     let mut impact = Impact::new(params, state, heavy)?;
     let length_rate_before = impact.length_rate(state);
     if length_rate_before <= 0.0 {
@@ -71,7 +82,6 @@ pub fn tensing_impulse(
         });
     }
     let kinetic_before = kinetic_energy(params, state);
-    let e = params.restitution;
     let mut length_rate = length_rate_before;
     // Work absorbed by the normal (length) part of the impulse while L' > 0, and returned
     // while L' < 0: the impact ends when e^2 of the absorbed work has been returned.

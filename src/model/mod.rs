@@ -16,12 +16,13 @@ pub mod tension;
 
 pub use dynamics::{DynamicsError, TautDynamics};
 pub use energy::{mechanical_energy, PowerBalance};
-pub use friction::{AxleContact, AxleMode, SlipDirection};
+pub use friction::{filippov_mode, slip_at_capstan_bound, AxleContact, AxleMode, SlipDirection};
 pub use geometry::Kinematics;
-pub use impulse::{tensing_impulse, TensingImpulse};
+pub use impulse::{tensing_impulse, tensing_impulse_with_restitution, TensingImpulse};
 pub use params::{ranges, FrictionLaw, ParamError, ParamValues, Params, Range};
 pub use state::{
-    taut_point_below, Body, CartesianState, DiaboloState, ReducedLayout, ReducedState, StateError,
+    close_onto_string, taut_point_below, Body, CartesianState, DiaboloState, ReducedLayout,
+    ReducedState, StateError,
 };
 pub use tension::{loose_accelerations, Regularisation, StickInput, StickMatrix, TensionSolution};
 

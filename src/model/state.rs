@@ -402,3 +402,43 @@ pub fn knot_degree(theta: f64) -> i32 {
 pub fn theta_from_turn(turn: f64, knot: i32) -> f64 {
     PI + geometry::wrap_angle(turn) + TAU * f64::from(knot)
 }
+
+/// Moves the diabolos (only) so that sum l = L and L' = 0 exactly, along the gradient of the
+/// string length with respect to their positions: g_i = e_{i-1} - e_i (unit segment directions).
+pub fn close_onto_string(state: &mut CartesianState, length: f64) {
+    let n = state.diabolo_count();
+    let direction = |s: &CartesianState, j: usize| {
+        let d = s.position(j + 1) - s.position(j);
+        let norm = d.norm();
+        (norm > 0.0).then(|| d / norm)
+    };
+    let gradient = |s: &CartesianState| -> Option<Vec<Vector2<f64>>> {
+        (1..=n)
+            .map(|i| Some(direction(s, i - 1)? - direction(s, i)?))
+            .collect()
+    };
+    for _ in 0..3 {
+        let Some(g) = gradient(state) else { return };
+        let norm2: f64 = g.iter().map(|v| v.norm_squared()).sum();
+        if norm2 < 1e-12 {
+            return;
+        }
+        let excess = state.string_used() - length;
+        for (d, gi) in state.diabolos.iter_mut().zip(&g) {
+            d.pos -= gi * (excess / norm2);
+        }
+    }
+    let Some(g) = gradient(state) else { return };
+    let norm2: f64 = g.iter().map(|v| v.norm_squared()).sum();
+    if norm2 < 1e-12 {
+        return;
+    }
+    let rate: f64 = (0..=n)
+        .map(|j| {
+            direction(state, j).map_or(0.0, |e| e.dot(&(state.velocity(j + 1) - state.velocity(j))))
+        })
+        .sum();
+    for (d, gi) in state.diabolos.iter_mut().zip(&g) {
+        d.vel -= gi * (rate / norm2);
+    }
+}

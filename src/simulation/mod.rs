@@ -1,18 +1,35 @@
-//! Time integration of the model: steppers with dense output, event location on the
-//! interpolant, hand drives, the taut and loose phases as ODE systems, and the hybrid run.
+//! Time integration of the model: the ODE layer (steppers with dense output, event location on
+//! the interpolant), hand drives, the taut and loose phases as ODE systems, and the hybrid run
+//! (modes, typed guards, transitions, the loop), with what a run reports and the rows it emits.
 
 pub mod drive;
-pub mod events;
-pub mod integrate;
+pub mod hybrid;
+pub mod observe;
+pub mod ode;
 pub mod phase;
-pub mod run;
+pub mod report;
+pub mod setup;
+
+pub use ode::{events, integrate};
+
+/// The run's public names at their former path.
+pub mod run {
+    pub use super::observe::Row;
+    pub use super::report::{
+        object_name, Event, EventKind, RunError, RunReport, RunStats, Settings,
+        DEFAULT_MAX_STEPS_PER_SECOND,
+    };
+    pub use super::setup::{SetupError, Simulation};
+}
 
 pub use events::{
-    integrate_with_events, Control, Crossing, Direction, EventConfigError, EventContext,
-    EventError, EventHit, EventLocator, EventOptions, EventRateGuard, EventRateLimit, EventSet,
-    EventSpec, EventSystem, OutputGrid, RateExceeded, RunSettings, RunSummary,
+    Crossing, Direction, EventConfigError, EventError, EventHit, EventLocator, EventOptions,
+    EventSet, EventSpec, EventSystem,
 };
 pub use integrate::{
     DenseError, ErrorWeights, IntegrateError, Method, OdeSystem, OptionsError, StepOutcome,
     StepStats, Stepper, StepperOptions, Tableau,
 };
+pub use observe::Row;
+pub use report::{Event, EventKind, RunError, RunReport, RunStats, Settings};
+pub use setup::{SetupError, Simulation};

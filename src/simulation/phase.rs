@@ -8,19 +8,17 @@
 //! hand work W, friction loss and drag loss, so that E(t) - E(0) = W - friction - drag -
 //! impulse losses can be checked at any time.
 
-use nalgebra::Vector2;
-use std::f64::consts::{PI, TAU};
-
 use crate::model::friction::{Axles, SlipReference};
-use crate::model::grip;
 use crate::model::{
     tension, AxleMode, Body, CartesianState, DiaboloState, DynamicsError, Kinematics, Params,
     StickInput, TautDynamics,
 };
+use nalgebra::Vector2;
 
 use super::drive::Drive;
-use super::events::{Direction, EventSpec, EventSystem};
-use super::integrate::OdeSystem;
+use super::hybrid::guards::{LooseGuards, TautGuards};
+use super::ode::events::{EventSpec, EventSystem};
+use super::ode::integrate::OdeSystem;
 
 /// Number of energy accumulators at the end of every phase state: hand work, friction loss,
 /// drag loss (J).
@@ -104,12 +102,15 @@ pub struct TautSystem {
     pub knots: Vec<i32>,
     /// Two objects closer than this along the string have met, m.
     pub meeting_distance: f64,
+    /// The guards (event functions) and their layout.
+    pub guards: TautGuards,
 }
 
 impl TautSystem {
     pub fn new(params: &Params, n: usize, drives: [Drive; 2]) -> Self {
         Self {
             dynamics: TautDynamics::new(params, n),
+            guards: TautGuards::new(params, n, &drives),
             drives,
             modes: vec![AxleMode::from_slip(0.0); n],
             knots: vec![0; n],
@@ -145,9 +146,9 @@ impl TautSystem {
         Ok(())
     }
 
-    /// Number of event functions: see [`TautSystem::event_values`].
+    /// Number of event functions: see [`TautGuards`].
     pub fn event_count(&self) -> usize {
-        6 * self.dynamics.layout().diabolos() + 3
+        self.guards.len()
     }
 
     /// Component `index` of the phase state.
@@ -207,62 +208,17 @@ impl TautSystem {
 
     /// Direction filters of the event functions: all fire when reaching zero from above.
     pub fn event_specs(&self) -> Vec<EventSpec> {
-        vec![EventSpec::new(Direction::Falling); self.event_count()]
+        self.guards.specs()
     }
 
-    /// Event functions of the last evaluated state, in this order (all fire when they reach 0
-    /// from above):
-    /// - `[0]` T_0 (loosening);
-    /// - `[1 + 2(k-1)]`, `[2 + 2(k-1)]` for axle k: slipping, the slip speed along its direction
-    ///   (reversal); gripping, the margins c theta' -+ ln(T_k/T_{k-1}) to the capstan bounds
-    ///   (unsticking; in tension form where a tension is not positive, see
-    ///   [`grip::grip_margins`]); always positive under the tanh law;
-    /// - `[1 + 2N + 2(k-1)]`, `[2 + 2N + 2(k-1)]`: theta_k - 2 pi k_k and 2 pi (k_k + 1) - theta_k
-    ///   (knot change down / up), with k_k the knot degree at the segment's start (`knots`);
-    /// - `[1 + 4N + (k-1)]`: |theta_k| - pi (the diabolo would leave the string);
-    /// - `[1 + 5N + i]`: l_i - the meeting distance (two objects meet);
-    /// - `[6N + 2]`: the margin L - |p_right - p_left| of sticks that both follow paths.
+    /// The guards' values ([`TautGuards`]) on the last evaluated state.
     pub fn event_values(&self, t: f64, out: &mut [f64]) {
-        let knots = &self.knots;
-        let params = self.dynamics.params();
-        let n = self.dynamics.layout().diabolos();
-        let kin = self.dynamics.kinematics();
-        out[0] = self.dynamics.tension().base_tension;
-        let ratios = self.dynamics.axles().tension_ratios();
-        for (k, contact) in self.dynamics.axles().contacts().iter().enumerate() {
-            let (a, b) = match (params.friction_law, self.modes[k]) {
-                _ if !params.has_switching_friction() => (1.0, 1.0),
-                (_, AxleMode::Slipping(direction)) => {
-                    (direction_sign(direction) * contact.slip_speed, 1.0)
-                }
-                (law, AxleMode::Stuck) => grip::grip_margins(
-                    law,
-                    params.friction,
-                    contact.contact_angle,
-                    self.dynamics.tension().base_tension,
-                    ratios[k],
-                    ratios[k + 1],
-                ),
-            };
-            out[1 + 2 * k] = a;
-            out[2 + 2 * k] = b;
-        }
-        for i in 1..=n {
-            let theta = kin.objects()[i].theta;
-            let floor = TAU * f64::from(knots[i - 1]);
-            out[2 * n + 2 * i - 1] = theta - floor;
-            out[2 * n + 2 * i] = floor + TAU - theta;
-            out[4 * n + i] = theta.abs() - PI;
-        }
-        for (i, s) in kin.segments().iter().enumerate() {
-            out[1 + 5 * n + i] = s.length - self.meeting_distance;
-        }
-        out[6 * n + 2] = path_margin(&self.drives, params.string_length, t);
+        self.guards.write_values(self, t, out);
     }
 }
 
 /// L - |p_right(t) - p_left(t)| when both sticks follow paths (they cannot be farther apart than
-/// the string is long); 1 otherwise.
+/// the string is long), m; 1 otherwise.
 pub fn path_margin(drives: &[Drive; 2], string_length: f64, t: f64) -> f64 {
     match (&drives[0], &drives[1]) {
         (Drive::Path(a), Drive::Path(b)) => string_length - (b.at(t).pos - a.at(t).pos).norm(),
@@ -381,6 +337,10 @@ pub struct LooseSystem {
     pub meeting_distance: f64,
     /// The component of the last derivative that was not finite, if it was not.
     pub non_finite_rate: Option<usize>,
+    /// The guards (event functions) and their layout.
+    pub guards: LooseGuards,
+    /// The segment lengths of the last event evaluation, m (a buffer).
+    lengths: Vec<f64>,
 }
 
 impl LooseSystem {
@@ -388,6 +348,8 @@ impl LooseSystem {
         Self {
             params: *params,
             layout: LooseLayout::new(n),
+            guards: LooseGuards::new(n, &drives),
+            lengths: vec![0.0; n + 1],
             drives,
             hand_forces: [Vector2::zeros(); 2],
             knots: vec![0; n],
@@ -445,23 +407,14 @@ impl LooseSystem {
         Ok(())
     }
 
-    /// Number of event functions: see [`LooseSystem::event_values`].
+    /// Number of event functions: see [`LooseGuards`].
     pub fn event_count(&self) -> usize {
-        2 * self.layout.diabolos() + 3
+        self.guards.len()
     }
 
     /// Direction filters: the folds fire either way, the others when reaching zero from above.
     pub fn event_specs(&self) -> Vec<EventSpec> {
-        let n = self.layout.diabolos();
-        (0..self.event_count())
-            .map(|i| {
-                EventSpec::new(if (1..=n).contains(&i) {
-                    Direction::Either
-                } else {
-                    Direction::Falling
-                })
-            })
-            .collect()
+        self.guards.specs()
     }
 
     /// The Cartesian state at (t, y). While the string is slack the sticks do not act on the
@@ -480,7 +433,7 @@ impl LooseSystem {
     }
 
     /// Position of object k at (t, y), path-driven sticks exactly on their paths.
-    fn position(&self, t: f64, y: &[f64], k: usize) -> Vector2<f64> {
+    pub(crate) fn position(&self, t: f64, y: &[f64], k: usize) -> Vector2<f64> {
         let n = self.layout.diabolos();
         let drive = match k {
             0 => Some(&self.drives[0]),
@@ -502,27 +455,18 @@ impl LooseSystem {
         self.params.string_length - used
     }
 
-    /// Event functions at y, in this order:
-    /// - `[0]` the slack L - sum l_i (the string snaps taut when it reaches 0 from above);
-    /// - `[1 + (k-1)]` cross(e_{k-1}, e_k) at diabolo k: zero when the string folds back through
-    ///   the diabolo (a knot change, when the segments point opposite ways) or runs straight;
-    /// - `[1 + N + i]` l_i - the meeting distance (two objects meet);
-    /// - `[2N + 2]` the margin of sticks that both follow paths ([`path_margin`]).
-    pub fn event_values(&self, t: f64, y: &[f64], out: &mut [f64]) {
+    /// The guards' values ([`LooseGuards`]) at (t, y), allocation-free.
+    pub fn event_values(&mut self, t: f64, y: &[f64], out: &mut [f64]) {
         let n = self.layout.diabolos();
-        let pos = |k: usize| self.position(t, y, k);
         let mut used = 0.0;
         for i in 0..=n {
-            let l = (pos(i + 1) - pos(i)).norm();
+            let l = (self.position(t, y, i + 1) - self.position(t, y, i)).norm();
             used += l;
-            out[1 + n + i] = l - self.meeting_distance;
+            self.lengths[i] = l;
         }
-        out[0] = self.params.string_length - used;
-        for k in 1..=n {
-            let (a, b) = (pos(k) - pos(k - 1), pos(k + 1) - pos(k));
-            out[k] = (a.x * b.y - a.y * b.x) / (a.norm() * b.norm()).max(f64::MIN_POSITIVE);
-        }
-        out[2 * n + 2] = path_margin(&self.drives, self.params.string_length, t);
+        let slack = self.params.string_length - used;
+        self.guards
+            .write_values(self, (t, y), (&self.lengths, slack), out);
     }
 
     /// (L', L'') of the string at y, from the free motion of every object (sum over segments

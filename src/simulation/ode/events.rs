@@ -1,4 +1,4 @@
-//! Event location on the dense output of a [`Stepper`], and a small event-driven driver.
+//! Event location on the dense output of a [`Stepper`].
 //!
 //! Events are the zeros of a vector of event functions g(t, y). After each accepted step
 //! [t0, t1] the [`EventLocator`] samples g on the step's interpolant (at a few equally spaced
@@ -19,12 +19,12 @@
 //! member is already on its new side (or exactly zero), so restarting from the event state does
 //! not find the same crossing again.
 //!
-//! The caller's loop, as [`integrate_with_events`] runs it:
+//! The caller's loop: step, locate, apply the event to the located state, restart there.
 //!
 //! ```
 //! use diabolo::simulation::{
-//!     integrate_with_events, Control, Direction, EventLocator, EventOptions, EventSpec,
-//!     EventSystem, Method, OdeSystem, RunSettings, Stepper, StepperOptions,
+//!     Direction, EventLocator, EventOptions, EventSpec, EventSystem, Method, OdeSystem, Stepper,
+//!     StepperOptions,
 //! };
 //!
 //! /// A ball falling under gravity onto the floor y = 0.
@@ -48,22 +48,23 @@
 //! let mut stepper = Stepper::new(Method::Dopri5, StepperOptions::default(), 2).unwrap();
 //! let mut locator = EventLocator::new(1, 2, EventOptions::default()).unwrap();
 //! locator.set_mut().configure(&[EventSpec::new(Direction::Falling)]).unwrap();
-//! let mut y = [1.0, 0.0];
-//! let run = RunSettings::new(0.0, 0.6);
-//! let summary = integrate_with_events(
-//!     &mut Ball, &mut stepper, &mut locator, &mut y, &run,
-//!     |_ball, event| {
-//!         event.state[1] = -0.5 * event.state[1]; // bounce
-//!         Ok(Control::Continue)
-//!     },
-//!     |_ball, _t, _y| Ok(()),
-//! )
-//! .unwrap();
-//! assert_eq!(summary.events, 1);
+//! let (t_end, mut events) = (0.6, 0);
+//! let mut state = [1.0, 0.0];
+//! stepper.reset(&mut Ball, 0.0, &state).unwrap();
+//! while stepper.t() < t_end {
+//!     stepper.step(&mut Ball, t_end).unwrap();
+//!     if let Some(hit) = locator.locate(&mut Ball, &stepper, &mut state).unwrap() {
+//!         let t = hit.t;
+//!         events += 1;
+//!         state[1] = -0.5 * state[1]; // bounce
+//!         stepper.reset(&mut Ball, t, &state).unwrap();
+//!     }
+//! }
+//! assert_eq!(events, 1);
 //! // Analytic: impact at sqrt(2 / g), then a parabola at half the impact speed.
 //! let impact = (2.0 / 9.81f64).sqrt();
 //! let (v, dt) = (0.5 * 9.81 * impact, 0.6 - impact);
-//! assert!((y[0] - (v * dt - 0.5 * 9.81 * dt * dt)).abs() < 1e-12);
+//! approx::assert_abs_diff_eq!(stepper.y()[0], v * dt - 0.5 * 9.81 * dt * dt, epsilon = 1e-12);
 //! ```
 
 use thiserror::Error;
@@ -256,7 +257,7 @@ impl EventOptions {
     }
 }
 
-/// Failure while locating events or driving a run; every variant carries the time (s).
+/// Failure while locating events; every variant carries the time (s).
 #[derive(Debug, Error)]
 pub enum EventError<E: std::error::Error + 'static> {
     /// The stepper failed.
@@ -282,27 +283,6 @@ pub enum EventError<E: std::error::Error + 'static> {
         /// Member index.
         member: usize,
     },
-    /// The event callback of the driver returned an error.
-    #[error("the event handler failed at t = {t} s")]
-    Callback {
-        /// Event time (s).
-        t: f64,
-        /// The handler's error.
-        #[source]
-        source: E,
-    },
-    /// The output callback of the driver returned an error.
-    #[error("the output handler failed at t = {t} s")]
-    Output {
-        /// Output time (s).
-        t: f64,
-        /// The handler's error.
-        #[source]
-        source: E,
-    },
-    /// Too many events per unit of simulated time.
-    #[error(transparent)]
-    Rate(#[from] RateExceeded),
     /// The locator, stepper and buffers disagree on the state dimension.
     #[error("state dimension {found} at t = {t} s; the locator was built for {expected}")]
     DimensionMismatch {
@@ -313,14 +293,6 @@ pub enum EventError<E: std::error::Error + 'static> {
         /// Dimension found.
         found: usize,
     },
-    /// Invalid run settings.
-    #[error("invalid run settings at t0 = {t} s: {reason}")]
-    InvalidRun {
-        /// Start time (s).
-        t: f64,
-        /// What is wrong.
-        reason: &'static str,
-    },
 }
 
 impl<E: std::error::Error + 'static> EventError<E> {
@@ -329,13 +301,9 @@ impl<E: std::error::Error + 'static> EventError<E> {
         match self {
             Self::Integrate(e) => e.time(),
             Self::Dense(DenseError::OutOfRange { t, .. } | DenseError::Length { t, .. }) => *t,
-            Self::Rate(e) => e.t,
             Self::Events { t, .. }
             | Self::NonFiniteEvent { t, .. }
-            | Self::Callback { t, .. }
-            | Self::Output { t, .. }
-            | Self::DimensionMismatch { t, .. }
-            | Self::InvalidRun { t, .. } => *t,
+            | Self::DimensionMismatch { t, .. } => *t,
         }
     }
 }
@@ -772,21 +740,12 @@ impl EventLocator {
         };
         sys.events(t, &self.y, out)
             .map_err(|source| EventError::Events { t, source })?;
-        if let Some(member) = out.iter().position(|g| !g.is_finite()) {
+        // A disarmed member is ignored: its value is not looked at.
+        let specs = &self.set.specs[..m];
+        if let Some(member) = (0..m).position(|i| specs[i].armed && !out[i].is_finite()) {
             return Err(EventError::NonFiniteEvent { t, member });
         }
         Ok(())
-    }
-
-    /// The hit and the member set at once (disjoint borrows for the driver's callback).
-    fn hit_and_set(&mut self) -> (EventHit<'_>, &mut EventSet) {
-        let hit = EventHit {
-            t: self.hit_t,
-            members: &self.members,
-            crossings: &self.crossings,
-            values: &self.hit_values[..self.set.active],
-        };
-        (hit, &mut self.set)
     }
 }
 
@@ -818,323 +777,9 @@ fn sign(x: f64) -> i8 {
     }
 }
 
-/// A cap on the number of events per unit of simulated time.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct EventRateLimit {
-    /// Most events allowed in any window, >= 1.
-    pub max_events: usize,
-    /// Window length (s), > 0.
-    pub window: f64,
-}
-
-/// More events in a window than the cap allows (e.g. a Zeno run).
-#[derive(Clone, Debug, PartialEq, Error)]
-#[error(
-    "more than {max_events} events within {window} s at t = {t} s: the run may be chattering or \
-     Zeno; ending it"
-)]
-pub struct RateExceeded {
-    /// Time of the event over the cap (s).
-    pub t: f64,
-    /// The cap.
-    pub max_events: usize,
-    /// The window (s).
-    pub window: f64,
-}
-
-/// Enforces an [`EventRateLimit`]: records event times in a ring buffer allocated once.
-#[derive(Clone, Debug)]
-pub struct EventRateGuard {
-    limit: EventRateLimit,
-    times: Vec<f64>,
-    next: usize,
-}
-
-impl EventRateGuard {
-    /// A guard with no events recorded.
-    pub fn new(limit: EventRateLimit) -> Result<Self, EventConfigError> {
-        if limit.max_events == 0 {
-            return Err(EventConfigError::Option("max_events must be at least 1"));
-        }
-        if !(limit.window.is_finite() && limit.window > 0.0) {
-            return Err(EventConfigError::Option(
-                "the event window must be finite and positive",
-            ));
-        }
-        Ok(Self {
-            limit,
-            times: Vec::with_capacity(limit.max_events),
-            next: 0,
-        })
-    }
-
-    /// Records an event at `t` (s, non-decreasing); fails if it makes more than `max_events`
-    /// events within `window`.
-    pub fn record(&mut self, t: f64) -> Result<(), RateExceeded> {
-        let max = self.limit.max_events;
-        if self.times.len() < max {
-            self.times.push(t);
-            return Ok(());
-        }
-        let oldest = self.times[self.next];
-        if t - oldest < self.limit.window {
-            return Err(RateExceeded {
-                t,
-                max_events: max,
-                window: self.limit.window,
-            });
-        }
-        self.times[self.next] = t;
-        self.next = (self.next + 1) % max;
-        Ok(())
-    }
-
-    /// Forgets the recorded events.
-    pub fn clear(&mut self) {
-        self.times.clear();
-        self.next = 0;
-    }
-}
-
-/// Whether a run goes on after an event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Control {
-    /// Restart from the (possibly modified) event state.
-    Continue,
-    /// End the run at the event.
-    Stop,
-}
-
-/// What the driver's event callback sees and may change.
-#[derive(Debug)]
-pub struct EventContext<'a> {
-    /// The event.
-    pub hit: EventHit<'a>,
-    /// The members, to arm, disarm or reconfigure.
-    pub set: &'a mut EventSet,
-    /// State at the event (interpolated); the run restarts from it as modified.
-    pub state: &'a mut [f64],
-}
-
-/// Output rows at `origin + k interval` (computed so, never accumulated).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct OutputGrid {
-    /// Time of row 0 (s).
-    pub origin: f64,
-    /// Spacing (s), > 0.
-    pub interval: f64,
-}
-
-/// Settings of [`integrate_with_events`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RunSettings {
-    /// Start time (s).
-    pub t0: f64,
-    /// End time (s), >= t0.
-    pub t_end: f64,
-    /// Output grid; `None` for no output rows.
-    pub output: Option<OutputGrid>,
-    /// Whether a grid point equal to `t0` is emitted (false when continuing a run whose
-    /// previous part already emitted it).
-    pub emit_start: bool,
-    /// Cap on events per unit of simulated time.
-    pub rate_limit: Option<EventRateLimit>,
-}
-
-impl RunSettings {
-    /// From `t0` to `t_end` (s) without output rows or event cap.
-    pub fn new(t0: f64, t_end: f64) -> Self {
-        Self {
-            t0,
-            t_end,
-            output: None,
-            emit_start: true,
-            rate_limit: None,
-        }
-    }
-
-    fn validate<E: std::error::Error + 'static>(&self) -> Result<(), EventError<E>> {
-        let invalid = |reason| Err(EventError::InvalidRun { t: self.t0, reason });
-        if !(self.t0.is_finite() && self.t_end.is_finite() && self.t_end >= self.t0) {
-            return invalid("t0 and t_end must be finite with t_end >= t0");
-        }
-        if let Some(grid) = self.output {
-            if !(grid.origin.is_finite() && grid.interval.is_finite() && grid.interval > 0.0) {
-                return invalid("the output grid needs a finite origin and a positive interval");
-            }
-        }
-        Ok(())
-    }
-}
-
-/// How a run of [`integrate_with_events`] ended.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RunSummary {
-    /// Final time (s): `t_end`, or the event time when a callback stopped the run.
-    pub t: f64,
-    /// Number of events handled.
-    pub events: u64,
-    /// Whether an event callback stopped the run.
-    pub stopped: bool,
-}
-
-/// The next output row of a run.
-struct GridCursor {
-    grid: Option<OutputGrid>,
-    k: u64,
-}
-
-impl GridCursor {
-    /// Positioned at the first grid point at or after `t0` (after it unless `emit_start`).
-    fn new(grid: Option<OutputGrid>, t0: f64, emit_start: bool) -> Self {
-        let mut cursor = Self { grid, k: 0 };
-        if let Some(g) = grid {
-            let before = |k: u64| {
-                let t = g.origin + k as f64 * g.interval;
-                t < t0 || (t == t0 && !emit_start)
-            };
-            let guess = ((t0 - g.origin) / g.interval).floor().max(0.0) as u64;
-            cursor.k = guess.saturating_sub(1);
-            while before(cursor.k) {
-                cursor.k += 1;
-            }
-        }
-        cursor
-    }
-
-    /// The pending grid time if it is at or before `limit`.
-    fn next_until(&self, limit: f64) -> Option<f64> {
-        let g = self.grid?;
-        let t = g.origin + self.k as f64 * g.interval;
-        (t <= limit).then_some(t)
-    }
-}
-
-/// Runs `sys` from `run.t0` (state `y`) to `run.t_end`, handling events and output rows.
-///
-/// After each accepted step the locator scans it. On an event: the output rows up to the
-/// event time are emitted from the step's interpolant, the event is counted against the rate
-/// cap, then `on_event` gets the interpolated state at the event (it may change it, the
-/// member set, or the system) and the stepper restarts there from the changed state; rows
-/// after the event come from the new segment. Rows are emitted at `origin + k interval` from
-/// the dense output, never at raw steps. On return `y` holds the final state (the post-event
-/// state when a callback stopped the run).
-pub fn integrate_with_events<S, FE, FO>(
-    sys: &mut S,
-    stepper: &mut Stepper,
-    locator: &mut EventLocator,
-    y: &mut [f64],
-    run: &RunSettings,
-    mut on_event: FE,
-    mut on_output: FO,
-) -> Result<RunSummary, EventError<S::Error>>
-where
-    S: EventSystem,
-    FE: FnMut(&mut S, EventContext<'_>) -> Result<Control, S::Error>,
-    FO: FnMut(&mut S, f64, &[f64]) -> Result<(), S::Error>,
-{
-    run.validate()?;
-    let mut guard = match run.rate_limit.map(EventRateGuard::new).transpose() {
-        Ok(guard) => guard,
-        Err(_) => {
-            let reason = "the event cap needs max_events >= 1 and a positive window";
-            return Err(EventError::InvalidRun { t: run.t0, reason });
-        }
-    };
-    let mut row = vec![0.0; stepper.dimension()];
-    stepper.reset(sys, run.t0, y)?;
-    locator.invalidate();
-    let mut cursor = GridCursor::new(run.output, run.t0, run.emit_start);
-    let mut emit = |sys: &mut S, stepper: &Stepper, cursor: &mut GridCursor, limit: f64| {
-        while let Some(t) = cursor.next_until(limit.min(run.t_end)) {
-            stepper.interpolate(t, &mut row)?;
-            on_output(sys, t, &row).map_err(|source| EventError::Output { t, source })?;
-            cursor.k += 1;
-        }
-        Ok::<(), EventError<S::Error>>(())
-    };
-    emit(sys, stepper, &mut cursor, run.t0)?;
-    let mut events = 0;
-    while stepper.t() < run.t_end {
-        stepper.step(sys, run.t_end)?;
-        if !locator.scan(sys, stepper, y)? {
-            emit(sys, stepper, &mut cursor, stepper.t())?;
-            continue;
-        }
-        let t = locator.hit_t;
-        emit(sys, stepper, &mut cursor, t)?;
-        events += 1;
-        if let Some(guard) = guard.as_mut() {
-            guard.record(t)?;
-        }
-        let (hit, set) = locator.hit_and_set();
-        let context = EventContext {
-            hit,
-            set,
-            state: &mut *y,
-        };
-        let control =
-            on_event(sys, context).map_err(|source| EventError::Callback { t, source })?;
-        if control == Control::Stop {
-            return Ok(RunSummary {
-                t,
-                events,
-                stopped: true,
-            });
-        }
-        stepper.reset(sys, t, y)?;
-    }
-    y.copy_from_slice(stepper.y());
-    Ok(RunSummary {
-        t: stepper.t(),
-        events,
-        stopped: false,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    // The cursor starts at the first grid point at or after t0 (strictly after it without
-    // emit_start), also for t0 before the origin or far along the grid.
-    #[test]
-    fn grid_cursor_starts_at_the_first_point_from_t0() {
-        let grid = Some(OutputGrid {
-            origin: 1.0,
-            interval: 0.1,
-        });
-        let first = |t0, emit_start| GridCursor::new(grid, t0, emit_start).next_until(f64::MAX);
-        assert_eq!(first(0.0, true), Some(1.0));
-        assert_eq!(first(1.0, true), Some(1.0));
-        assert_eq!(first(1.0, false), Some(1.0 + 0.1));
-        assert_eq!(first(1.25, true), Some(1.0 + 3.0 * 0.1));
-        assert_eq!(first(1.0 + 500.0 * 0.1, false), Some(1.0 + 501.0 * 0.1));
-        assert_eq!(GridCursor::new(None, 0.0, true).next_until(1.0), None);
-        assert_eq!(GridCursor::new(grid, 0.0, true).next_until(0.5), None);
-    }
-
-    // The guard allows max_events events in any window and fails on the next one inside it.
-    #[test]
-    fn rate_guard_counts_events_in_a_sliding_window() {
-        let limit = EventRateLimit {
-            max_events: 3,
-            window: 1.0,
-        };
-        let mut guard = EventRateGuard::new(limit).unwrap();
-        for t in [0.0, 0.5, 0.9, 1.0, 1.6, 1.95] {
-            guard.record(t).unwrap();
-        }
-        let error = guard.record(1.99).unwrap_err();
-        assert_eq!(error.t, 1.99);
-        guard.clear();
-        guard.record(2.0).unwrap();
-        let zero = EventRateLimit {
-            max_events: 0,
-            window: 1.0,
-        };
-        assert!(EventRateGuard::new(zero).is_err());
-    }
 
     // Options and member indices are validated.
     #[test]

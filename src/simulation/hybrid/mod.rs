@@ -1,0 +1,113 @@
+//! The hybrid run: modes, guards and transitions.
+//!
+//! # Design
+//!
+//! - A **mode** ([`mode`]) is a continuous regime with its own ODE system, stepper and event
+//!   locator: `taut` (the reduced rotating-frame state) and `loose` (Cartesian free motion).
+//!   Both phases' runs live for the whole run, since a stepper carries its step size and its
+//!   counters across re-entries; [`mode::Modes`] is the one place that dispatches on the
+//!   active one.
+//! - A **guard** ([`guards`]) is a typed condition of a mode whose value crossing zero ends the
+//!   continuous stretch: [`guards::TautGuard`] (`Loosen`, `Slip`, `GripBound`, `Knot`, `Leave`,
+//!   `Meet`, `SticksApart`) and [`guards::LooseGuard`] (`Tense`, `Fold`, `Meet`,
+//!   `SticksApart`). Each mode's layout ties locator members to guards, once per run; the
+//!   values are written by walking it and the hits are decoded by looking it up, so no member
+//!   index is computed anywhere else. A guard that is off in the current friction mode is
+//!   disarmed in the locator.
+//! - A **transition** ([`transitions`]) is the reset map of a fired guard: it takes the
+//!   located state, logs the event in the ledger and enters the next mode (`tense`,
+//!   `enter_taut`, `enter_loose`, a friction or knot change that stays taut, a failure). Every
+//!   tolerance the transitions use is a field of [`transitions::Tolerances`].
+//! - The loop ([`run`]) only steps, locates, emits rows and applies: it does not know which
+//!   modes or guards exist.
+//!
+//! # Adding the flight modes of issue 15 against this
+//!
+//! Flight is per diabolo: a diabolo is `string`, `flying` or `dropped`, and the string's mode
+//! (taut or loose) runs over the slots of the diabolos on it. The hybrid state becomes (string
+//! mode, per-diabolo mode), still one ODE system per active combination.
+//! - `leave` (theta reaching pi from above, taut or loose): `TautGuard::Leave{k}` exists, and
+//!   `LooseGuard::Leave{k}` joins it; the transition `leave(k)` removes diabolo k from the
+//!   string's slots and starts its free flight, instead of the present `LeftString` failure.
+//! - `land` (a flying diabolo crossing a segment's chord downward, strictly between its ends):
+//!   `Land{k, segment}` guards, laid out only while diabolo k flies (disarmed otherwise, so
+//!   they cost nothing when nothing flies); `land(k, segment)` inserts a slot and tenses the
+//!   string if it is at full length (the same `tense` with the impact solved for two or more
+//!   constraints).
+//! - `contact` (disc-disc, disc-stick tip) and `separate` (a resting contact force that would
+//!   pull): `Contact{a, b}` and `Separate{a, b}` guards; `contact` applies an impulse with the
+//!   contact restitution (passed to the impulse, as the settling restitution is now), and
+//!   resting contact is a mode flag of the pair that adds a constraint to the system.
+//! - `drop` at the floor: `Drop{k}` while diabolo k flies; `drop(k)` ends its motion.
+//!
+//! Each is a new guard variant, its value in the guard's `value`, a new arm of the transition
+//! `apply`, and a new layout entry; the loop does not change.
+
+pub mod diagnose;
+pub mod errors;
+pub mod guards;
+pub mod mode;
+pub mod run;
+pub mod transitions;
+
+use crate::model::energy::mechanical_energy;
+
+use super::phase::{LooseSystem, TautSystem};
+use super::report::Event;
+use super::setup::Simulation;
+use mode::Modes;
+use transitions::Tolerances;
+
+/// What the run has logged and accumulated besides the integrated state.
+#[derive(Clone, Debug, Default)]
+pub struct Ledger {
+    pub events: Vec<Event>,
+    /// Energy lost in tensing impulses since the start, J.
+    pub impulse_loss: f64,
+    /// Rebounds in a row (a bounce sequence).
+    pub bounces: usize,
+    /// The largest friction coefficient a gripping axle needed, if any gripped.
+    pub grip_needed: Option<f64>,
+    /// Derivative evaluations outside the steppers (rows, restarts, the Filippov rule).
+    pub extra_evaluations: usize,
+}
+
+/// The hybrid state of a run: the time, the modes, the ledger.
+#[derive(Clone, Debug)]
+pub struct Hybrid<'a> {
+    pub sim: &'a Simulation,
+    /// Number of diabolos.
+    pub n: usize,
+    /// The time reached, s.
+    pub t: f64,
+    pub modes: Modes,
+    pub ledger: Ledger,
+    pub tolerances: Tolerances,
+    /// Mechanical energy at the start, J.
+    pub initial_energy: f64,
+}
+
+impl<'a> Hybrid<'a> {
+    /// The run of `sim` before its first mode is entered ([`Hybrid::start`]).
+    pub fn new(sim: &'a Simulation) -> Self {
+        let n = sim.initial.diabolo_count();
+        let settings = &sim.settings;
+        let mut taut = TautSystem::new(&sim.params, n, sim.drives.clone());
+        taut.meeting_distance = settings.meeting_distance;
+        taut.dynamics = taut
+            .dynamics
+            .clone()
+            .with_regularisation(settings.regularisation);
+        let mut loose = LooseSystem::new(&sim.params, n, sim.drives.clone());
+        loose.meeting_distance = settings.meeting_distance;
+        Self {
+            sim,
+            n,
+            t: 0.0,
+            modes: Modes::new(taut, loose, settings),
+            ledger: Ledger::default(),
+            tolerances: Tolerances::default(),
+            initial_energy: mechanical_energy(&sim.params, &sim.initial),
+        }
+    }
+}

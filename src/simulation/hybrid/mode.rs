@@ -1,0 +1,339 @@
+//! The modes of a run: each phase's ODE system with its stepper and event locator, and the one
+//! place that dispatches on the active phase.
+
+use crate::model::{CartesianState, DynamicsError};
+
+use super::errors::{dynamics_failure, event_failure, integrate_failure, non_finite};
+use super::guards::{LooseGuard, TautGuard};
+use super::transitions::Tolerances;
+use crate::simulation::ode::events::{
+    Crossing, EventError, EventLocator, EventOptions, EventSpec, EventSystem,
+};
+use crate::simulation::ode::integrate::{Stepper, StepperOptions};
+use crate::simulation::phase::{LooseSystem, Phase, Quantity, TautSystem, ACCUMULATORS};
+use crate::simulation::report::{RunError, Settings};
+
+/// A phase's ODE system with its stepper and event locator. Both phases keep theirs for the
+/// whole run: a stepper remembers its step size across re-entries, and its counters.
+#[derive(Clone, Debug)]
+pub struct PhaseRun<S> {
+    pub system: S,
+    pub stepper: Stepper,
+    pub locator: EventLocator,
+}
+
+impl<S: EventSystem<Error = DynamicsError>> PhaseRun<S> {
+    /// A run of `system` with `count` guards of the given filters.
+    fn new(system: S, settings: &Settings, specs: &[EventSpec]) -> Self {
+        let dimension = system.dimension();
+        // Simulation::new validated the options.
+        let stepper = Stepper::new(settings.method, stepper_options(settings), dimension)
+            .expect("validated options");
+        let mut locator = EventLocator::new(specs.len(), dimension, EventOptions::default())
+            .expect("valid event options");
+        locator
+            .set_mut()
+            .configure(specs)
+            .expect("specs within capacity");
+        Self {
+            system,
+            stepper,
+            locator,
+        }
+    }
+
+    /// One accepted step toward `limit` (s): its end time.
+    fn step(&mut self, limit: f64, phase: Phase) -> Result<f64, RunError> {
+        self.stepper
+            .step(&mut self.system, limit)
+            .map(|o| o.t_new)
+            .map_err(|e| integrate_failure(e, phase.name()))
+    }
+
+    /// The guards that fire in the last step (members and whether each rose), with the event
+    /// state in `y`.
+    #[allow(clippy::type_complexity)]
+    fn locate(
+        &mut self,
+        y: &mut [f64],
+    ) -> Result<Option<(f64, Vec<(usize, bool)>)>, EventError<DynamicsError>> {
+        let hit = self.locator.locate(&mut self.system, &self.stepper, y)?;
+        Ok(hit.map(|hit| {
+            let members = hit.members.iter().zip(hit.crossings);
+            let fired = members.map(|(&m, c)| (m, *c == Crossing::Rising));
+            (hit.t, fired.collect())
+        }))
+    }
+}
+
+/// The stepper options of the settings.
+pub fn stepper_options(settings: &Settings) -> StepperOptions {
+    StepperOptions {
+        rtol: settings.rtol,
+        atol: settings.atol,
+        max_step: settings.max_step.unwrap_or(f64::INFINITY),
+        ..StepperOptions::default()
+    }
+}
+
+/// A guard that fired, typed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Fired {
+    Taut(TautGuard),
+    /// A loose guard and whether its value rose through zero.
+    Loose {
+        guard: LooseGuard,
+        rising: bool,
+    },
+    /// A loose step ended with the string longer than L (the slack left zero on the wrong
+    /// side): taut from where it reached full length.
+    Overstretched,
+}
+
+/// The guards that fired at one instant, in member order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hit {
+    /// Time, s.
+    pub t: f64,
+    pub fired: Vec<Fired>,
+}
+
+/// Both phases' runs and which one is active, with the state at the last event.
+#[derive(Clone, Debug)]
+pub struct Modes {
+    pub phase: Phase,
+    pub taut: PhaseRun<TautSystem>,
+    pub loose: PhaseRun<LooseSystem>,
+    /// The state at the last event (interpolated), of the active phase's dimension.
+    pub y: Vec<f64>,
+    /// A buffer for interpolated states (rows, bisection).
+    pub scratch: Vec<f64>,
+    /// After a rebound, the longest loose step (s) until the string is taut again, so that a
+    /// short flight is never stepped over.
+    pub flight_step: Option<f64>,
+}
+
+impl Modes {
+    /// Both phases of a run, loose active.
+    pub fn new(taut: TautSystem, loose: LooseSystem, settings: &Settings) -> Self {
+        let dimension = taut.dimension().max(loose.dimension());
+        let taut_specs = taut.event_specs();
+        let loose_specs = loose.event_specs();
+        Self {
+            phase: Phase::Loose,
+            taut: PhaseRun::new(taut, settings, &taut_specs),
+            loose: PhaseRun::new(loose, settings, &loose_specs),
+            y: vec![0.0; dimension],
+            scratch: vec![0.0; dimension],
+            flight_step: None,
+        }
+    }
+
+    /// Length of the active phase's state.
+    pub fn dimension(&self) -> usize {
+        match self.phase {
+            Phase::Taut => self.taut.system.dimension(),
+            Phase::Loose => self.loose.system.dimension(),
+        }
+    }
+
+    /// Component `index` of the active phase's state.
+    pub fn quantity(&self, index: usize) -> Quantity {
+        match self.phase {
+            Phase::Taut => self.taut.system.quantity(index),
+            Phase::Loose => self.loose.system.layout.quantity(index),
+        }
+    }
+
+    /// The active phase's stepper.
+    pub fn stepper(&self) -> &Stepper {
+        match self.phase {
+            Phase::Taut => &self.taut.stepper,
+            Phase::Loose => &self.loose.stepper,
+        }
+    }
+
+    /// Steps of both phases so far, accepted and rejected.
+    pub fn steps_taken(&self) -> u64 {
+        [self.taut.stepper.stats(), self.loose.stepper.stats()]
+            .iter()
+            .map(|s| s.accepted_steps + s.rejected_steps)
+            .sum()
+    }
+
+    /// One accepted step of the active phase from t toward `limit` (s): its end time. A loose
+    /// flight after a rebound is stepped in pieces.
+    pub fn step(&mut self, t: f64, limit: f64) -> Result<f64, RunError> {
+        match (self.phase, self.flight_step) {
+            (Phase::Taut, _) => self.taut.step(limit, Phase::Taut),
+            (Phase::Loose, h) => {
+                let limit = h.map_or(limit, |h| limit.min(t + h));
+                self.loose.step(limit, Phase::Loose)
+            }
+        }
+    }
+
+    /// The guards that fire in the last step, typed, the event state in `self.y`.
+    pub fn locate(&mut self, tolerances: &Tolerances) -> Result<Option<Hit>, RunError> {
+        let d = self.dimension();
+        let located = match self.phase {
+            Phase::Taut => self.taut.locate(&mut self.y[..d]),
+            Phase::Loose => self.loose.locate(&mut self.y[..d]),
+        }
+        .map_err(|e| event_failure(e, |member| self.guard_words(member)))?;
+        match self.phase {
+            Phase::Taut => {
+                let system = &self.taut.system;
+                Ok(located.map(|(t, members)| Hit {
+                    t,
+                    fired: members
+                        .iter()
+                        .map(|&(m, _)| Fired::Taut(self.taut_guard(system, m)))
+                        .collect(),
+                }))
+            }
+            Phase::Loose => match located {
+                Some((t, members)) => Ok(Some(Hit {
+                    t,
+                    fired: members
+                        .iter()
+                        .map(|&(m, rising)| Fired::Loose {
+                            guard: self.loose.system.guards.guard(m),
+                            rising,
+                        })
+                        .collect(),
+                })),
+                None => Ok(self.overstretched(tolerances)?.map(|t| Hit {
+                    t,
+                    fired: vec![Fired::Overstretched],
+                })),
+            },
+        }
+    }
+
+    /// The taut guard of member `m` (an armed member: only those fire).
+    fn taut_guard(&self, system: &TautSystem, m: usize) -> TautGuard {
+        system
+            .guards
+            .guard(m, &system.modes)
+            .expect("only armed members fire")
+    }
+
+    /// Disarms the taut guards that are off in the current friction modes, arms the others.
+    pub fn arm_taut(&mut self) {
+        let PhaseRun {
+            system, locator, ..
+        } = &mut self.taut;
+        for (member, armed) in system.guards.armed(&system.modes).enumerate() {
+            locator
+                .set_mut()
+                .set_armed(member, armed)
+                .expect("member within the layout");
+        }
+    }
+
+    /// The guard of a failing member of the active phase, in words, with its object.
+    pub fn guard_words(&self, member: usize) -> Option<(String, Option<usize>)> {
+        match self.phase {
+            Phase::Taut => {
+                let system = &self.taut.system;
+                (member < system.guards.len())
+                    .then(|| system.guards.guard(member, &system.modes))
+                    .flatten()
+                    .map(TautGuard::words)
+            }
+            Phase::Loose => {
+                let guards = &self.loose.system.guards;
+                (member < guards.len())
+                    .then(|| super::guards::LooseGuards::words(guards.guard(member)))
+            }
+        }
+    }
+
+    /// In the loose phase: if the string ended the last step longer than L (slack below
+    /// the overstretch tolerance), the time it reached full length, with the state there in
+    /// `self.y`.
+    fn overstretched(&mut self, tolerances: &Tolerances) -> Result<Option<f64>, RunError> {
+        let d = self.dimension();
+        let length = self.loose.system.params.string_length;
+        // The locator evaluated the slack (member 0) at the step's end already.
+        match self.loose.locator.end_values() {
+            Some((_, values)) if values[0] < -tolerances.overstretch * length => {}
+            _ => return Ok(None),
+        }
+        let slack_at = |this: &mut Self, t: f64| -> Result<f64, RunError> {
+            let mut y = std::mem::take(&mut this.scratch);
+            let interpolated = this.interpolate_into(t, &mut y[..d]);
+            let slack = this.loose.system.slack(t, &y[..d]);
+            this.scratch = y;
+            interpolated.map(|()| slack)
+        };
+        let (mut lo, mut hi) = (self.loose.stepper.t_old(), self.loose.stepper.t());
+        if slack_at(self, lo)? < 0.0 {
+            hi = lo;
+        }
+        while hi - lo > tolerances.overstretch_time * (1.0 + hi.abs()) {
+            let mid = 0.5 * (lo + hi);
+            if slack_at(self, mid)? < 0.0 {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        let mut y = std::mem::take(&mut self.y);
+        let interpolated = self.interpolate_into(hi, &mut y[..d]);
+        self.y = y;
+        interpolated?;
+        Ok(Some(hi))
+    }
+
+    /// The dense output of the active phase's last step at t, into `y` (of its dimension).
+    pub fn interpolate_into(&self, t: f64, y: &mut [f64]) -> Result<(), RunError> {
+        self.stepper()
+            .interpolate(t, y)
+            .map_err(|e| non_finite(t, e.to_string()))
+    }
+
+    /// Evaluates the taut dynamics at (t, y) with the current friction modes.
+    pub fn evaluate_taut(&mut self, t: f64, y: &[f64]) -> Result<(), RunError> {
+        self.taut
+            .system
+            .evaluate(t, y)
+            .map_err(|e| dynamics_failure(e, t))
+    }
+
+    /// The Cartesian state of the active phase at (t, y); a taut state was last evaluated
+    /// there (the event's own evaluation).
+    pub fn state(&self, t: f64, y: &[f64]) -> CartesianState {
+        match self.phase {
+            Phase::Taut => {
+                let dynamics = &self.taut.system.dynamics;
+                dynamics.cartesian(&y[..dynamics.layout().len()])
+            }
+            Phase::Loose => self.loose.system.state(t, y),
+        }
+    }
+
+    /// The energy accounts at the end of the active phase's state `y`.
+    pub fn accounts(&self, y: &[f64]) -> [f64; ACCUMULATORS] {
+        let d = self.dimension();
+        let mut accounts = [0.0; ACCUMULATORS];
+        accounts.copy_from_slice(&y[d - ACCUMULATORS..d]);
+        accounts
+    }
+
+    /// Restarts the active phase's stepper at (t, y) with a fresh derivative. The event locator
+    /// resolves members at zero there by their sign just after, and never refires the member
+    /// that fired.
+    pub fn reset(&mut self, t: f64, y: &[f64]) -> Result<(), RunError> {
+        let phase = self.phase.name();
+        let result = match self.phase {
+            Phase::Taut => {
+                self.arm_taut();
+                self.taut.stepper.reset(&mut self.taut.system, t, y)
+            }
+            Phase::Loose => self.loose.stepper.reset(&mut self.loose.system, t, y),
+        };
+        result.map_err(|e| integrate_failure(e, phase))
+    }
+}

@@ -1,0 +1,145 @@
+//! Output rows: one [`Row`] from the active mode's state at a time, and the rows at the
+//! multiples of the output interval between events.
+
+use nalgebra::Vector2;
+
+use crate::model::{energy::mechanical_energy, CartesianState, Kinematics, StickInput};
+
+use super::hybrid::Hybrid;
+use super::phase::{hand_inputs, taut_formulas_on, Phase, ACCUMULATORS};
+use super::report::RunError;
+
+/// One output row (interface.md, "Trajectory CSV").
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Row {
+    pub t: f64,
+    pub phase: Option<Phase>,
+    pub state: CartesianState,
+    /// theta_i of each diabolo, rad.
+    pub thetas: Vec<f64>,
+    /// T_0..T_N, N (0 while loose).
+    pub tensions: Vec<f64>,
+    pub gear_ratio: f64,
+    /// F^_C, m/s^2.
+    pub centrifugal_term: f64,
+    pub hand_forces: [Vector2<f64>; 2],
+    /// Mechanical energy, J.
+    pub energy: f64,
+    /// L - sum l, m.
+    pub slack: f64,
+    /// Work done by the hands since the start, J.
+    pub hand_work: f64,
+    /// Energy lost to friction at the axles, to spin drag, and in impacts since the start, J.
+    pub friction_loss: f64,
+    pub drag_loss: f64,
+    pub impulse_loss: f64,
+}
+
+/// The rows of a run: the grid cursor, the row being filled and its state buffer.
+#[derive(Debug, Default)]
+pub(crate) struct Rows {
+    /// The row handed out last.
+    pub row: Row,
+    /// Index of the next grid time.
+    next: u64,
+    /// Rows handed out.
+    pub count: usize,
+}
+
+impl Rows {
+    /// Rows at the grid times before `until` (and at `until` itself when `last`, the run's
+    /// end), from the active mode's last step; `check` (given the time reached) runs before
+    /// each row is handed out.
+    pub fn emit_until(
+        &mut self,
+        hybrid: &mut Hybrid,
+        (until, last): (f64, bool),
+        check: &dyn Fn(f64) -> Result<(), RunError>,
+        on_row: &mut dyn FnMut(&Row),
+    ) -> Result<(), RunError> {
+        let dt = hybrid.sim.settings.output_interval;
+        let duration = hybrid.sim.settings.duration;
+        loop {
+            let grid = self.next as f64 * dt;
+            // The final row lands exactly on the duration, even off the grid.
+            let t = if grid > duration && grid - duration < 0.5 * dt && self.next > 0 {
+                duration
+            } else {
+                grid
+            };
+            if t > duration || !(t < until || (last && t <= until)) {
+                return Ok(());
+            }
+            // Keep the event state intact: rows use their own buffer.
+            let mut y = std::mem::take(&mut hybrid.modes.scratch);
+            let d = hybrid.modes.dimension();
+            let filled = hybrid
+                .modes
+                .interpolate_into(t, &mut y[..d])
+                .and_then(|()| fill_row(&mut self.row, hybrid, t, &y[..d]));
+            hybrid.modes.scratch = y;
+            filled?;
+            check(hybrid.t)?;
+            on_row(&self.row);
+            self.count += 1;
+            self.next += 1;
+            if t >= duration {
+                self.next = u64::MAX / 4;
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Fills `row` for the active mode's state y at time t.
+fn fill_row(row: &mut Row, hybrid: &mut Hybrid, t: f64, y: &[f64]) -> Result<(), RunError> {
+    let params = hybrid.sim.params;
+    let n = hybrid.n;
+    let accounts = hybrid.modes.accounts(y);
+    hybrid.ledger.extra_evaluations += 1;
+    row.t = t;
+    row.phase = Some(hybrid.modes.phase);
+    match hybrid.modes.phase {
+        Phase::Taut => {
+            hybrid.modes.evaluate_taut(t, y)?;
+            let dynamics = &hybrid.modes.taut.system.dynamics;
+            row.state = dynamics.cartesian(&y[..dynamics.layout().len()]);
+            row.thetas.clear();
+            row.thetas
+                .extend((1..=n).map(|i| dynamics.kinematics().objects()[i].theta));
+            row.tensions.clear();
+            row.tensions
+                .extend((0..=n).map(|j| dynamics.segment_tension(j)));
+            let tension = dynamics.tension();
+            row.gear_ratio = tension.gear_ratio;
+            row.centrifugal_term = tension.centrifugal_term;
+            row.hand_forces = tension.hand_forces;
+        }
+        Phase::Loose => {
+            row.state = hybrid.modes.loose.system.state(t, y);
+            let drives = &hybrid.sim.drives;
+            let inputs = hand_inputs(drives, t, &[row.state.left, row.state.right]);
+            let motion = crate::model::loose_accelerations(&params, &inputs);
+            row.hand_forces = [motion[0].1, motion[1].1];
+            let mut kin = Kinematics::new(n);
+            row.thetas = match kin.load_cartesian(&row.state) {
+                Ok(()) => (1..=n).map(|i| kin.objects()[i].theta).collect(),
+                Err(_) => vec![f64::NAN; n],
+            };
+            row.tensions = vec![0.0; n + 1];
+            let formulas =
+                taut_formulas_on(&params, &row.state, &row.hand_forces.map(StickInput::Force));
+            row.gear_ratio = formulas.map_or(f64::NAN, |f| f.gear_ratio);
+            row.centrifugal_term = formulas.map_or(f64::NAN, |f| f.centrifugal_term);
+        }
+    }
+    let [hand_work, friction_loss, drag_loss] = accounts;
+    row.energy = mechanical_energy(&params, &row.state);
+    row.slack = params.string_length - row.state.string_used();
+    row.hand_work = hand_work;
+    row.friction_loss = friction_loss;
+    row.drag_loss = drag_loss;
+    row.impulse_loss = hybrid.ledger.impulse_loss;
+    debug_assert_eq!(ACCUMULATORS, 3);
+    Ok(())
+}

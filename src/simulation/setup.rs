@@ -1,0 +1,103 @@
+//! A scenario ready to run: parameters, drives, initial state and settings, checked.
+
+use thiserror::Error;
+
+use crate::display::Compact;
+use crate::model::{CartesianState, Params, StateError};
+
+use super::drive::Drive;
+use super::hybrid::mode::stepper_options;
+use super::observe::Row;
+use super::ode::integrate::{Method, OptionsError};
+use super::report::{RunReport, Settings};
+
+/// A scenario ready to run: parameters, drives, initial state, settings.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    pub params: Params,
+    pub drives: [Drive; 2],
+    pub initial: CartesianState,
+    pub settings: Settings,
+}
+
+/// A problem with the simulation setup itself.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum SetupError {
+    #[error("initial state: {0}")]
+    State(#[from] StateError),
+    #[error("initial state: the string is {excess:.6} m too short for the positions (sum l > L)")]
+    StringTooShort { excess: f64 },
+    #[error("sim.{field}: {reason}")]
+    Settings { field: &'static str, reason: String },
+}
+
+impl Simulation {
+    /// Checks the setup: a string long enough for the positions, and valid settings.
+    /// A stick whose drive is a path starts where its path is at t = 0, with its velocity.
+    pub fn new(
+        params: Params,
+        drives: [Drive; 2],
+        mut initial: CartesianState,
+        settings: Settings,
+    ) -> Result<Self, SetupError> {
+        for (drive, stick) in drives.iter().zip([&mut initial.left, &mut initial.right]) {
+            if let Drive::Path(path) = drive {
+                let start = path.at(0.0);
+                stick.pos = start.pos;
+                stick.vel = start.vel;
+            }
+        }
+        if initial.diabolo_count() == 0 {
+            return Err(StateError::NoDiabolo.into());
+        }
+        let excess = initial.string_used() - params.string_length;
+        if excess > 1e-9 * params.string_length {
+            return Err(SetupError::StringTooShort { excess });
+        }
+        let positive = |field: &'static str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(SetupError::Settings {
+                    field,
+                    reason: format!("{} must be a finite number greater than 0", Compact(v)),
+                })
+            }
+        };
+        positive("duration", settings.duration)?;
+        positive("output_interval", settings.output_interval)?;
+        positive("zeno_speed", settings.zeno_speed)?;
+        positive("meeting_distance", settings.meeting_distance)?;
+        positive("max_events_per_second", settings.max_events_per_second)?;
+        positive("max_steps_per_second", settings.max_steps_per_second)?;
+        if let Some(limit) = settings.max_wall {
+            positive("max_wall", limit)?;
+        }
+        stepper_options(&settings).validate().map_err(|e| {
+            let field = match e {
+                OptionsError::Rtol(_) => "rtol",
+                OptionsError::Atol(_) => "atol",
+                OptionsError::FixedStep(_) => "step",
+                _ => "max_step",
+            };
+            SetupError::Settings {
+                field,
+                reason: e.to_string(),
+            }
+        })?;
+        if let Method::Rk4 { step } = settings.method {
+            positive("step", step)?;
+        }
+        Ok(Self {
+            params,
+            drives,
+            initial,
+            settings,
+        })
+    }
+
+    /// Runs to the end (or to a failure), handing every output row to `on_row`.
+    pub fn run(&self, on_row: &mut dyn FnMut(&Row)) -> RunReport {
+        super::hybrid::run::run(self, on_row)
+    }
+}
