@@ -4,12 +4,17 @@
 //! (rad/s), so that the spin identifies tanh(c theta'/2) / J and the drag while positions carry
 //! the friction.
 
+use std::path::Path;
+
 use argmin::core::{CostFunction, Error as ArgminError, Executor, State};
 use argmin::solver::neldermead::NelderMead;
 use rayon::prelude::*;
+use serde::{de, ser, Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
 use thiserror::Error;
 
 use crate::replay::{replay, statistics, Recording, ReplayError, ReplayOptions};
+use crate::scenario::{strict_json, FrictionLawName, ParamsSpec, ScenarioError};
 
 /// A parameter `fit` may move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,20 +30,30 @@ pub enum FreeParameter {
 }
 
 impl FreeParameter {
+    /// Every parameter `fit` may move.
+    pub const ALL: [Self; 4] = [
+        Self::Friction,
+        Self::SpinInertia,
+        Self::SpinDrag,
+        Self::StringLength,
+    ];
+
+    /// The parameter of `name` (as [`FreeParameter::name`] gives it, spaces around allowed).
     pub fn parse(name: &str) -> Result<Self, FitError> {
-        Ok(match name.trim() {
-            "friction" => Self::Friction,
-            "spin_inertia" => Self::SpinInertia,
-            "spin_drag" => Self::SpinDrag,
-            "string_length" => Self::StringLength,
-            other => {
-                return Err(FitError::Parameter(format!(
-                    "--free {other}: not a parameter fit can move; use friction, spin_inertia, spin_drag, string_length"
-                )))
-            }
-        })
+        let name = name.trim();
+        Self::ALL
+            .into_iter()
+            .find(|p| p.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|p| p.name()).collect();
+                FitError::Parameter(format!(
+                    "--free {name}: not a parameter fit can move; use {}",
+                    names.join(", ")
+                ))
+            })
     }
 
+    /// The name in `--free` and in a parameters file (the scenario's field name).
     pub fn name(self) -> &'static str {
         match self {
             Self::Friction => "friction",
@@ -48,7 +63,8 @@ impl FreeParameter {
         }
     }
 
-    fn get(self, o: &ReplayOptions) -> f64 {
+    /// The parameter's value in `o` (for `StringLength`, the correction `length_offset`, m).
+    pub fn value(self, o: &ReplayOptions) -> f64 {
         match self {
             Self::Friction => o.params.friction,
             Self::SpinInertia => o.params.spin_inertia,
@@ -202,7 +218,7 @@ pub fn fit(recordings: &[Recording], options: &FitOptions) -> Result<FitReport, 
     let start: Vec<f64> = options
         .free
         .iter()
-        .map(|p| p.get(&options.replay))
+        .map(|p| p.value(&options.replay))
         .collect();
     let mut simplex = vec![start.clone()];
     for (i, p) in options.free.iter().enumerate() {
@@ -247,4 +263,161 @@ pub fn fit(recordings: &[Recording], options: &FitOptions) -> Result<FitReport, 
         spin_after,
         evaluations,
     })
+}
+
+impl Serialize for FreeParameter {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for FreeParameter {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Self::parse(&name).map_err(de::Error::custom)
+    }
+}
+
+/// How a parameters file's values were fitted (`diabolo fit` writes it; a replay does not read
+/// it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitRecord {
+    /// The recordings' files, as they were given.
+    pub recordings: Vec<String>,
+    /// The parameters the fit moved.
+    pub free: Vec<FreeParameter>,
+    /// How the initial diabolo state of each start was estimated.
+    pub initial_state: String,
+    /// Mean position error over all starts and horizons before the fit, m.
+    pub position_error_before: f64,
+    /// Mean position error after the fit, m.
+    pub position_error_after: f64,
+    /// Mean spin error before the fit, rad/s.
+    pub spin_error_before: f64,
+    /// Mean spin error after the fit, rad/s.
+    pub spin_error_after: f64,
+}
+
+/// A parameters file, as `diabolo fit -o` writes it and `diabolo replay --params` and
+/// `diabolo fit --params` read it:
+/// `{"params": {...}, "length_offset": m, "fit": {...}}`.
+///
+/// `params` is a scenario's `params` object without `string_length` (each recording's length
+/// is estimated from it; `length_offset` is added to every estimate), and `friction_width` is
+/// written only for the tanh law, the one that has it. Reading, `params` is typed as a
+/// scenario's (the same defaults and messages), `length_offset` is 0 unless it is a number and
+/// `fit` is kept only when it is a whole [`FitRecord`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ParamsFile {
+    /// The model parameters. Its `string_length` stands in for the estimates (a replay
+    /// replaces it) and is not written.
+    #[serde(serialize_with = "params_without_length")]
+    pub params: ParamsSpec,
+    /// Added to every recording's estimated string length, m.
+    pub length_offset: f64,
+    /// How the values were fitted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit: Option<FitRecord>,
+}
+
+/// Why a parameters file cannot be read.
+#[derive(Debug, Error)]
+pub enum ParamsFileError {
+    #[error("{0}")]
+    Read(#[from] std::io::Error),
+    /// Not JSON, or a `params` object that is not a scenario's.
+    #[error("{0}")]
+    Format(#[from] ScenarioError),
+    #[error("no \"params\" object")]
+    NoParams,
+}
+
+impl ParamsFile {
+    /// The fitted values of `report` (the fit of `options` on the recordings of the files
+    /// `recordings`), with the record of the fit.
+    pub fn fitted(report: &FitReport, options: &FitOptions, recordings: Vec<String>) -> Self {
+        Self {
+            params: ParamsSpec::from(report.fitted.params),
+            length_offset: report.fitted.length_offset,
+            fit: Some(FitRecord {
+                recordings,
+                free: options.free.clone(),
+                initial_state: report.fitted.initial.to_string(),
+                position_error_before: report.position_before,
+                position_error_after: report.position_after,
+                spin_error_before: report.spin_before,
+                spin_error_after: report.spin_after,
+            }),
+        }
+    }
+
+    /// Reads the file at `path`.
+    pub fn read(path: &Path) -> Result<Self, ParamsFileError> {
+        Self::from_json(&std::fs::read_to_string(path)?)
+    }
+
+    /// Reads a file's text (strict JSON: a repeated key is an error).
+    pub fn from_json(text: &str) -> Result<Self, ParamsFileError> {
+        Self::from_value(strict_json(text)?)
+    }
+
+    /// Types a file's document.
+    pub fn from_value(document: Value) -> Result<Self, ParamsFileError> {
+        let mut params = document
+            .get("params")
+            .cloned()
+            .ok_or(ParamsFileError::NoParams)?;
+        if let Some(fields) = params.as_object_mut() {
+            // The replay's own length stands in for the estimates, so the object types as a
+            // scenario's `params`.
+            let length = ReplayOptions::default().params.string_length;
+            fields.entry("string_length").or_insert(length.into());
+        }
+        Ok(Self {
+            params: ParamsSpec::from_value(&params)?,
+            length_offset: document
+                .get("length_offset")
+                .and_then(Value::as_f64)
+                .unwrap_or_default(),
+            fit: document
+                .get("fit")
+                .and_then(|record| FitRecord::deserialize(record).ok()),
+        })
+    }
+
+    /// The file as written: pretty JSON (no final newline).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a parameters file is JSON")
+    }
+
+    /// The replay options with these parameters (the others at their defaults); parameters
+    /// out of range are an error naming the field.
+    pub fn replay_options(&self) -> Result<ReplayOptions, ScenarioError> {
+        Ok(ReplayOptions {
+            params: *self.params.to_params()?.values(),
+            length_offset: self.length_offset,
+            ..ReplayOptions::default()
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ParamsFile {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Self::from_value(Value::deserialize(deserializer)?).map_err(de::Error::custom)
+    }
+}
+
+/// `params` without `string_length`, and without `friction_width` unless the law is tanh.
+fn params_without_length<S: Serializer>(
+    params: &ParamsSpec,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut fields = serde_json::to_value(params).map_err(ser::Error::custom)?;
+    if let Some(fields) = fields.as_object_mut() {
+        fields.shift_remove("string_length");
+        if params.friction_law != FrictionLawName::Tanh {
+            fields.shift_remove("friction_width");
+        }
+    }
+    fields.serialize(serializer)
 }

@@ -297,7 +297,7 @@ pub enum MethodName {
     Rk4,
 }
 
-mod defaults {
+pub(super) mod defaults {
     use crate::model::ParamValues;
     use crate::simulation::run::Settings;
 

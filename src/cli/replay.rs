@@ -1,0 +1,240 @@
+//! `diabolo replay` and `diabolo fit`: the model against motion-capture recordings.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::args::{FitArgs, InitialArg, ReplayArgs, ReplaySettingsArgs};
+use super::{commit, create, input_error, say, CliError};
+use crate::fit::{FitError, FitOptions, FreeParameter, ParamsFile};
+use crate::replay::{
+    effective_length, statistics, InitialEstimate, LengthEstimate, Recording, ReplayOptions,
+};
+
+impl ReplaySettingsArgs {
+    /// Checks the settings and writes them into `options`.
+    fn apply(&self, options: &mut ReplayOptions) -> Result<(), CliError> {
+        for (name, value, limit) in [
+            ("--diabolo-smoothing", self.diabolo_smoothing, 0.5),
+            ("--hand-smoothing", self.hand_smoothing, 0.5),
+            ("--window", self.window, 1.0),
+        ] {
+            if !(value.is_finite() && value > 0.0 && value <= limit) {
+                return Err(input_error(
+                    name.into(),
+                    format!("{value}: give a window in s, above 0 and at most {limit}"),
+                ));
+            }
+        }
+        options.diabolo_smoothing = self.diabolo_smoothing;
+        options.smoothing = self.hand_smoothing;
+        options.initial = match self.initial {
+            InitialArg::Assimilate => InitialEstimate::Assimilated {
+                window: self.window,
+            },
+            InitialArg::Cubic => InitialEstimate::PastCubic,
+            InitialArg::Centred => InitialEstimate::Centred,
+        };
+        options.length = match self.length.as_str() {
+            "median" => LengthEstimate::MedianTaut,
+            "p98" => LengthEstimate::Percentile98,
+            other => LengthEstimate::Fixed(
+                other
+                    .parse()
+                    .ok()
+                    .filter(|l: &f64| l.is_finite() && *l > 0.0)
+                    .ok_or_else(|| {
+                        input_error(
+                            "--length".into(),
+                            format!("{other:?}: give median, p98 or a length in m"),
+                        )
+                    })?,
+            ),
+        };
+        Ok(())
+    }
+}
+
+/// The replay options of a command: the `--params` file's parameters (else the defaults), the
+/// horizons and stride, and the settings.
+fn replay_options(
+    params: Option<&Path>,
+    horizons: &[f64],
+    stride: f64,
+    settings: &ReplaySettingsArgs,
+) -> Result<ReplayOptions, CliError> {
+    let mut options = match params {
+        Some(path) => ParamsFile::read(path)
+            .map_err(|e| input_error(path.display().to_string(), e.to_string()))?
+            .replay_options()?,
+        None => ReplayOptions::default(),
+    };
+    options.horizons = horizons.to_vec();
+    options.stride = stride;
+    settings.apply(&mut options)?;
+    Ok(options)
+}
+
+/// Replays the recording from starts along it: the errors per horizon as a table (or one JSON
+/// object), the per-start errors to `-o`.
+pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
+    let rec = Recording::read(&args.recording)
+        .map_err(|e| input_error(args.recording.display().to_string(), e.to_string()))?;
+    let options = replay_options(
+        args.params.as_deref(),
+        &args.horizons,
+        args.stride,
+        &args.settings,
+    )?;
+    let mut file = args.output.as_deref().map(create).transpose()?;
+    let results = crate::replay::replay(&rec, &options)
+        .map_err(|e| input_error(args.recording.display().to_string(), e.to_string()))?;
+    let stats = statistics(&results, &options.horizons);
+    let length = effective_length(&rec, options.length) + options.length_offset;
+    let dropped: Vec<(f64, &str)> = results
+        .iter()
+        .filter_map(|r| r.failure.as_deref().map(|f| (r.start, f)))
+        .collect();
+    let initial = options.initial.to_string();
+    if args.json {
+        let horizons: Vec<serde_json::Value> = stats
+            .iter()
+            .map(|s| {
+                let mut row = serde_json::json!({"horizon": s.horizon, "n": s.n});
+                for f in s.figures() {
+                    row[f.key] = serde_json::json!(f.value);
+                }
+                row["dropped"] = serde_json::json!(s.dropped);
+                row
+            })
+            .collect();
+        let dropped_starts: Vec<serde_json::Value> = dropped
+            .iter()
+            .map(|(start, error)| serde_json::json!({"start": start, "error": error}))
+            .collect();
+        say(serde_json::json!({
+            "recording": rec.name, "string_length": length, "initial": initial,
+            "starts": results.len(), "horizons": horizons, "dropped": dropped.len(),
+            "dropped_starts": dropped_starts,
+        }))?;
+    } else {
+        say(format_args!(
+            "{}: {} starts every {} s, string length {length:.4} m, initial state: {initial}",
+            rec.name,
+            results.len(),
+            crate::display::Compact(options.stride)
+        ))?;
+        let mut heading = format!("{:>8} {:>5}", "horizon", "n");
+        for f in stats.first().map(|s| s.figures()).into_iter().flatten() {
+            heading.push_str(&format!("  {}", f.heading));
+        }
+        say(heading)?;
+        for s in &stats {
+            let mut line = format!("{:>8} {:>5}", s.horizon, s.n);
+            for f in s.figures() {
+                let width = f.heading.len();
+                line.push_str(&format!("  {:>width$.*}", f.decimals, f.value));
+            }
+            say(line)?;
+        }
+        say(format_args!("dropped (run failed): {}", dropped.len()))?;
+        for (start, error) in &dropped {
+            say(format_args!("  start at t = {start:.3} s: {error}"))?;
+        }
+    }
+    if let Some(mut f) = file.take() {
+        let mut text = String::from("start,horizon,position_error,velocity_error,spin_error,stay_error,midpoint_error,failure\n");
+        for r in &results {
+            for (h, e) in options.horizons.iter().zip(&r.errors) {
+                let failure = r.failure.as_deref().unwrap_or("").replace(',', ";");
+                match e {
+                    Some(e) => text.push_str(&format!(
+                        "{:?},{h:?},{:?},{:?},{:?},{:?},{:?},{failure}\n",
+                        r.start, e.position, e.velocity, e.spin, e.stay, e.midpoint
+                    )),
+                    None => text.push_str(&format!("{:?},{h:?},,,,,,{failure}\n", r.start)),
+                }
+            }
+        }
+        f.write_all(text.as_bytes())
+            .map_err(|source| CliError::Output {
+                what: "cannot write",
+                path: f.target().to_path_buf(),
+                source,
+            })?;
+        commit(f)?;
+    }
+    Ok(())
+}
+
+/// Fits the free parameters on the recordings together: the fitted values and the errors
+/// before and after, and the parameters file to `-o`.
+pub fn fit(args: &FitArgs) -> Result<(), CliError> {
+    let recordings = args
+        .recordings
+        .iter()
+        .map(|p| {
+            Recording::read(p).map_err(|e| input_error(p.display().to_string(), e.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let free = args
+        .free
+        .iter()
+        .map(|s| FreeParameter::parse(s).map_err(|e| input_error("--free".into(), e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let replay = replay_options(
+        args.params.as_deref(),
+        &args.horizons,
+        args.stride,
+        &args.settings,
+    )?;
+    let mut file = args.output.as_deref().map(create).transpose()?;
+    let options = FitOptions {
+        replay,
+        free,
+        spin_weight: args.spin_weight,
+        max_iterations: args.iterations,
+    };
+    let report = crate::fit::fit(&recordings, &options).map_err(|e| match e {
+        FitError::Replay(e) => input_error("replay".into(), e.to_string()),
+        FitError::Parameter(e) => CliError::Replay(e),
+        other => CliError::Run(other.to_string()),
+    })?;
+    say(format_args!(
+        "fitted on {} recordings ({} objective evaluations):",
+        recordings.len(),
+        report.evaluations
+    ))?;
+    for f in &options.free {
+        say(format_args!(
+            "  {:<14} {:.5}{}",
+            f.name(),
+            f.value(&report.fitted),
+            if *f == FreeParameter::StringLength {
+                " m (added to each recording's estimated length)"
+            } else {
+                ""
+            }
+        ))?;
+    }
+    say(format_args!(
+        "  mean position error {:.4} m -> {:.4} m, mean spin error {:.2} -> {:.2} rad/s \
+         (objective {:.5} -> {:.5})",
+        report.position_before,
+        report.position_after,
+        report.spin_before,
+        report.spin_after,
+        report.objective_before,
+        report.objective_after
+    ))?;
+    if let Some(mut f) = file.take() {
+        let names = args.recordings.iter().map(|p| p.display().to_string());
+        let fitted = ParamsFile::fitted(&report, &options, names.collect());
+        writeln!(f, "{}", fitted.to_json()).map_err(|source| CliError::Output {
+            what: "cannot write",
+            path: f.target().to_path_buf(),
+            source,
+        })?;
+        commit(f)?;
+    }
+    Ok(())
+}
