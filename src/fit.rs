@@ -421,3 +421,153 @@ fn params_without_length<S: Serializer>(
     }
     fields.serialize(serializer)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{FrictionLaw, ParamValues};
+    use approx::assert_ulps_eq;
+
+    /// A file `diabolo fit` wrote before the file became [`ParamsFile`].
+    const FITTED: &str = include_str!("../validation/omron_fitted.json");
+
+    fn record() -> FitRecord {
+        FitRecord {
+            recordings: vec!["a.csv".into(), "b.csv".into()],
+            free: FreeParameter::ALL.to_vec(),
+            initial_state: "assimilated over the past 0.2 s".into(),
+            position_error_before: 0.012,
+            position_error_after: 0.011,
+            spin_error_before: 1.9,
+            spin_error_after: 0.7,
+        }
+    }
+
+    #[test]
+    fn a_file_written_before_reads_and_writes_back_the_same() {
+        let file = ParamsFile::from_json(FITTED).unwrap();
+        // serde_json reads some decimals 1 ulp off (without its float_roundtrip feature).
+        assert_ulps_eq!(file.params.friction, 0.2746013926167509, max_ulps = 1);
+        assert_ulps_eq!(file.params.spin_inertia, 47.27466380922124, max_ulps = 1);
+        assert_ulps_eq!(file.params.spin_drag, 0.010026134618092333, max_ulps = 1);
+        assert_eq!(file.params.friction_law, FrictionLawName::Step);
+        assert_ulps_eq!(file.length_offset, -0.0014183694747043774, max_ulps = 1);
+        let fit = file.fit.as_ref().unwrap();
+        assert_eq!(fit.free, FreeParameter::ALL);
+        assert_eq!(fit.recordings.len(), 5);
+        assert_ulps_eq!(fit.spin_error_after, 0.7108112180723336, max_ulps = 1);
+        // The same keys in the same order and the same numbers as the JSON of what was read.
+        let document: Value = serde_json::from_str(FITTED).unwrap();
+        let expected = serde_json::to_string_pretty(&document).unwrap();
+        assert_eq!(file.to_json(), expected);
+        assert_eq!(FITTED.len(), expected.len() + 1);
+    }
+
+    #[test]
+    fn a_hand_written_file_takes_the_scenario_defaults() {
+        let text = include_str!("../validation/reference_params.json");
+        let file = ParamsFile::from_json(text).unwrap();
+        assert_eq!(file.length_offset, 0.0);
+        assert_eq!(file.fit, None);
+        let options = file.replay_options().unwrap();
+        let defaults = ReplayOptions::default();
+        assert_eq!(
+            options.params,
+            ParamValues {
+                friction: 0.25,
+                spin_inertia: 50.0,
+                spin_drag: 0.0,
+                ..defaults.params
+            }
+        );
+        assert_eq!(options.length_offset, 0.0);
+        assert_eq!(options.horizons, defaults.horizons);
+    }
+
+    #[test]
+    fn written_parameters_read_back_the_same() {
+        for law in [
+            FrictionLaw::Step,
+            FrictionLaw::Tanh { width: 0.05 },
+            FrictionLaw::Bearing,
+        ] {
+            let values = ParamValues {
+                friction: 0.31,
+                spin_inertia: 42.5,
+                spin_drag: 0.0125,
+                restitution: 0.3,
+                friction_law: law,
+                ..ParamValues::default()
+            };
+            let file = ParamsFile {
+                params: ParamsSpec::from(values),
+                length_offset: 0.0031,
+                fit: Some(record()),
+            };
+            let text = file.to_json();
+            assert!(!text.contains("string_length\":"), "{text}");
+            let tanh = matches!(law, FrictionLaw::Tanh { .. });
+            assert_eq!(text.contains("friction_width"), tanh, "{text}");
+            let read = ParamsFile::from_json(&text).unwrap();
+            assert_eq!(read, file);
+            assert_eq!(serde_json::from_str::<ParamsFile>(&text).unwrap(), file);
+            let options = read.replay_options().unwrap();
+            assert_eq!(options.params, values);
+            assert_eq!(options.length_offset, 0.0031);
+        }
+    }
+
+    #[test]
+    fn a_fit_writes_its_fitted_values_and_its_record() {
+        let mut fitted = ReplayOptions::default();
+        fitted.params.friction = 0.22;
+        fitted.length_offset = -0.002;
+        let report = FitReport {
+            fitted,
+            objective_before: 0.02,
+            objective_after: 0.01,
+            position_before: 0.012,
+            position_after: 0.011,
+            spin_before: 1.9,
+            spin_after: 0.7,
+            evaluations: 30,
+        };
+        let options = FitOptions {
+            replay: ReplayOptions::default(),
+            free: FreeParameter::ALL.to_vec(),
+            spin_weight: 1e-3,
+            max_iterations: 10,
+        };
+        let file = ParamsFile::fitted(&report, &options, record().recordings);
+        assert_eq!(file.fit, Some(record()));
+        let read = ParamsFile::from_json(&file.to_json()).unwrap();
+        let options = read.replay_options().unwrap();
+        for p in FreeParameter::ALL {
+            assert_eq!(p.value(&options), p.value(&report.fitted), "{}", p.name());
+        }
+    }
+
+    #[test]
+    fn unreadable_files_say_why() {
+        let message = |text: &str| ParamsFile::from_json(text).unwrap_err().to_string();
+        assert_eq!(message(r#"{"length_offset": 0}"#), r#"no "params" object"#);
+        assert!(message(r#"{"params": {"frictio": 0.2}}"#).contains("params"));
+        assert!(message(r#"{"params": {"friction": 0.2, "friction": 0.3}}"#)
+            .contains("params.friction: the key appears twice"));
+        let out_of_range = ParamsFile::from_json(r#"{"params": {"friction": 999}}"#).unwrap();
+        let error = out_of_range.replay_options().unwrap_err().to_string();
+        assert!(error.contains("params.friction"), "{error}");
+    }
+
+    #[test]
+    fn free_parameters_read_their_names() {
+        for p in FreeParameter::ALL {
+            assert_eq!(FreeParameter::parse(&format!(" {} ", p.name())).unwrap(), p);
+        }
+        assert_eq!(
+            FreeParameter::parse("mass").unwrap_err().to_string(),
+            "--free mass: not a parameter fit can move; use friction, spin_inertia, spin_drag, \
+             string_length"
+        );
+    }
+}
