@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::scenario::{Limits, ScenarioError};
+use diabolo::scenario::{Limits, ScenarioError};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -207,7 +207,7 @@ impl ScenarioArgs {
                 flag: "--max-duration".into(),
                 reason: format!(
                     "{} is not a duration; give a positive number of seconds",
-                    crate::display::compact(self.max_duration)
+                    diabolo::display::compact(self.max_duration)
                 ),
             });
         }

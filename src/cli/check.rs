@@ -2,7 +2,7 @@
 
 use super::args::CheckArgs;
 use super::{input_error, say, CliError};
-use crate::check::{compare_files, CheckOptions};
+use diabolo::check::{compare_files, CheckOptions};
 
 /// Prints the comparison; [`CliError::Differ`] (exit 1) when a column deviates beyond tolerance.
 pub fn check(args: &CheckArgs) -> Result<(), CliError> {
@@ -12,7 +12,7 @@ pub fn check(args: &CheckArgs) -> Result<(), CliError> {
                 flag.into(),
                 format!(
                     "{}: give a tolerance of 0 or more",
-                    crate::display::Compact(value)
+                    diabolo::display::Compact(value)
                 ),
             ));
         }

@@ -5,8 +5,8 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use super::args::ScenarioArgs;
-use crate::scenario::{overrides, Scenario, ScenarioError};
-use crate::simulation::run::Simulation;
+use diabolo::scenario::{overrides, Scenario, ScenarioError};
+use diabolo::simulation::run::Simulation;
 
 /// Reads the scenario document and applies the overrides: the document and its folder.
 pub fn read_document(input: &ScenarioArgs) -> Result<(serde_json::Value, PathBuf), ScenarioError> {

@@ -22,8 +22,8 @@ use std::process::ExitCode;
 use clap::Parser;
 use thiserror::Error;
 
-use crate::output::AtomicFile;
-use crate::scenario::ScenarioError;
+use diabolo::output::AtomicFile;
+use diabolo::scenario::ScenarioError;
 pub use args::{Cli, Command};
 
 /// Why the command did not succeed.
@@ -42,7 +42,7 @@ pub enum CliError {
     Destination {
         flag: &'static str,
         path: PathBuf,
-        source: crate::output::DestinationError,
+        source: diabolo::output::DestinationError,
     },
     /// Two outputs of one command that are the same file.
     #[error(
@@ -59,14 +59,14 @@ pub enum CliError {
     #[error("{0}")]
     Run(String),
     #[error("{0}")]
-    Sweep(#[from] crate::sweep::SweepError),
+    Sweep(#[from] diabolo::sweep::SweepError),
     /// A recording, parameter file or replay option that cannot be used.
     #[error("{0}")]
     Replay(String),
     #[error("{0}")]
-    Check(#[from] crate::check::CheckError),
+    Check(#[from] diabolo::check::CheckError),
     #[error("{0}")]
-    Plot(#[from] crate::plot::PlotError),
+    Plot(#[from] diabolo::plot::PlotError),
     /// A check that ran and found deviations (the report is printed).
     #[error("the trajectories differ beyond tolerance")]
     Differ,
@@ -94,7 +94,7 @@ impl CliError {
 /// temporary files and exit with 128 + the signal's number.
 pub fn main() -> ExitCode {
     // Without the handler a signal still stops the process, only leaving its temporary files.
-    let _ = crate::output::remove_temporary_files_on_signals();
+    let _ = diabolo::output::remove_temporary_files_on_signals();
     let result = match Cli::try_parse() {
         Ok(cli) => execute(cli),
         Err(e) => return clap_message(&e),
@@ -163,7 +163,7 @@ fn create(path: &Path) -> Result<AtomicFile, CliError> {
 /// Opens the output file of `flag`: a folder, a missing folder or a path that cannot be created
 /// is an input error (exit 2), found before anything runs.
 fn create_output(flag: &'static str, path: &Path) -> Result<AtomicFile, CliError> {
-    use crate::output::DestinationError;
+    use diabolo::output::DestinationError;
     AtomicFile::open(path).map_err(|source| match source {
         DestinationError::Io(source) => CliError::Output {
             what: "cannot create",

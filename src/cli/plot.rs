@@ -4,9 +4,9 @@ use std::path::Path;
 
 use super::args::{AnimateArgs, PlotArgs};
 use super::{commit, create, note, CliError};
-use crate::check::Table;
-use crate::output::AtomicFile;
-use crate::plot::{self, AnimateOptions, Format, PlotError, SeriesOptions, XyOptions};
+use diabolo::check::Table;
+use diabolo::output::AtomicFile;
+use diabolo::plot::{self, AnimateOptions, Format, PlotError, SeriesOptions, XyOptions};
 
 /// Draws the time series (or with `--xy` the paths) to the picture file.
 pub fn plot(args: &PlotArgs) -> Result<(), CliError> {

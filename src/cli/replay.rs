@@ -5,8 +5,8 @@ use std::path::Path;
 
 use super::args::{FitArgs, InitialArg, ReplayArgs, ReplaySettingsArgs};
 use super::{commit, create, input_error, say, CliError};
-use crate::fit::{FitError, FitOptions, FreeParameter, ParamsFile};
-use crate::replay::{
+use diabolo::fit::{FitError, FitOptions, FreeParameter, ParamsFile};
+use diabolo::replay::{
     effective_length, statistics, InitialEstimate, LengthEstimate, Recording, ReplayOptions,
 };
 
@@ -86,7 +86,7 @@ pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
         &args.settings,
     )?;
     let mut file = args.output.as_deref().map(create).transpose()?;
-    let results = crate::replay::replay(&rec, &options)
+    let results = diabolo::replay::replay(&rec, &options)
         .map_err(|e| input_error(args.recording.display().to_string(), e.to_string()))?;
     let stats = statistics(&results, &options.horizons);
     let length = effective_length(&rec, options.length) + options.length_offset;
@@ -121,7 +121,7 @@ pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
             "{}: {} starts every {} s, string length {length:.4} m, initial state: {initial}",
             rec.name,
             results.len(),
-            crate::display::Compact(options.stride)
+            diabolo::display::Compact(options.stride)
         ))?;
         let mut heading = format!("{:>8} {:>5}", "horizon", "n");
         for f in stats.first().map(|s| s.figures()).into_iter().flatten() {
@@ -194,7 +194,7 @@ pub fn fit(args: &FitArgs) -> Result<(), CliError> {
         spin_weight: args.spin_weight,
         max_iterations: args.iterations,
     };
-    let report = crate::fit::fit(&recordings, &options).map_err(|e| match e {
+    let report = diabolo::fit::fit(&recordings, &options).map_err(|e| match e {
         FitError::Replay(e) => input_error("replay".into(), e.to_string()),
         FitError::Parameter(e) => CliError::Replay(e),
         other => CliError::Run(other.to_string()),

@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::args::RunArgs;
 use super::input::load;
 use super::{commit, create, create_output, note, write_error, CliError};
-use crate::output::{write_events, RunProgress, Summary, TrajectoryWriter};
+use diabolo::output::{write_events, RunProgress, Summary, TrajectoryWriter};
 
 /// Runs the scenario, streaming the rows; the files are committed whether or not the run
 /// failed, and a failure is [`CliError::Run`] (exit 1).
@@ -121,7 +121,7 @@ fn distinct_outputs(outputs: &[(&'static str, Option<&PathBuf>)]) -> Result<(), 
             .find(|(f, _)| *f == flag)
             .map_or_else(PathBuf::new, |(_, p)| p.to_path_buf())
     };
-    match crate::output::shared_destination(&named) {
+    match diabolo::output::shared_destination(&named) {
         Some((other_flag, flag)) => Err(CliError::SharedDestination {
             flag,
             path: path_of(flag),

@@ -1,7 +1,7 @@
 //! `diabolo schema`: the JSON Schema of the scenario format.
 
 use super::{say, CliError};
-use crate::scenario::Scenario;
+use diabolo::scenario::Scenario;
 
 /// Prints the schema, pretty.
 pub fn schema() -> Result<(), CliError> {

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use super::args::SweepArgs;
 use super::input::read_document;
 use super::{commit, create, write_error, CliError};
-use crate::sweep::{parse_shard, Axis, Sampling, Sweep, SweepError, SweepRunError};
+use diabolo::sweep::{parse_shard, Axis, Sampling, Sweep, SweepError, SweepRunError};
 
 /// Runs the points (all valid, or none runs), streams their summary rows in point order and
 /// reports failed points as [`CliError::PointsFailed`]; a progress bar on a terminal.
