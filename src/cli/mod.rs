@@ -22,9 +22,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use thiserror::Error;
 
+pub use args::{Cli, Command};
 use diabolo::output::AtomicFile;
 use diabolo::scenario::ScenarioError;
-pub use args::{Cli, Command};
 
 /// Why the command did not succeed.
 #[derive(Debug, Error)]
@@ -176,6 +176,20 @@ fn create_output(flag: &'static str, path: &Path) -> Result<AtomicFile, CliError
             source,
         },
     })
+}
+
+/// Writes `file` with `write` and commits it; a failure names the file (its temporary file is
+/// removed).
+fn write_file(
+    mut file: AtomicFile,
+    write: impl FnOnce(&mut AtomicFile) -> io::Result<()>,
+) -> Result<(), CliError> {
+    write(&mut file).map_err(|source| CliError::Output {
+        what: "cannot write",
+        path: file.target().to_path_buf(),
+        source,
+    })?;
+    commit(file)
 }
 
 fn commit(file: AtomicFile) -> Result<(), CliError> {

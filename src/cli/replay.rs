@@ -3,11 +3,15 @@
 use std::io::Write;
 use std::path::Path;
 
+use serde_json::{json, Value};
+
 use super::args::{FitArgs, InitialArg, ReplayArgs, ReplaySettingsArgs};
-use super::{commit, create, input_error, say, CliError};
+use super::{create, input_error, say, write_file, CliError};
+use diabolo::display::Compact;
 use diabolo::fit::{FitError, FitOptions, FreeParameter, ParamsFile};
 use diabolo::replay::{
     effective_length, statistics, InitialEstimate, LengthEstimate, Recording, ReplayOptions,
+    StartResult,
 };
 
 impl ReplaySettingsArgs {
@@ -85,85 +89,113 @@ pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
         args.stride,
         &args.settings,
     )?;
-    let mut file = args.output.as_deref().map(create).transpose()?;
+    let file = args.output.as_deref().map(create).transpose()?;
     let results = diabolo::replay::replay(&rec, &options)
         .map_err(|e| input_error(args.recording.display().to_string(), e.to_string()))?;
-    let stats = statistics(&results, &options.horizons);
-    let length = effective_length(&rec, options.length) + options.length_offset;
-    let dropped: Vec<(f64, &str)> = results
-        .iter()
-        .filter_map(|r| r.failure.as_deref().map(|f| (r.start, f)))
-        .collect();
-    let initial = options.initial.to_string();
     if args.json {
-        let horizons: Vec<serde_json::Value> = stats
-            .iter()
-            .map(|s| {
-                let mut row = serde_json::json!({"horizon": s.horizon, "n": s.n});
-                for f in s.figures() {
-                    row[f.key] = serde_json::json!(f.value);
-                }
-                row["dropped"] = serde_json::json!(s.dropped);
-                row
-            })
-            .collect();
-        let dropped_starts: Vec<serde_json::Value> = dropped
-            .iter()
-            .map(|(start, error)| serde_json::json!({"start": start, "error": error}))
-            .collect();
-        say(serde_json::json!({
-            "recording": rec.name, "string_length": length, "initial": initial,
-            "starts": results.len(), "horizons": horizons, "dropped": dropped.len(),
-            "dropped_starts": dropped_starts,
-        }))?;
+        say_json(&rec, &options, &results)?;
     } else {
-        say(format_args!(
-            "{}: {} starts every {} s, string length {length:.4} m, initial state: {initial}",
-            rec.name,
-            results.len(),
-            diabolo::display::Compact(options.stride)
-        ))?;
-        let mut heading = format!("{:>8} {:>5}", "horizon", "n");
-        for f in stats.first().map(|s| s.figures()).into_iter().flatten() {
-            heading.push_str(&format!("  {}", f.heading));
-        }
-        say(heading)?;
-        for s in &stats {
-            let mut line = format!("{:>8} {:>5}", s.horizon, s.n);
-            for f in s.figures() {
-                let width = f.heading.len();
-                line.push_str(&format!("  {:>width$.*}", f.decimals, f.value));
-            }
-            say(line)?;
-        }
-        say(format_args!("dropped (run failed): {}", dropped.len()))?;
-        for (start, error) in &dropped {
-            say(format_args!("  start at t = {start:.3} s: {error}"))?;
-        }
+        say_table(&rec, &options, &results)?;
     }
-    if let Some(mut f) = file.take() {
-        let mut text = String::from("start,horizon,position_error,velocity_error,spin_error,stay_error,midpoint_error,failure\n");
-        for r in &results {
-            for (h, e) in options.horizons.iter().zip(&r.errors) {
-                let failure = r.failure.as_deref().unwrap_or("").replace(',', ";");
-                match e {
-                    Some(e) => text.push_str(&format!(
-                        "{:?},{h:?},{:?},{:?},{:?},{:?},{:?},{failure}\n",
-                        r.start, e.position, e.velocity, e.spin, e.stay, e.midpoint
-                    )),
-                    None => text.push_str(&format!("{:?},{h:?},,,,,,{failure}\n", r.start)),
-                }
-            }
-        }
-        f.write_all(text.as_bytes())
-            .map_err(|source| CliError::Output {
-                what: "cannot write",
-                path: f.target().to_path_buf(),
-                source,
-            })?;
-        commit(f)?;
+    if let Some(file) = file {
+        let text = errors_csv(&results, &options.horizons);
+        write_file(file, |f| f.write_all(text.as_bytes()))?;
     }
     Ok(())
+}
+
+/// The starts whose run failed: (start time s, why).
+fn dropped(results: &[StartResult]) -> Vec<(f64, &str)> {
+    results
+        .iter()
+        .filter_map(|r| r.failure.as_deref().map(|f| (r.start, f)))
+        .collect()
+}
+
+/// The replay's figures as one JSON object.
+fn say_json(
+    rec: &Recording,
+    options: &ReplayOptions,
+    results: &[StartResult],
+) -> Result<(), CliError> {
+    let length = effective_length(rec, options.length) + options.length_offset;
+    let horizons: Vec<Value> = statistics(results, &options.horizons)
+        .iter()
+        .map(|s| {
+            let mut row = json!({"horizon": s.horizon, "n": s.n});
+            for f in s.figures() {
+                row[f.key] = json!(f.value);
+            }
+            row["dropped"] = json!(s.dropped);
+            row
+        })
+        .collect();
+    let dropped = dropped(results);
+    let dropped_starts: Vec<Value> = dropped
+        .iter()
+        .map(|(start, error)| json!({"start": start, "error": error}))
+        .collect();
+    say(json!({
+        "recording": rec.name, "string_length": length, "initial": options.initial.to_string(),
+        "starts": results.len(), "horizons": horizons, "dropped": dropped.len(),
+        "dropped_starts": dropped_starts,
+    }))
+}
+
+/// The replay's figures as a table, one line per horizon, and the dropped starts.
+fn say_table(
+    rec: &Recording,
+    options: &ReplayOptions,
+    results: &[StartResult],
+) -> Result<(), CliError> {
+    let length = effective_length(rec, options.length) + options.length_offset;
+    say(format_args!(
+        "{}: {} starts every {} s, string length {length:.4} m, initial state: {}",
+        rec.name,
+        results.len(),
+        Compact(options.stride),
+        options.initial
+    ))?;
+    let stats = statistics(results, &options.horizons);
+    let mut heading = format!("{:>8} {:>5}", "horizon", "n");
+    for f in stats.first().map(|s| s.figures()).into_iter().flatten() {
+        heading.push_str(&format!("  {}", f.heading));
+    }
+    say(heading)?;
+    for s in &stats {
+        let mut line = format!("{:>8} {:>5}", s.horizon, s.n);
+        for f in s.figures() {
+            let width = f.heading.len();
+            line.push_str(&format!("  {:>width$.*}", f.decimals, f.value));
+        }
+        say(line)?;
+    }
+    let dropped = dropped(results);
+    say(format_args!("dropped (run failed): {}", dropped.len()))?;
+    for (start, error) in &dropped {
+        say(format_args!("  start at t = {start:.3} s: {error}"))?;
+    }
+    Ok(())
+}
+
+/// The per-start errors CSV: one row per start and horizon, empty errors where the run failed.
+fn errors_csv(results: &[StartResult], horizons: &[f64]) -> String {
+    let mut text = String::from(
+        "start,horizon,position_error,velocity_error,spin_error,stay_error,midpoint_error,failure\n",
+    );
+    for r in results {
+        let failure = r.failure.as_deref().unwrap_or("").replace(',', ";");
+        for (h, e) in horizons.iter().zip(&r.errors) {
+            match e {
+                Some(e) => text.push_str(&format!(
+                    "{:?},{h:?},{:?},{:?},{:?},{:?},{:?},{failure}\n",
+                    r.start, e.position, e.velocity, e.spin, e.stay, e.midpoint
+                )),
+                None => text.push_str(&format!("{:?},{h:?},,,,,,{failure}\n", r.start)),
+            }
+        }
+    }
+    text
 }
 
 /// Fits the free parameters on the recordings together: the fitted values and the errors
@@ -187,7 +219,7 @@ pub fn fit(args: &FitArgs) -> Result<(), CliError> {
         args.stride,
         &args.settings,
     )?;
-    let mut file = args.output.as_deref().map(create).transpose()?;
+    let file = args.output.as_deref().map(create).transpose()?;
     let options = FitOptions {
         replay,
         free,
@@ -226,15 +258,10 @@ pub fn fit(args: &FitArgs) -> Result<(), CliError> {
         report.objective_before,
         report.objective_after
     ))?;
-    if let Some(mut f) = file.take() {
+    if let Some(file) = file {
         let names = args.recordings.iter().map(|p| p.display().to_string());
         let fitted = ParamsFile::fitted(&report, &options, names.collect());
-        writeln!(f, "{}", fitted.to_json()).map_err(|source| CliError::Output {
-            what: "cannot write",
-            path: f.target().to_path_buf(),
-            source,
-        })?;
-        commit(f)?;
+        write_file(file, |f| writeln!(f, "{}", fitted.to_json()))?;
     }
     Ok(())
 }

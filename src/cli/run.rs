@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::args::RunArgs;
 use super::input::load;
-use super::{commit, create, create_output, note, write_error, CliError};
+use super::{commit, create, create_output, note, write_error, write_file, CliError};
 use diabolo::output::{write_events, RunProgress, Summary, TrajectoryWriter};
 
 /// Runs the scenario, streaming the rows; the files are committed whether or not the run
@@ -71,23 +71,13 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let summary_line = summary
         .to_json(scenario.name.as_deref(), &report, wall)
         .to_string();
-    if let Some(mut file) = events_file {
-        write_events(&mut file, &report.events)
-            .and_then(|()| file.flush())
-            .map_err(|source| CliError::Output {
-                what: "cannot write",
-                path: file.target().to_path_buf(),
-                source,
-            })?;
-        commit(file)?;
-    }
-    if let Some(mut file) = summary_file {
-        writeln!(file, "{summary_line}").map_err(|source| CliError::Output {
-            what: "cannot write",
-            path: file.target().to_path_buf(),
-            source,
+    if let Some(file) = events_file {
+        write_file(file, |f| {
+            write_events(&mut *f, &report.events).and_then(|()| f.flush())
         })?;
-        commit(file)?;
+    }
+    if let Some(file) = summary_file {
+        write_file(file, |f| writeln!(f, "{summary_line}"))?;
     }
     if let Some(file) = trajectory_file {
         commit(file)?;

@@ -1,6 +1,8 @@
 //! `diabolo sweep`: a scenario over a grid or random samples of parameter values, in parallel.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
+
+use indicatif::{ProgressBar, ProgressStyle};
 
 use super::args::SweepArgs;
 use super::input::read_document;
@@ -28,16 +30,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), CliError> {
         Some(spec) => parse_shard(spec, sweep.len())?,
         None => 0..sweep.len(),
     };
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if jobs == 0 {
-        return Err(SweepError::Axis {
-            spec: "--jobs 0".into(),
-            reason: "at least one thread is needed".into(),
-        }
-        .into());
-    }
+    let jobs = jobs(args.jobs)?;
     // Every point of the run is valid, or nothing runs and nothing is written.
     sweep.check(range.clone(), jobs)?;
     if let Some(dir) = &args.save_trajectories {
@@ -53,18 +46,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), CliError> {
         Some(f) => Box::new(f),
         None => Box::new(io::BufWriter::new(stdout.lock())),
     };
-    let bar = if io::IsTerminal::is_terminal(&io::stderr()) {
-        let bar = indicatif::ProgressBar::new(range.len() as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} points, {elapsed} elapsed, about {eta} left",
-            )
-            .expect("a valid template"),
-        );
-        Some(bar)
-    } else {
-        None
-    };
+    let bar = points_bar(range.len());
     let outcome = sweep
         .run(
             range,
@@ -95,4 +77,32 @@ pub fn sweep(args: &SweepArgs) -> Result<(), CliError> {
         });
     }
     Ok(())
+}
+
+/// `--jobs`, else every core; 0 is an input error.
+fn jobs(jobs: Option<usize>) -> Result<usize, CliError> {
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if jobs == 0 {
+        return Err(SweepError::Axis {
+            spec: "--jobs 0".into(),
+            reason: "at least one thread is needed".into(),
+        }
+        .into());
+    }
+    Ok(jobs)
+}
+
+/// A progress bar of `points` points on standard error, when it is a terminal.
+fn points_bar(points: usize) -> Option<ProgressBar> {
+    if !io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::new(points as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} points, {elapsed} elapsed, about {eta} left",
+        )
+        .expect("a valid template"),
+    );
+    Some(bar)
 }
