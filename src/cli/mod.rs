@@ -22,15 +22,17 @@ use std::process::ExitCode;
 use clap::Parser;
 use thiserror::Error;
 
-pub use args::{Cli, Command};
+use args::{Cli, Command};
 use diabolo::output::AtomicFile;
 use diabolo::scenario::ScenarioError;
 
 /// Why the command did not succeed.
 #[derive(Debug, Error)]
 pub enum CliError {
+    /// A scenario, flag or parameter that cannot be used.
     #[error("{0}")]
     Input(#[from] ScenarioError),
+    /// A file or stream that cannot be created or written.
     #[error("{what} {path}: {source}")]
     Output {
         what: &'static str,
@@ -56,15 +58,19 @@ pub enum CliError {
         other_flag: &'static str,
         other: PathBuf,
     },
+    /// A run or fit that failed while running.
     #[error("{0}")]
     Run(String),
+    /// Sweep axes, shards or points that cannot be used.
     #[error("{0}")]
     Sweep(#[from] diabolo::sweep::SweepError),
     /// A recording, parameter file or replay option that cannot be used.
     #[error("{0}")]
     Replay(String),
+    /// Trajectories that cannot be compared.
     #[error("{0}")]
     Check(#[from] diabolo::check::CheckError),
+    /// A picture that cannot be drawn.
     #[error("{0}")]
     Plot(#[from] diabolo::plot::PlotError),
     /// A check that ran and found deviations (the report is printed).
@@ -192,6 +198,7 @@ fn write_file(
     commit(file)
 }
 
+/// Moves the finished `file` into place.
 fn commit(file: AtomicFile) -> Result<(), CliError> {
     let path = file.target().to_path_buf();
     file.commit().map_err(|source| CliError::Output {
@@ -229,6 +236,8 @@ fn print_line(
     }
 }
 
+/// An input error of a replay or check option: `what: reason` (`reason` alone when it
+/// already names `what`).
 fn input_error(what: String, reason: String) -> CliError {
     CliError::Replay(if reason.starts_with(&what) {
         reason
