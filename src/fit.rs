@@ -94,12 +94,16 @@ impl FreeParameter {
     }
 }
 
+/// Why a fit did not run or did not finish.
 #[derive(Debug, Error)]
 pub enum FitError {
+    /// A free parameter, iteration count or spin weight that cannot be used.
     #[error("{0}")]
     Parameter(String),
+    /// A recording or replay option that cannot be replayed.
     #[error("{0}")]
     Replay(#[from] ReplayError),
+    /// Nelder-Mead stopped on an error.
     #[error("the optimiser failed: {0}")]
     Optimiser(String),
 }
@@ -109,9 +113,11 @@ pub enum FitError {
 pub struct FitOptions {
     /// The replay (horizons, stride, starting parameter values).
     pub replay: ReplayOptions,
+    /// The parameters to move, in the order of the simplex's coordinates.
     pub free: Vec<FreeParameter>,
     /// m of objective per rad/s of mean spin error.
     pub spin_weight: f64,
+    /// Nelder-Mead iterations, at most [`MAX_ITERATIONS`].
     pub max_iterations: u64,
 }
 
@@ -120,14 +126,19 @@ pub struct FitOptions {
 pub struct FitReport {
     /// The replay options with the fitted values.
     pub fitted: ReplayOptions,
+    /// The objective at the starting values, m.
     pub objective_before: f64,
+    /// The objective at the fitted values, m.
     pub objective_after: f64,
-    /// Mean position error over all starts and horizons, m, before and after.
+    /// Mean position error over all starts and horizons at the starting values, m.
     pub position_before: f64,
+    /// Mean position error at the fitted values, m.
     pub position_after: f64,
-    /// Mean spin error, rad/s, before and after.
+    /// Mean spin error at the starting values, rad/s.
     pub spin_before: f64,
+    /// Mean spin error at the fitted values, rad/s.
     pub spin_after: f64,
+    /// How many times the objective was evaluated.
     pub evaluations: u64,
 }
 
@@ -323,11 +334,13 @@ pub struct ParamsFile {
 /// Why a parameters file cannot be read.
 #[derive(Debug, Error)]
 pub enum ParamsFileError {
+    /// The file cannot be read.
     #[error("{0}")]
     Read(#[from] std::io::Error),
     /// Not JSON, or a `params` object that is not a scenario's.
     #[error("{0}")]
     Format(#[from] ScenarioError),
+    /// The document has no `params`.
     #[error("no \"params\" object")]
     NoParams,
 }
