@@ -4,12 +4,17 @@
 //! (rad/s), so that the spin identifies tanh(c theta'/2) / J and the drag while positions carry
 //! the friction.
 
+use std::path::Path;
+
 use argmin::core::{CostFunction, Error as ArgminError, Executor, State};
 use argmin::solver::neldermead::NelderMead;
 use rayon::prelude::*;
+use serde::{de, ser, Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
 use thiserror::Error;
 
 use crate::replay::{replay, statistics, Recording, ReplayError, ReplayOptions};
+use crate::scenario::{strict_json, FrictionLawName, ParamsSpec, ScenarioError};
 
 /// A parameter `fit` may move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,20 +30,30 @@ pub enum FreeParameter {
 }
 
 impl FreeParameter {
+    /// Every parameter `fit` may move.
+    pub const ALL: [Self; 4] = [
+        Self::Friction,
+        Self::SpinInertia,
+        Self::SpinDrag,
+        Self::StringLength,
+    ];
+
+    /// The parameter of `name` (as [`FreeParameter::name`] gives it, spaces around allowed).
     pub fn parse(name: &str) -> Result<Self, FitError> {
-        Ok(match name.trim() {
-            "friction" => Self::Friction,
-            "spin_inertia" => Self::SpinInertia,
-            "spin_drag" => Self::SpinDrag,
-            "string_length" => Self::StringLength,
-            other => {
-                return Err(FitError::Parameter(format!(
-                    "--free {other}: not a parameter fit can move; use friction, spin_inertia, spin_drag, string_length"
-                )))
-            }
-        })
+        let name = name.trim();
+        Self::ALL
+            .into_iter()
+            .find(|p| p.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|p| p.name()).collect();
+                FitError::Parameter(format!(
+                    "--free {name}: not a parameter fit can move; use {}",
+                    names.join(", ")
+                ))
+            })
     }
 
+    /// The name in `--free` and in a parameters file (the scenario's field name).
     pub fn name(self) -> &'static str {
         match self {
             Self::Friction => "friction",
@@ -48,7 +63,8 @@ impl FreeParameter {
         }
     }
 
-    fn get(self, o: &ReplayOptions) -> f64 {
+    /// The parameter's value in `o` (for `StringLength`, the correction `length_offset`, m).
+    pub fn value(self, o: &ReplayOptions) -> f64 {
         match self {
             Self::Friction => o.params.friction,
             Self::SpinInertia => o.params.spin_inertia,
@@ -78,12 +94,16 @@ impl FreeParameter {
     }
 }
 
+/// Why a fit did not run or did not finish.
 #[derive(Debug, Error)]
 pub enum FitError {
+    /// A free parameter, iteration count or spin weight that cannot be used.
     #[error("{0}")]
     Parameter(String),
+    /// A recording or replay option that cannot be replayed.
     #[error("{0}")]
     Replay(#[from] ReplayError),
+    /// Nelder-Mead stopped on an error.
     #[error("the optimiser failed: {0}")]
     Optimiser(String),
 }
@@ -93,9 +113,11 @@ pub enum FitError {
 pub struct FitOptions {
     /// The replay (horizons, stride, starting parameter values).
     pub replay: ReplayOptions,
+    /// The parameters to move, in the order of the simplex's coordinates.
     pub free: Vec<FreeParameter>,
     /// m of objective per rad/s of mean spin error.
     pub spin_weight: f64,
+    /// Nelder-Mead iterations, at most [`MAX_ITERATIONS`].
     pub max_iterations: u64,
 }
 
@@ -104,14 +126,19 @@ pub struct FitOptions {
 pub struct FitReport {
     /// The replay options with the fitted values.
     pub fitted: ReplayOptions,
+    /// The objective at the starting values, m.
     pub objective_before: f64,
+    /// The objective at the fitted values, m.
     pub objective_after: f64,
-    /// Mean position error over all starts and horizons, m, before and after.
+    /// Mean position error over all starts and horizons at the starting values, m.
     pub position_before: f64,
+    /// Mean position error at the fitted values, m.
     pub position_after: f64,
-    /// Mean spin error, rad/s, before and after.
+    /// Mean spin error at the starting values, rad/s.
     pub spin_before: f64,
+    /// Mean spin error at the fitted values, rad/s.
     pub spin_after: f64,
+    /// How many times the objective was evaluated.
     pub evaluations: u64,
 }
 
@@ -202,7 +229,7 @@ pub fn fit(recordings: &[Recording], options: &FitOptions) -> Result<FitReport, 
     let start: Vec<f64> = options
         .free
         .iter()
-        .map(|p| p.get(&options.replay))
+        .map(|p| p.value(&options.replay))
         .collect();
     let mut simplex = vec![start.clone()];
     for (i, p) in options.free.iter().enumerate() {
@@ -247,4 +274,313 @@ pub fn fit(recordings: &[Recording], options: &FitOptions) -> Result<FitReport, 
         spin_after,
         evaluations,
     })
+}
+
+impl Serialize for FreeParameter {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for FreeParameter {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Self::parse(&name).map_err(de::Error::custom)
+    }
+}
+
+/// How a parameters file's values were fitted (`diabolo fit` writes it; a replay does not read
+/// it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitRecord {
+    /// The recordings' files, as they were given.
+    pub recordings: Vec<String>,
+    /// The parameters the fit moved.
+    pub free: Vec<FreeParameter>,
+    /// How the initial diabolo state of each start was estimated.
+    pub initial_state: String,
+    /// Mean position error over all starts and horizons before the fit, m.
+    pub position_error_before: f64,
+    /// Mean position error after the fit, m.
+    pub position_error_after: f64,
+    /// Mean spin error before the fit, rad/s.
+    pub spin_error_before: f64,
+    /// Mean spin error after the fit, rad/s.
+    pub spin_error_after: f64,
+}
+
+/// A parameters file, as `diabolo fit -o` writes it and `diabolo replay --params` and
+/// `diabolo fit --params` read it:
+/// `{"params": {...}, "length_offset": m, "fit": {...}}`.
+///
+/// `params` is a scenario's `params` object without `string_length` (each recording's length
+/// is estimated from it; `length_offset` is added to every estimate), and `friction_width` is
+/// written only for the tanh law, the one that has it. Reading, `params` is typed as a
+/// scenario's (the same defaults and messages), `length_offset` is 0 unless it is a number and
+/// `fit` is kept only when it is a whole [`FitRecord`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ParamsFile {
+    /// The model parameters. Its `string_length` stands in for the estimates (a replay
+    /// replaces it) and is not written.
+    #[serde(serialize_with = "params_without_length")]
+    pub params: ParamsSpec,
+    /// Added to every recording's estimated string length, m.
+    pub length_offset: f64,
+    /// How the values were fitted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit: Option<FitRecord>,
+}
+
+/// Why a parameters file cannot be read.
+#[derive(Debug, Error)]
+pub enum ParamsFileError {
+    /// The file cannot be read.
+    #[error("{0}")]
+    Read(#[from] std::io::Error),
+    /// Not JSON, or a `params` object that is not a scenario's.
+    #[error("{0}")]
+    Format(#[from] ScenarioError),
+    /// The document has no `params`.
+    #[error("no \"params\" object")]
+    NoParams,
+}
+
+impl ParamsFile {
+    /// The fitted values of `report` (the fit of `options` on the recordings of the files
+    /// `recordings`), with the record of the fit.
+    pub fn fitted(report: &FitReport, options: &FitOptions, recordings: Vec<String>) -> Self {
+        Self {
+            params: ParamsSpec::from(report.fitted.params),
+            length_offset: report.fitted.length_offset,
+            fit: Some(FitRecord {
+                recordings,
+                free: options.free.clone(),
+                initial_state: report.fitted.initial.to_string(),
+                position_error_before: report.position_before,
+                position_error_after: report.position_after,
+                spin_error_before: report.spin_before,
+                spin_error_after: report.spin_after,
+            }),
+        }
+    }
+
+    /// Reads the file at `path`.
+    pub fn read(path: &Path) -> Result<Self, ParamsFileError> {
+        Self::from_json(&std::fs::read_to_string(path)?)
+    }
+
+    /// Reads a file's text (strict JSON: a repeated key is an error).
+    pub fn from_json(text: &str) -> Result<Self, ParamsFileError> {
+        Self::from_value(strict_json(text)?)
+    }
+
+    /// Types a file's document.
+    pub fn from_value(document: Value) -> Result<Self, ParamsFileError> {
+        let mut params = document
+            .get("params")
+            .cloned()
+            .ok_or(ParamsFileError::NoParams)?;
+        if let Some(fields) = params.as_object_mut() {
+            // The replay's own length stands in for the estimates, so the object types as a
+            // scenario's `params`.
+            let length = ReplayOptions::default().params.string_length;
+            fields.entry("string_length").or_insert(length.into());
+        }
+        Ok(Self {
+            params: ParamsSpec::from_value(&params)?,
+            length_offset: document
+                .get("length_offset")
+                .and_then(Value::as_f64)
+                .unwrap_or_default(),
+            fit: document
+                .get("fit")
+                .and_then(|record| FitRecord::deserialize(record).ok()),
+        })
+    }
+
+    /// The file as written: pretty JSON (no final newline).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a parameters file is JSON")
+    }
+
+    /// The replay options with these parameters (the others at their defaults); parameters
+    /// out of range are an error naming the field.
+    pub fn replay_options(&self) -> Result<ReplayOptions, ScenarioError> {
+        Ok(ReplayOptions {
+            params: *self.params.to_params()?.values(),
+            length_offset: self.length_offset,
+            ..ReplayOptions::default()
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ParamsFile {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Self::from_value(Value::deserialize(deserializer)?).map_err(de::Error::custom)
+    }
+}
+
+/// `params` without `string_length`, and without `friction_width` unless the law is tanh.
+fn params_without_length<S: Serializer>(
+    params: &ParamsSpec,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut fields = serde_json::to_value(params).map_err(ser::Error::custom)?;
+    if let Some(fields) = fields.as_object_mut() {
+        fields.shift_remove("string_length");
+        if params.friction_law != FrictionLawName::Tanh {
+            fields.shift_remove("friction_width");
+        }
+    }
+    fields.serialize(serializer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{FrictionLaw, ParamValues};
+    use approx::assert_ulps_eq;
+
+    /// A file `diabolo fit` wrote before the file became [`ParamsFile`].
+    const FITTED: &str = include_str!("../validation/omron_fitted.json");
+
+    fn record() -> FitRecord {
+        FitRecord {
+            recordings: vec!["a.csv".into(), "b.csv".into()],
+            free: FreeParameter::ALL.to_vec(),
+            initial_state: "assimilated over the past 0.2 s".into(),
+            position_error_before: 0.012,
+            position_error_after: 0.011,
+            spin_error_before: 1.9,
+            spin_error_after: 0.7,
+        }
+    }
+
+    #[test]
+    fn a_file_written_before_reads_and_writes_back_the_same() {
+        let file = ParamsFile::from_json(FITTED).unwrap();
+        // serde_json reads some decimals 1 ulp off (without its float_roundtrip feature).
+        assert_ulps_eq!(file.params.friction, 0.2746013926167509, max_ulps = 1);
+        assert_ulps_eq!(file.params.spin_inertia, 47.27466380922124, max_ulps = 1);
+        assert_ulps_eq!(file.params.spin_drag, 0.010026134618092333, max_ulps = 1);
+        assert_eq!(file.params.friction_law, FrictionLawName::Step);
+        assert_ulps_eq!(file.length_offset, -0.0014183694747043774, max_ulps = 1);
+        let fit = file.fit.as_ref().unwrap();
+        assert_eq!(fit.free, FreeParameter::ALL);
+        assert_eq!(fit.recordings.len(), 5);
+        assert_ulps_eq!(fit.spin_error_after, 0.7108112180723336, max_ulps = 1);
+        // The same keys in the same order and the same numbers as the JSON of what was read.
+        let document: Value = serde_json::from_str(FITTED).unwrap();
+        let expected = serde_json::to_string_pretty(&document).unwrap();
+        assert_eq!(file.to_json(), expected);
+        assert_eq!(FITTED.len(), expected.len() + 1);
+    }
+
+    #[test]
+    fn a_hand_written_file_takes_the_scenario_defaults() {
+        let text = include_str!("../validation/reference_params.json");
+        let file = ParamsFile::from_json(text).unwrap();
+        assert_eq!(file.length_offset, 0.0);
+        assert_eq!(file.fit, None);
+        let options = file.replay_options().unwrap();
+        let defaults = ReplayOptions::default();
+        assert_eq!(
+            options.params,
+            ParamValues {
+                friction: 0.25,
+                spin_inertia: 50.0,
+                spin_drag: 0.0,
+                ..defaults.params
+            }
+        );
+        assert_eq!(options.length_offset, 0.0);
+        assert_eq!(options.horizons, defaults.horizons);
+    }
+
+    #[test]
+    fn written_parameters_read_back_the_same() {
+        for law in [
+            FrictionLaw::Step,
+            FrictionLaw::Tanh { width: 0.05 },
+            FrictionLaw::Bearing,
+        ] {
+            let values = ParamValues {
+                friction: 0.31,
+                spin_inertia: 42.5,
+                spin_drag: 0.0125,
+                restitution: 0.3,
+                friction_law: law,
+                ..ParamValues::default()
+            };
+            let file = ParamsFile {
+                params: ParamsSpec::from(values),
+                length_offset: 0.0031,
+                fit: Some(record()),
+            };
+            let text = file.to_json();
+            assert!(!text.contains("string_length\":"), "{text}");
+            let tanh = matches!(law, FrictionLaw::Tanh { .. });
+            assert_eq!(text.contains("friction_width"), tanh, "{text}");
+            let read = ParamsFile::from_json(&text).unwrap();
+            assert_eq!(read, file);
+            assert_eq!(serde_json::from_str::<ParamsFile>(&text).unwrap(), file);
+            let options = read.replay_options().unwrap();
+            assert_eq!(options.params, values);
+            assert_eq!(options.length_offset, 0.0031);
+        }
+    }
+
+    #[test]
+    fn a_fit_writes_its_fitted_values_and_its_record() {
+        let mut fitted = ReplayOptions::default();
+        fitted.params.friction = 0.22;
+        fitted.length_offset = -0.002;
+        let report = FitReport {
+            fitted,
+            objective_before: 0.02,
+            objective_after: 0.01,
+            position_before: 0.012,
+            position_after: 0.011,
+            spin_before: 1.9,
+            spin_after: 0.7,
+            evaluations: 30,
+        };
+        let options = FitOptions {
+            replay: ReplayOptions::default(),
+            free: FreeParameter::ALL.to_vec(),
+            spin_weight: 1e-3,
+            max_iterations: 10,
+        };
+        let file = ParamsFile::fitted(&report, &options, record().recordings);
+        assert_eq!(file.fit, Some(record()));
+        let read = ParamsFile::from_json(&file.to_json()).unwrap();
+        let options = read.replay_options().unwrap();
+        for p in FreeParameter::ALL {
+            assert_eq!(p.value(&options), p.value(&report.fitted), "{}", p.name());
+        }
+    }
+
+    #[test]
+    fn unreadable_files_say_why() {
+        let message = |text: &str| ParamsFile::from_json(text).unwrap_err().to_string();
+        assert_eq!(message(r#"{"length_offset": 0}"#), r#"no "params" object"#);
+        assert!(message(r#"{"params": {"frictio": 0.2}}"#).contains("params"));
+        assert!(message(r#"{"params": {"friction": 0.2, "friction": 0.3}}"#)
+            .contains("params.friction: the key appears twice"));
+        let out_of_range = ParamsFile::from_json(r#"{"params": {"friction": 999}}"#).unwrap();
+        let error = out_of_range.replay_options().unwrap_err().to_string();
+        assert!(error.contains("params.friction"), "{error}");
+    }
+
+    #[test]
+    fn free_parameters_read_their_names() {
+        for p in FreeParameter::ALL {
+            assert_eq!(FreeParameter::parse(&format!(" {} ", p.name())).unwrap(), p);
+        }
+        assert_eq!(
+            FreeParameter::parse("mass").unwrap_err().to_string(),
+            "--free mass: not a parameter fit can move; use friction, spin_inertia, spin_drag, \
+             string_length"
+        );
+    }
 }

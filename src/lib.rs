@@ -26,7 +26,6 @@
 //! ```
 
 pub mod check;
-pub mod cli;
 pub mod display;
 pub mod fit;
 pub mod model;

@@ -1,5 +1,7 @@
-//! The `diabolo` binary: everything happens in [`diabolo::cli`].
+//! The `diabolo` binary: the command line (`src/cli/`) over the `diabolo` library.
+
+mod cli;
 
 fn main() -> std::process::ExitCode {
-    diabolo::cli::main()
+    cli::main()
 }

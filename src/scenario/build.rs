@@ -19,6 +19,7 @@ use crate::simulation::Method;
 use super::error::ScenarioError;
 use super::limits::{row_count, Limits};
 use super::ranges;
+use super::spec::defaults;
 use super::spec::{
     BodySpec, DiaboloSpec, DriveSpec, FrictionLawName, MethodName, ParamsSpec, PathSpec, Scenario,
     ScheduleSpec, SimSpec,
@@ -258,6 +259,30 @@ impl ParamsSpec {
     /// The checked parameters.
     pub fn to_params(&self) -> Result<Params, ScenarioError> {
         build_params(self)
+    }
+}
+
+impl From<ParamValues> for ParamsSpec {
+    /// The spec that builds `values` (the inverse of [`ParamsSpec::to_params`]); the tanh
+    /// width, which only the tanh law has, at its default for the other laws.
+    fn from(values: ParamValues) -> Self {
+        let (friction_law, friction_width) = match values.friction_law {
+            FrictionLaw::Step => (FrictionLawName::Step, defaults::friction_width()),
+            FrictionLaw::Tanh { width } => (FrictionLawName::Tanh, width),
+            FrictionLaw::Bearing => (FrictionLawName::Bearing, defaults::friction_width()),
+        };
+        Self {
+            string_length: values.string_length,
+            diabolo_mass: values.diabolo_mass,
+            stick_mass: values.stick_mass,
+            friction: values.friction,
+            spin_inertia: values.spin_inertia,
+            spin_drag: values.spin_drag,
+            gravity: values.gravity,
+            restitution: values.restitution,
+            friction_law,
+            friction_width,
+        }
     }
 }
 

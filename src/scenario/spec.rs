@@ -461,7 +461,7 @@ impl SimSpec {
     }
 }
 
-mod defaults {
+pub(super) mod defaults {
     use crate::model::ParamValues;
     use crate::simulation::run::Settings;
 

@@ -1,0 +1,334 @@
+//! The command line's clap definitions: commands, flags, their help and defaults.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use diabolo::scenario::{Limits, ScenarioError};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "diabolo",
+    version,
+    about = "Batch simulator of diabolo string dynamics: a JSON scenario in, a CSV trajectory out",
+    after_help = "Examples:\n  diabolo run scenarios/whip.json -o whip.csv --events whip.jsonl\n  diabolo validate scenarios/sun.json\n  diabolo schema > scenario.schema.json"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one scenario: the trajectory CSV to -o (or stdout), the summary to stderr.
+    #[command(
+        after_help = "Examples:\n  diabolo run scenarios/whip.json -o whip.csv --events whip.jsonl\n  diabolo run scenarios/hanging.json --set params.friction=0.3 --set sim.duration=5 > out.csv\n  cat scenarios/snap.json | diabolo run - --quiet -o snap.csv"
+    )]
+    Run(RunArgs),
+    /// Check a scenario and say what is wrong, with its JSON path and the fix.
+    #[command(
+        after_help = "Example:\n  diabolo validate scenarios/sun.json --set params.friction=-1"
+    )]
+    Validate(ValidateArgs),
+    /// Print the JSON Schema of the scenario format.
+    #[command(after_help = "Example:\n  diabolo schema > scenario.schema.json")]
+    Schema,
+    /// Run a scenario over a grid (or random samples) of parameter values, in parallel: one
+    /// summary row per point, in point order.
+    #[command(
+        after_help = "Examples:\n  diabolo sweep scenarios/whip.json --grid params.friction=0.1:0.3:5 --list params.spin_inertia=20,50 -o sweep.csv\n  diabolo sweep scenarios/swing.json --grid params.friction=0.05:0.4:100 --samples 1000 --seed 7 --jobs 2 -o random.csv\n  diabolo sweep scenarios/whip.json --grid params.friction=0.1:0.3:64 --shard 2/4 -o part2.csv"
+    )]
+    Sweep(SweepArgs),
+    /// Compare two trajectory CSVs column by column; exit 1 when any deviates beyond tolerance.
+    #[command(
+        after_help = "Example:\n  diabolo check new.csv tests/golden/whip.csv --rtol 1e-7 --atol 1e-9 --columns d1_x,d1_y,d1_w"
+    )]
+    Check(CheckArgs),
+    /// Draw a trajectory: time series with the events marked, or (--xy) the paths in the plane.
+    ///
+    /// Time series of chosen columns, one panel each, with the loose phases shaded and the events
+    /// as vertical lines; or with --xy the paths of the sticks and diabolos in the plane and the
+    /// string at a few instants. SVG or PNG by the file's extension.
+    #[command(
+        after_help = "Examples:\n  diabolo run scenarios/sun.json -o sun.csv --events sun.jsonl\n  diabolo plot sun.csv -o sun.svg --events sun.jsonl\n  diabolo plot sun.csv -o sun.png --columns d1_y,d1_w,T0+T1,energy\n  diabolo plot sun.csv -o sun_xy.svg --xy --instants 6 --events sun.jsonl"
+    )]
+    Plot(PlotArgs),
+    /// Animate a trajectory: sticks, string and spinning diabolos, as SVG or GIF.
+    ///
+    /// The sticks, the string and the diabolos move in real time (or --speed times faster), with
+    /// the time and the phase shown; an animated SVG that plays in a browser, or a GIF, by the
+    /// file's extension.
+    #[command(
+        after_help = "Examples:\n  diabolo animate sun.csv -o sun.svg\n  diabolo animate whip.csv -o whip.gif --fps 20 --speed 0.5 --width 480 --height 360"
+    )]
+    Animate(AnimateArgs),
+    /// Replay a motion-capture recording: the model driven by the recorded hands predicts the
+    /// recorded diabolo from starts along it; errors per prediction horizon.
+    #[command(
+        after_help = "Examples:\n  diabolo replay ../shared/data/omron/y_swing_1_seg1.csv --params fitted.json\n  diabolo replay rec.csv --horizons 0.2,1,2 --stride 0.5 --json -o errors.csv"
+    )]
+    Replay(ReplayArgs),
+    /// Fit parameters to recordings by minimising the replay error over all of them together.
+    #[command(
+        after_help = "Example:\n  diabolo fit ../shared/data/omron/*.csv --free friction,spin_inertia,spin_drag,string_length -o fitted.json"
+    )]
+    Fit(FitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// The trajectory CSV (written by diabolo run).
+    pub trajectory: PathBuf,
+    /// The picture: FILE.svg or FILE.png.
+    #[arg(short, long, value_name = "FILE.svg|png")]
+    pub output: PathBuf,
+    /// Columns, one panel each; join columns with + to share a panel (T0+T1). Default: the
+    /// diabolos' heights, their spins, the tensions, the slack.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "C1,C2+C3,...",
+        conflicts_with = "xy"
+    )]
+    pub columns: Vec<String>,
+    /// The event log (JSON lines of diabolo run --events): vertical lines, or markers with --xy.
+    #[arg(long, value_name = "EVENTS.jsonl")]
+    pub events: Option<PathBuf>,
+    /// The paths of the sticks and diabolos in the x-y plane, with the string at a few instants.
+    #[arg(long)]
+    pub xy: bool,
+    /// With --xy: how many instants show the string (evenly spaced, both ends included).
+    #[arg(long, default_value_t = 5, requires = "xy")]
+    pub instants: usize,
+    /// Width in pixels (default 900; --xy 800).
+    #[arg(long)]
+    pub width: Option<u32>,
+    /// Height in pixels (default 180 per panel and 70 more; --xy 640).
+    #[arg(long)]
+    pub height: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct AnimateArgs {
+    /// The trajectory CSV (written by diabolo run).
+    pub trajectory: PathBuf,
+    /// The animation: FILE.svg (SMIL, plays in a browser) or FILE.gif.
+    #[arg(short, long, value_name = "FILE.svg|gif")]
+    pub output: PathBuf,
+    /// Frames per second (a GIF shows at most 50).
+    #[arg(long, default_value_t = 30.0)]
+    pub fps: f64,
+    /// Playing speed: 1 is real time, 0.25 four times slower.
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f64,
+    /// Width in pixels.
+    #[arg(long, default_value_t = 640)]
+    pub width: u32,
+    /// Height in pixels.
+    #[arg(long, default_value_t = 480)]
+    pub height: u32,
+    /// How many times slower than real the spools turn (default: the smallest of 1, 2, 5, 10,
+    /// 20, ... that keeps the turn between frames within 30 degrees).
+    #[arg(long, value_name = "FACTOR")]
+    pub spin_slowdown: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub input: ScenarioArgs,
+    /// A grid axis: KEY=START:STOP:COUNT (COUNT values, both ends included). Repeatable.
+    #[arg(long, value_name = "KEY=START:STOP:COUNT")]
+    pub grid: Vec<String>,
+    /// A list axis: KEY=V1,V2,... Repeatable.
+    #[arg(long, value_name = "KEY=V1,V2,...")]
+    pub list: Vec<String>,
+    /// Instead of the grid, this many random points: grid axes uniform in [START, STOP], list
+    /// axes one of their values.
+    #[arg(long, value_name = "N")]
+    pub samples: Option<usize>,
+    /// Seed of --samples.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Summary CSV (default: standard output).
+    #[arg(short, long, value_name = "SUMMARY.csv")]
+    pub output: Option<PathBuf>,
+    /// Threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Run only the K-th of N contiguous blocks of points.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Write each point's trajectory to DIR/point_IIIIII.csv (I = the point's index).
+    #[arg(long, value_name = "DIR")]
+    pub save_trajectories: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The trajectory to check.
+    pub actual: PathBuf,
+    /// The reference trajectory.
+    pub expected: PathBuf,
+    /// Relative tolerance.
+    #[arg(long, default_value_t = 1e-6)]
+    pub rtol: f64,
+    /// Absolute tolerance.
+    #[arg(long, default_value_t = 1e-9)]
+    pub atol: f64,
+    /// Compare only these columns (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub columns: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ScenarioArgs {
+    /// The scenario JSON file, or - for standard input.
+    pub scenario: String,
+    /// Override a field by its dotted path, e.g. params.friction=0.2 or initial.diabolos[0].spin=3
+    /// (repeatable; VALUE is read as JSON, else as a string).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Refuse a run of more trajectory rows than this (floor(duration / output_interval) + 1;
+    /// the default 10^7 rows is about 4.8 GB of CSV).
+    #[arg(long, value_name = "ROWS", default_value_t = Limits::DEFAULT_MAX_ROWS)]
+    pub max_rows: u64,
+    /// Refuse a run of more simulated time than this, s (the default 1e5 s, more than a day,
+    /// is far beyond any routine; longer runs only fill the disk).
+    #[arg(long, value_name = "SECONDS", default_value_t = Limits::DEFAULT_MAX_DURATION)]
+    pub max_duration: f64,
+}
+
+impl ScenarioArgs {
+    /// The limits of `--max-rows` and `--max-duration`.
+    pub fn limits(&self) -> Result<Limits, ScenarioError> {
+        if !(self.max_duration.is_finite() && self.max_duration > 0.0) {
+            return Err(ScenarioError::Flag {
+                flag: "--max-duration".into(),
+                reason: format!(
+                    "{} is not a duration; give a positive number of seconds",
+                    diabolo::display::compact(self.max_duration)
+                ),
+            });
+        }
+        Ok(Limits {
+            max_rows: self.max_rows,
+            max_duration: self.max_duration,
+        })
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub input: ScenarioArgs,
+    /// Trajectory CSV file (default: standard output).
+    #[arg(short, long, value_name = "TRAJ.csv")]
+    pub output: Option<PathBuf>,
+    /// Event log, JSON lines.
+    #[arg(long, value_name = "EVENTS.jsonl")]
+    pub events: Option<PathBuf>,
+    /// Write the one-line JSON summary here instead of standard error.
+    #[arg(long, value_name = "SUMMARY.json")]
+    pub summary: Option<PathBuf>,
+    /// No summary on standard error (errors are still reported).
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    #[command(flatten)]
+    pub input: ScenarioArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A recording CSV (t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin).
+    pub recording: PathBuf,
+    /// Parameters: a JSON file with a `params` object in the scenario format (as `fit` writes).
+    #[arg(long, value_name = "PARAMS.json")]
+    pub params: Option<PathBuf>,
+    /// Prediction horizons, s (multiples of 0.005).
+    #[arg(long, value_delimiter = ',', default_value = "0.2,0.5,1,2")]
+    pub horizons: Vec<f64>,
+    /// Time between starts, s.
+    #[arg(long, default_value_t = 0.25)]
+    pub stride: f64,
+    #[command(flatten)]
+    pub settings: ReplaySettingsArgs,
+    /// One JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Per-start errors CSV.
+    #[arg(short, long, value_name = "ERRORS.csv")]
+    pub output: Option<PathBuf>,
+}
+
+/// How a replay estimates the string length, the initial diabolo state and the hand paths
+/// (shared by `replay` and `fit`).
+#[derive(Debug, Args)]
+pub struct ReplaySettingsArgs {
+    /// Effective string length: `median` (of the taut frames' sums, default), `p98` (98th
+    /// percentile of the sums), or a length in m.
+    #[arg(long, default_value = "median")]
+    pub length: String,
+    /// Initial diabolo state: `assimilate` (the model fitted to the frames of the window before
+    /// the start), `cubic` (a cubic fitted to the frames of 2 x diabolo-smoothing before the
+    /// start) or `centred` (a centred smoothing window: it sees frames after the start).
+    #[arg(long, value_enum, default_value_t = InitialArg::Assimilate)]
+    pub initial: InitialArg,
+    /// Assimilation window W, s (with --initial assimilate).
+    #[arg(long, default_value_t = 0.2)]
+    pub window: f64,
+    /// Half-width of the diabolo smoothing window, s (the cubic uses twice it, before the
+    /// start).
+    #[arg(long, default_value_t = 0.1)]
+    pub diabolo_smoothing: f64,
+    /// Half-width of the smoothing window of the recorded hand paths, s.
+    #[arg(long, default_value_t = 0.025)]
+    pub hand_smoothing: f64,
+}
+
+/// `--initial`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InitialArg {
+    Assimilate,
+    Cubic,
+    Centred,
+}
+
+#[derive(Debug, Args)]
+pub struct FitArgs {
+    /// Recording CSVs, fitted together.
+    #[arg(required = true)]
+    pub recordings: Vec<PathBuf>,
+    /// The parameters to move: friction, spin_inertia, spin_drag, string_length (a correction
+    /// added to every recording's estimated length).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "friction,spin_inertia,spin_drag"
+    )]
+    pub free: Vec<String>,
+    /// Starting values (a `params` JSON file, as for replay).
+    #[arg(long, value_name = "PARAMS.json")]
+    pub params: Option<PathBuf>,
+    /// Horizons of the objective, s.
+    #[arg(long, value_delimiter = ',', default_value = "0.2,0.5,1,2")]
+    pub horizons: Vec<f64>,
+    /// Time between starts, s.
+    #[arg(long, default_value_t = 0.25)]
+    pub stride: f64,
+    /// Weight of the mean spin error (rad/s) in the objective, m per rad/s.
+    #[arg(long, default_value_t = 1e-3)]
+    pub spin_weight: f64,
+    #[command(flatten)]
+    pub settings: ReplaySettingsArgs,
+    /// Nelder-Mead iterations.
+    #[arg(long, default_value_t = 60)]
+    pub iterations: u64,
+    /// Write the fitted parameters here (a `params` object in the scenario format).
+    #[arg(short, long, value_name = "PARAMS.json")]
+    pub output: Option<PathBuf>,
+}

@@ -1,0 +1,111 @@
+//! `diabolo plot` and `diabolo animate`: pictures of a trajectory.
+
+use std::path::Path;
+
+use super::args::{AnimateArgs, PlotArgs};
+use super::{commit, create, note, CliError};
+use diabolo::check::Table;
+use diabolo::output::AtomicFile;
+use diabolo::plot::{self, AnimateOptions, Format, PlotError, SeriesOptions, XyOptions};
+
+/// Draws the time series (or with `--xy` the paths) to the picture file.
+pub fn plot(args: &PlotArgs) -> Result<(), CliError> {
+    let format = Format::from_path(&args.output)?;
+    let table = picture_table(&args.trajectory)?;
+    let events = match &args.events {
+        Some(path) => plot::read_events(path)?,
+        None => Vec::new(),
+    };
+    let title = Some(file_title(&args.trajectory));
+    let mut file = create(&args.output)?;
+    let drawn = if args.xy {
+        let defaults = XyOptions::default();
+        let options = XyOptions {
+            width: args.width.unwrap_or(defaults.width),
+            height: args.height.unwrap_or(defaults.height),
+            instants: args.instants,
+            title,
+        };
+        plot::xy(&table, &events, &options, format, &mut file)
+    } else {
+        let options = SeriesOptions {
+            panels: SeriesOptions::panels_from(&args.columns),
+            width: args.width.unwrap_or(SeriesOptions::default().width),
+            height: args.height,
+            title,
+            ..SeriesOptions::default()
+        };
+        plot::series(&table, &events, &options, format, &mut file)
+    };
+    finish_picture(file, drawn)
+}
+
+/// Writes the animation and notes its frames, duration and spin slowdown on standard error.
+pub fn animate(args: &AnimateArgs) -> Result<(), CliError> {
+    let format = Format::from_path(&args.output)?;
+    let table = picture_table(&args.trajectory)?;
+    let options = AnimateOptions {
+        fps: args.fps,
+        speed: args.speed,
+        width: args.width,
+        height: args.height,
+        spin_slowdown: args.spin_slowdown,
+        title: Some(file_title(&args.trajectory)),
+        ..AnimateOptions::default()
+    };
+    let mut file = create(&args.output)?;
+    let drawn = plot::animate(&table, &options, format, &mut file);
+    let animation = finish_picture(file, drawn)?;
+    let spin = if animation.spin_slowdown == 1.0 {
+        "spools at the real spin".to_string()
+    } else {
+        format!("spools turn {}x slower than real", animation.spin_slowdown)
+    };
+    note(format_args!(
+        "{}: {} frames, {:.2} s, {spin}",
+        args.output.display(),
+        animation.frames,
+        animation.duration,
+    ))
+}
+
+/// The trajectory a picture is drawn from, at most [`plot::MAX_ROWS`] rows of it (a note
+/// on standard error says when rows were left out).
+fn picture_table(path: &Path) -> Result<Table, CliError> {
+    let table = Table::read_at_most(path, plot::MAX_ROWS)?;
+    if table.thinned() {
+        note(format_args!(
+            "note: {} has {} rows; the picture is drawn from one row in {} ({} rows, the last \
+             included)",
+            path.display(),
+            table.rows_read,
+            table.stride,
+            table.rows()
+        ))?;
+    }
+    Ok(table)
+}
+
+/// A picture's title: the trajectory's file name.
+fn file_title(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().to_string(),
+    )
+}
+
+/// Commits a drawn picture, or reports why it was not drawn (its temporary file is removed).
+fn finish_picture<T>(file: AtomicFile, drawn: Result<T, PlotError>) -> Result<T, CliError> {
+    match drawn {
+        Ok(value) => {
+            commit(file)?;
+            Ok(value)
+        }
+        Err(PlotError::Write(source)) => Err(CliError::Output {
+            what: "cannot write",
+            path: file.target().to_path_buf(),
+            source,
+        }),
+        Err(e) => Err(e.into()),
+    }
+}

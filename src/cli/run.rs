@@ -1,0 +1,123 @@
+//! `diabolo run`: one scenario; the trajectory, the event log and the summary.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::args::RunArgs;
+use super::input::load;
+use super::{commit, create, create_output, note, write_error, write_file, CliError};
+use diabolo::output::{write_events, RunProgress, Summary, TrajectoryWriter};
+
+/// Runs the scenario, streaming the rows; the files are committed whether or not the run
+/// failed, and a failure is [`CliError::Run`] (exit 1).
+pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    let (scenario, simulation) = load(&args.input)?;
+    // Every output file is opened before the run, so that a bad path is an input error.
+    let outputs = [
+        ("-o", args.output.as_ref()),
+        ("--events", args.events.as_ref()),
+        ("--summary", args.summary.as_ref()),
+    ];
+    distinct_outputs(&outputs)?;
+    let mut trajectory_file = args.output.as_deref().map(create).transpose()?;
+    let events_file = args
+        .events
+        .as_deref()
+        .map(|p| create_output("--events", p))
+        .transpose()?;
+    let summary_file = args
+        .summary
+        .as_deref()
+        .map(|p| create_output("--summary", p))
+        .transpose()?;
+
+    let stdout = io::stdout();
+    let sink: Box<dyn Write> = match trajectory_file.as_mut() {
+        Some(file) => Box::new(file),
+        None => Box::new(io::BufWriter::with_capacity(1 << 16, stdout.lock())),
+    };
+    let n = simulation.initial.diabolo_count();
+    let write_failed = |source| write_error(args.output.as_deref(), source);
+    let mut writer = match TrajectoryWriter::new(sink, n) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
+        other => other.map_err(write_failed)?,
+    };
+    let mut summary = Summary::default();
+    let mut io_error = None;
+    let mut progress = RunProgress::new(simulation.settings.duration, args.quiet);
+    let start = Instant::now();
+    let report = simulation.run(&mut |row| {
+        summary.observe(row);
+        progress.reached(row.t);
+        if io_error.is_none() {
+            io_error = writer.write_row(row).err();
+        }
+    });
+    let wall = start.elapsed();
+    progress.finish();
+    let flushed = match io_error {
+        Some(e) => Err(e),
+        None => writer.get_mut().flush(),
+    };
+    match flushed {
+        // A reader that stopped early (`diabolo run X | head`) is not an error.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe && args.output.is_none() => return Ok(()),
+        Err(e) => return Err(write_failed(e)),
+        Ok(()) => {}
+    }
+    drop(writer);
+
+    let summary_line = summary
+        .to_json(scenario.name.as_deref(), &report, wall)
+        .to_string();
+    if let Some(file) = events_file {
+        write_file(file, |f| {
+            write_events(&mut *f, &report.events).and_then(|()| f.flush())
+        })?;
+    }
+    if let Some(file) = summary_file {
+        write_file(file, |f| writeln!(f, "{summary_line}"))?;
+    }
+    if let Some(file) = trajectory_file {
+        commit(file)?;
+    }
+    // The files are complete whatever standard error does.
+    if args.summary.is_none() && !args.quiet {
+        note(&summary_line)?;
+    }
+    match report.failure {
+        Some(failure) => Err(CliError::Run(format!(
+            "the simulation failed: {failure}{}",
+            args.output.as_ref().map_or(String::new(), |p| format!(
+                " ({} holds the trajectory up to then)",
+                p.display()
+            ))
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Refuses two outputs that are the same file (`-o t.csv --events ./t.csv`, a hard or symbolic
+/// link): one would overwrite the other.
+fn distinct_outputs(outputs: &[(&'static str, Option<&PathBuf>)]) -> Result<(), CliError> {
+    let named: Vec<(&'static str, &Path)> = outputs
+        .iter()
+        .filter_map(|&(flag, path)| path.map(|p| (flag, p.as_path())))
+        .collect();
+    let path_of = |flag: &str| {
+        named
+            .iter()
+            .find(|(f, _)| *f == flag)
+            .map_or_else(PathBuf::new, |(_, p)| p.to_path_buf())
+    };
+    match diabolo::output::shared_destination(&named) {
+        Some((other_flag, flag)) => Err(CliError::SharedDestination {
+            flag,
+            path: path_of(flag),
+            other_flag,
+            other: path_of(other_flag),
+        }),
+        None => Ok(()),
+    }
+}

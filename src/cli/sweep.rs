@@ -1,0 +1,108 @@
+//! `diabolo sweep`: a scenario over a grid or random samples of parameter values, in parallel.
+
+use std::io::{self, IsTerminal, Write};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::args::SweepArgs;
+use super::input::read_document;
+use super::{commit, create, write_error, CliError};
+use diabolo::sweep::{parse_shard, Axis, Sampling, Sweep, SweepError, SweepRunError};
+
+/// Runs the points (all valid, or none runs), streams their summary rows in point order and
+/// reports failed points as [`CliError::PointsFailed`]; a progress bar on a terminal.
+pub fn sweep(args: &SweepArgs) -> Result<(), CliError> {
+    let limits = args.input.limits()?;
+    let (document, base) = read_document(&args.input)?;
+    let mut axes = Vec::new();
+    for spec in &args.grid {
+        axes.push(Axis::parse_grid(spec)?);
+    }
+    for spec in &args.list {
+        axes.push(Axis::parse_list(spec)?);
+    }
+    let sampling = args.samples.map(|samples| Sampling {
+        samples,
+        seed: args.seed,
+    });
+    let sweep = Sweep::new(document, &base, axes, sampling)?.within(limits);
+    let range = match &args.shard {
+        Some(spec) => parse_shard(spec, sweep.len())?,
+        None => 0..sweep.len(),
+    };
+    let jobs = jobs(args.jobs)?;
+    // Every point of the run is valid, or nothing runs and nothing is written.
+    sweep.check(range.clone(), jobs)?;
+    if let Some(dir) = &args.save_trajectories {
+        std::fs::create_dir_all(dir).map_err(|source| CliError::Output {
+            what: "cannot create",
+            path: dir.clone(),
+            source,
+        })?;
+    }
+    let mut file = args.output.as_deref().map(create).transpose()?;
+    let stdout = io::stdout();
+    let mut sink: Box<dyn Write> = match file.as_mut() {
+        Some(f) => Box::new(f),
+        None => Box::new(io::BufWriter::new(stdout.lock())),
+    };
+    let bar = points_bar(range.len());
+    let outcome = sweep
+        .run(
+            range,
+            jobs,
+            &mut sink,
+            args.save_trajectories.as_deref(),
+            &mut |done, _| {
+                if let Some(bar) = &bar {
+                    bar.set_position(done as u64);
+                }
+            },
+        )
+        .map_err(|e| match e {
+            SweepRunError::Write(source) => write_error(args.output.as_deref(), source),
+            threads @ SweepRunError::Threads { .. } => CliError::Run(threads.to_string()),
+        })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    drop(sink);
+    if let Some(file) = file {
+        commit(file)?;
+    }
+    if outcome.failed > 0 {
+        return Err(CliError::PointsFailed {
+            failed: outcome.failed,
+            points: outcome.points,
+        });
+    }
+    Ok(())
+}
+
+/// `--jobs`, else every core; 0 is an input error.
+fn jobs(jobs: Option<usize>) -> Result<usize, CliError> {
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if jobs == 0 {
+        return Err(SweepError::Axis {
+            spec: "--jobs 0".into(),
+            reason: "at least one thread is needed".into(),
+        }
+        .into());
+    }
+    Ok(jobs)
+}
+
+/// A progress bar of `points` points on standard error, when it is a terminal.
+fn points_bar(points: usize) -> Option<ProgressBar> {
+    if !io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::new(points as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} points, {elapsed} elapsed, about {eta} left",
+        )
+        .expect("a valid template"),
+    );
+    Some(bar)
+}
