@@ -2,361 +2,36 @@
 //! expected one interpolated linearly in t when the time grids differ. A value passes when
 //! |actual - expected| <= atol + rtol |expected|.
 //!
-//! Both files are read as streams, row by row ([`TrajectoryReader`]): the comparison holds two
-//! rows of the expected trajectory at a time (the ones around the actual row's t), so memory does
-//! not grow with the files. The same strict reader reads the trajectories that `plot` and
-//! `animate` draw ([`Table::read_at_most`]): a cell that is not a number is an input error naming
-//! the file, the row and the column.
+//! Both files are read as streams, row by row, by the strict trajectory reader of
+//! [`crate::output::table`]: the comparison holds two rows of the expected trajectory at a time
+//! (the ones around the actual row's t), so memory does not grow with the files.
 
 use std::fmt;
-use std::fs::File;
-use std::io::{BufReader, Read};
 use std::path::Path;
 
 use thiserror::Error;
 
 use crate::display::{echoed, Compact};
+use crate::output::table::{Row, RowSource, TableError, TrajectoryReader, TEXT_COLUMNS};
 
-/// The columns of a trajectory that hold text, not numbers.
-pub const TEXT_COLUMNS: [&str; 1] = ["phase"];
+// The table reader's items under their former paths (`diabolo::check::Table`...).
+pub use crate::output::table::{interpolate, locate, Table};
 
-/// A file that cannot be compared or drawn, or a comparison with nothing to compare.
+/// A file that cannot be compared, or a comparison with nothing to compare.
 #[derive(Debug, Error)]
 pub enum CheckError {
-    #[error("{file}: {reason}")]
-    Input { file: String, reason: String },
-    #[error(
-        "{file}: row {row}, column {column}: {value} is not a number (every column but {text} \
-         holds numbers, NaN or inf); fix the cell or regenerate the file with diabolo run",
-        text = TEXT_COLUMNS.join(", ")
-    )]
-    NotANumber {
-        file: String,
-        /// The row in the file, the header being row 1.
-        row: u64,
-        column: String,
-        /// The cell, as echoed.
-        value: String,
-    },
-    #[error("{file}: row {row}: t = {t} {reason}")]
-    Time {
-        file: String,
-        row: u64,
-        t: String,
-        reason: String,
-    },
+    /// A trajectory that cannot be read (names the file, and the row and column when it can).
+    #[error(transparent)]
+    Table(#[from] TableError),
     #[error("nothing to compare: {reason}")]
     NothingToCompare { reason: String },
 }
 
-/// One row of a trajectory: its numbers (NaN in the text columns) and its fields as text.
-#[derive(Clone, Debug, Default)]
-pub struct Row {
-    pub numbers: Vec<f64>,
-    pub fields: csv::StringRecord,
-}
-
-impl Row {
-    pub fn t(&self) -> f64 {
-        self.numbers[0]
-    }
-
-    /// The text of a column (trimmed).
-    pub fn text(&self, column: usize) -> &str {
-        self.fields.get(column).unwrap_or("")
-    }
-}
-
-/// Rows of a trajectory, one at a time.
-pub trait RowSource {
-    /// The file's name, for messages.
-    fn file(&self) -> &str;
-    fn names(&self) -> &[String];
-    /// Reads the next row into `row`; false at the end (`row` is then unspecified).
-    fn read(&mut self, row: &mut Row) -> Result<bool, CheckError>;
-}
-
-/// A strict, streaming reader of a trajectory CSV: a header whose first column is `t`, then rows
-/// of as many fields, numbers in every column but the text ones (`phase`), t finite and
-/// increasing. Spaces around fields are ignored.
-pub struct TrajectoryReader<R: Read> {
-    file: String,
-    names: Vec<String>,
-    text: Vec<bool>,
-    csv: csv::Reader<R>,
-    previous_t: Option<f64>,
-}
-
-impl TrajectoryReader<BufReader<File>> {
-    /// Opens a trajectory file and reads its header.
-    pub fn open(path: &Path) -> Result<Self, CheckError> {
-        let file = path.display().to_string();
-        let input = File::open(path).map_err(|e| CheckError::Input {
-            file: file.clone(),
-            reason: format!("cannot read: {e}"),
-        })?;
-        Self::new(file, BufReader::with_capacity(1 << 16, input))
-    }
-}
-
-impl<R: Read> TrajectoryReader<R> {
-    /// A reader of `input` (named `file` in messages); reads the header.
-    pub fn new(file: String, input: R) -> Result<Self, CheckError> {
-        let mut csv = csv::ReaderBuilder::new()
-            .flexible(true)
-            .trim(csv::Trim::All)
-            .from_reader(input);
-        let fail = |reason: String| CheckError::Input {
-            file: file.clone(),
-            reason,
-        };
-        let names: Vec<String> = csv
-            .headers()
-            .map_err(|e| fail(format!("not a CSV file: {}", csv_reason(&e))))?
-            .iter()
-            .map(String::from)
-            .collect();
-        if names.first().map(String::as_str) != Some("t") {
-            return Err(fail(
-                "the first column must be t (a trajectory written by diabolo run)".into(),
-            ));
-        }
-        let text = names
-            .iter()
-            .map(|n| TEXT_COLUMNS.contains(&n.as_str()))
-            .collect();
-        Ok(Self {
-            file,
-            names,
-            text,
-            csv,
-            previous_t: None,
-        })
-    }
-
-    /// True for a text column (`phase`).
-    pub fn is_text(&self, column: usize) -> bool {
-        self.text[column]
-    }
-}
-
-impl<R: Read> RowSource for TrajectoryReader<R> {
-    fn file(&self) -> &str {
-        &self.file
-    }
-
-    fn names(&self) -> &[String] {
-        &self.names
-    }
-
-    fn read(&mut self, row: &mut Row) -> Result<bool, CheckError> {
-        let line = self.csv.position().line() + 1;
-        let more = self
-            .csv
-            .read_record(&mut row.fields)
-            .map_err(|e| CheckError::Input {
-                file: self.file.clone(),
-                reason: format!("row {line}: {}", csv_reason(&e)),
-            })?;
-        if !more {
-            return Ok(false);
-        }
-        let line = row.fields.position().map_or(line, |p| p.line());
-        if row.fields.len() != self.names.len() {
-            return Err(CheckError::Input {
-                file: self.file.clone(),
-                reason: format!(
-                    "row {line} has {} fields, the header {}",
-                    row.fields.len(),
-                    self.names.len()
-                ),
-            });
-        }
-        row.numbers.clear();
-        for (column, field) in row.fields.iter().enumerate() {
-            let value = if self.text[column] {
-                f64::NAN
-            } else {
-                field.parse().map_err(|_| CheckError::NotANumber {
-                    file: self.file.clone(),
-                    row: line,
-                    column: self.names[column].clone(),
-                    value: if field.is_empty() {
-                        "an empty cell".into()
-                    } else {
-                        format!("`{}`", echoed(field))
-                    },
-                })?
-            };
-            row.numbers.push(value);
-        }
-        let t = row.numbers[0];
-        let time_error = |reason: String| CheckError::Time {
-            file: self.file.clone(),
-            row: line,
-            t: echoed(row.text(0)),
-            reason,
-        };
-        if !t.is_finite() {
-            return Err(time_error("is not a finite time".into()));
-        }
-        if let Some(previous) = self.previous_t.filter(|&p| t <= p) {
-            return Err(time_error(format!(
-                "does not increase (the row before has t = {}); rows must be in time order",
-                Compact(previous)
-            )));
-        }
-        self.previous_t = Some(t);
-        Ok(true)
-    }
-}
-
-/// A CSV error's reason without the crate's own position text.
-fn csv_reason(e: &csv::Error) -> String {
-    match e.kind() {
-        csv::ErrorKind::Utf8 { .. } => "not UTF-8 text".into(),
-        csv::ErrorKind::Io(e) => format!("cannot read: {e}"),
-        _ => e.to_string(),
-    }
-}
-
-/// A trajectory CSV read into columns (every row, or evenly thinned to a bound).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Table {
-    pub names: Vec<String>,
-    /// One vector per column (text columns such as `phase` hold NaN; see `text`).
-    pub numbers: Vec<Vec<f64>>,
-    /// The text of each text column (`phase`); empty for the numeric columns.
-    pub text: Vec<Vec<String>>,
-    /// The rows in the file (more than kept when thinned).
-    pub rows_read: usize,
-    /// Every `stride`-th row of the file is kept (and the last row): 1 when none was left out.
-    pub stride: usize,
-}
-
 impl Table {
-    /// Reads every row of a trajectory file.
-    pub fn read(path: &Path) -> Result<Self, CheckError> {
-        Self::read_at_most(path, usize::MAX)
-    }
-
-    /// Reads a trajectory file keeping at most about `max_rows` rows, evenly spread: when the
-    /// kept rows reach `max_rows`, every other one is dropped and from then on every second
-    /// (fourth, ...) row of the file is kept, so memory is bounded whatever the file's length.
-    /// The last row is always kept (the table spans the whole run).
+    /// [`Table::read_thinned`] with its error as a [`CheckError`]: the path and signature the
+    /// command line calls (`picture_table`).
     pub fn read_at_most(path: &Path, max_rows: usize) -> Result<Self, CheckError> {
-        Self::collect(&mut TrajectoryReader::open(path)?, max_rows)
-    }
-
-    /// Parses CSV text with a header row and a `t` column.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        TrajectoryReader::new("(text)".into(), text.as_bytes())
-            .and_then(|mut reader| Self::collect(&mut reader, usize::MAX))
-            .map_err(|e| match e {
-                CheckError::Input { reason, .. } => reason,
-                other => other.to_string().trim_start_matches("(text): ").to_string(),
-            })
-    }
-
-    fn collect<R: Read>(
-        reader: &mut TrajectoryReader<R>,
-        max_rows: usize,
-    ) -> Result<Self, CheckError> {
-        let max_rows = max_rows.max(2);
-        let columns = reader.names.len();
-        let mut table = Self {
-            names: reader.names.clone(),
-            numbers: vec![Vec::new(); columns],
-            text: vec![Vec::new(); columns],
-            rows_read: 0,
-            stride: 1,
-        };
-        let (mut row, mut last) = (Row::default(), Row::default());
-        while reader.read(&mut row)? {
-            if table.rows_read % table.stride == 0 {
-                table.push(reader, &row);
-                if table.numbers[0].len() >= max_rows {
-                    table.halve();
-                }
-            }
-            table.rows_read += 1;
-            std::mem::swap(&mut row, &mut last);
-        }
-        if table.rows_read == 0 {
-            return Err(CheckError::Input {
-                file: reader.file.clone(),
-                reason: "no rows".into(),
-            });
-        }
-        if (table.rows_read - 1) % table.stride != 0 {
-            table.push(reader, &last);
-        }
-        Ok(table)
-    }
-
-    fn push<R: Read>(&mut self, reader: &TrajectoryReader<R>, row: &Row) {
-        for (column, &value) in row.numbers.iter().enumerate() {
-            self.numbers[column].push(value);
-            if reader.is_text(column) {
-                self.text[column].push(row.text(column).to_string());
-            }
-        }
-    }
-
-    /// Keeps every other row (the first, the third...), and from now on every other row of the
-    /// file among those that were kept.
-    fn halve(&mut self) {
-        fn every_other<T>(v: &mut Vec<T>) {
-            let mut k = 0;
-            v.retain(|_| {
-                k += 1;
-                k % 2 == 1
-            });
-        }
-        self.numbers.iter_mut().for_each(every_other);
-        self.text.iter_mut().for_each(every_other);
-        self.stride *= 2;
-    }
-
-    /// True when rows of the file were left out.
-    pub fn thinned(&self) -> bool {
-        self.numbers[0].len() < self.rows_read
-    }
-
-    pub fn rows(&self) -> usize {
-        self.numbers[0].len()
-    }
-}
-
-/// The rows of a table, as a [`RowSource`].
-struct TableRows<'a> {
-    table: &'a Table,
-    next: usize,
-}
-
-impl RowSource for TableRows<'_> {
-    fn file(&self) -> &str {
-        "(table)"
-    }
-
-    fn names(&self) -> &[String] {
-        &self.table.names
-    }
-
-    fn read(&mut self, row: &mut Row) -> Result<bool, CheckError> {
-        let (table, i) = (self.table, self.next);
-        if i >= table.rows() {
-            return Ok(false);
-        }
-        row.numbers.clear();
-        row.numbers.extend(table.numbers.iter().map(|c| c[i]));
-        row.fields.clear();
-        for text in &table.text {
-            row.fields
-                .push_field(text.get(i).map_or("", String::as_str));
-        }
-        self.next += 1;
-        Ok(true)
+        Ok(Self::read_thinned(path, max_rows)?)
     }
 }
 
@@ -562,9 +237,11 @@ pub fn compare_rows(
         missing,
         extra,
     } = selection(actual.names(), expected.names(), options)?;
-    let no_rows = |source: &dyn RowSource| CheckError::Input {
-        file: source.file().to_string(),
-        reason: "no rows".into(),
+    let no_rows = |source: &dyn RowSource| {
+        CheckError::from(TableError::Input {
+            file: source.file().to_string(),
+            reason: "no rows".into(),
+        })
     };
     // The expected rows around the actual row: `before` (when `has_before`) and `after`.
     let (mut before, mut after, mut row) = (Row::default(), Row::default(), Row::default());
@@ -639,38 +316,18 @@ pub fn compare_files(
 /// Compares `actual` to `expected` (tables in memory; see [`compare_rows`]). With nothing to
 /// compare the report has no columns and does not pass.
 pub fn compare(actual: &Table, expected: &Table, options: &CheckOptions) -> CheckReport {
-    let rows = |table| TableRows { table, next: 0 };
-    compare_rows(&mut rows(actual), &mut rows(expected), options).unwrap_or_else(|_| CheckReport {
+    compare_rows(
+        &mut actual.row_source(),
+        &mut expected.row_source(),
+        options,
+    )
+    .unwrap_or_else(|_| CheckReport {
         columns: Vec::new(),
         missing: Vec::new(),
         extra: Vec::new(),
         time_ranges: None,
         options: options.clone(),
     })
-}
-
-/// The index i with t[i] <= at < t[i + 1] (clamped to the samples: held at the ends), and the
-/// fraction of the way to t[i + 1].
-pub fn locate(t: &[f64], at: f64) -> (usize, f64) {
-    let n = t.len();
-    if n < 2 || at <= t[0] {
-        return (0, 0.0);
-    }
-    if at >= t[n - 1] {
-        return (n - 1, 0.0);
-    }
-    let i = t.partition_point(|&ti| ti <= at) - 1;
-    (i, (at - t[i]) / (t[i + 1] - t[i]))
-}
-
-/// A column's value at time `at`, linear between samples, held at the ends.
-pub fn interpolate(t: &[f64], v: &[f64], at: f64) -> f64 {
-    let (i, f) = locate(t, at);
-    if f == 0.0 {
-        v[i]
-    } else {
-        v[i] + f * (v[i + 1] - v[i])
-    }
 }
 
 impl fmt::Display for CheckReport {
@@ -767,40 +424,6 @@ mod tests {
         let x = &r.columns[1];
         assert_eq!(x.at, 0.5);
         assert!((x.worst - 0.001).abs() < 1e-12);
-    }
-
-    #[test]
-    fn thinned_tables_keep_evenly_spread_rows_and_the_last() {
-        let text: String = std::iter::once("t,phase,x\n".to_string())
-            .chain((0..100).map(|i| format!("{i},taut,{}\n", 2 * i)))
-            .collect();
-        let mut reader = TrajectoryReader::new("x.csv".into(), text.as_bytes()).unwrap();
-        let table = Table::collect(&mut reader, 8).unwrap();
-        // 100 rows into at most 8: one in 16 (0, 16, ..., 96) and the last, 99.
-        assert_eq!(table.stride, 16);
-        assert_eq!(
-            table.numbers[0],
-            [0.0, 16.0, 32.0, 48.0, 64.0, 80.0, 96.0, 99.0]
-        );
-        assert_eq!(table.numbers[2][7], 198.0);
-        assert_eq!(table.text[1].len(), 8);
-        assert!(table.text[2].is_empty());
-        assert!(table.thinned() && table.rows_read == 100);
-    }
-
-    #[test]
-    fn a_bad_cell_names_the_file_row_and_column() {
-        let mut reader =
-            TrajectoryReader::new("x.csv".into(), "t,x\n0,1\n1, 2 \n2,two\n".as_bytes()).unwrap();
-        let mut row = Row::default();
-        assert!(reader.read(&mut row).unwrap());
-        assert!(reader.read(&mut row).unwrap());
-        assert_eq!(row.numbers, [1.0, 2.0]);
-        let error = reader.read(&mut row).unwrap_err().to_string();
-        assert!(
-            error.starts_with("x.csv: row 4, column x: `two` is not a number"),
-            "{error}"
-        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::display::{compact, echoed};
+use crate::output::table::CsvLine;
 use crate::output::{AtomicFile, Summary, TrajectoryWriter};
 use crate::scenario::{overrides, Limits, Scenario, ScenarioError};
 use crate::simulation::run::Simulation;
@@ -596,8 +597,8 @@ impl Sweep {
     ) -> Result<SweepOutcome, SweepRunError> {
         let jobs = thread_count(jobs, range.len());
         let pool = thread_pool(jobs)?;
-        let mut csv = csv::Writer::from_writer(out);
-        csv.write_record(self.header()).map_err(io::Error::from)?;
+        let mut line = CsvLine::with_capacity(1024);
+        line.texts(self.header()).end(out)?;
         let mut outcome = SweepOutcome::default();
         let total = range.len();
         let mut start = range.start;
@@ -610,15 +611,15 @@ impl Sweep {
                     .collect()
             });
             for (row, ok) in rows {
-                csv.write_record(&row).map_err(io::Error::from)?;
+                line.texts(&row).end(out)?;
                 outcome.points += 1;
                 outcome.failed += usize::from(!ok);
             }
-            csv.flush()?;
+            out.flush()?;
             start = end;
             progress(outcome.points, total);
         }
-        csv.flush()?;
+        out.flush()?;
         Ok(outcome)
     }
 }

@@ -1,4 +1,4 @@
-//! What a run writes: the trajectory CSV, the JSON-lines event log and the one-line JSON
+//! CSV tables read and written in one place ([`table`]). What a run writes: the trajectory CSV, the JSON-lines event log and the one-line JSON
 //! summary of interface.md, each to any `io::Write`; files that appear only when complete
 //! (devices written through), removed when the process is interrupted; the run's progress bar.
 
@@ -6,6 +6,7 @@ mod atomic;
 mod events;
 mod progress;
 mod summary;
+pub mod table;
 mod temporary;
 mod trajectory;
 
@@ -14,4 +15,4 @@ pub use events::{event_json, write_events};
 pub use progress::RunProgress;
 pub use summary::Summary;
 pub use temporary::{exit_removing_temporary_files, remove_temporary_files_on_signals};
-pub use trajectory::{trajectory_header, TrajectoryWriter};
+pub use trajectory::{loose_taut_terms, trajectory_header, TrajectoryWriter};

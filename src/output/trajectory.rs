@@ -2,9 +2,11 @@
 //! tensions, then G, F_C, hand forces, energy and slack; then the energy ledger (added columns).
 //! Numbers are written shortest-round-trip (Rust's `{:?}` for f64).
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 
+use super::table::CsvLine;
+use crate::model::friction::{Axles, SlipReference};
+use crate::model::{tension, Kinematics, Params, StickInput};
 use crate::simulation::run::Row;
 
 /// The header of an N-diabolo trajectory.
@@ -41,47 +43,67 @@ pub fn trajectory_header(n: usize) -> Vec<String> {
     columns
 }
 
-/// Writes rows to any `io::Write`, one reused line buffer.
+/// What a loose row shows in the G and FC columns: the taut formulas evaluated on the loose
+/// state, with the hands' forces as their inputs: the gear ratio G (dimensionless) and the
+/// centrifugal term F^_C (m/s^2), both NaN where the formulas are undefined (a configuration
+/// without string angles). The string is slack, so neither acts on the motion; they show how
+/// close the state is to what the taut string would do.
+pub fn loose_taut_terms(params: &Params, row: &Row) -> (f64, f64) {
+    let state = &row.state;
+    let n = state.diabolo_count();
+    let mut kinematics = Kinematics::new(n);
+    if kinematics.load_cartesian(state).is_err() {
+        return (f64::NAN, f64::NAN);
+    }
+    let spins: Vec<f64> = state.diabolos.iter().map(|d| d.spin).collect();
+    let mut axles = Axles::new(n);
+    axles.update(
+        params.friction_law,
+        params.friction,
+        &kinematics,
+        &spins,
+        None,
+        SlipReference::LeftSide,
+    );
+    let inputs = row.hand_forces.map(StickInput::Force);
+    let formulas = tension::solve(params, &kinematics, &axles, &inputs, Default::default());
+    (formulas.gear_ratio, formulas.centrifugal_term)
+}
+
+/// Writes rows to any `io::Write` through one reused [`CsvLine`].
 pub struct TrajectoryWriter<W: Write> {
     out: W,
-    line: String,
+    line: CsvLine,
 }
 
 impl<W: Write> TrajectoryWriter<W> {
     /// Writes the header for `n` diabolos.
     pub fn new(mut out: W, n: usize) -> io::Result<Self> {
-        writeln!(out, "{}", trajectory_header(n).join(","))?;
-        Ok(Self {
-            out,
-            line: String::with_capacity(64 * (n + 4)),
-        })
+        let mut line = CsvLine::with_capacity(64 * (n + 4));
+        line.texts(trajectory_header(n)).end(&mut out)?;
+        Ok(Self { out, line })
     }
 
     pub fn write_row(&mut self, row: &Row) -> io::Result<()> {
         let line = &mut self.line;
-        line.clear();
-        let phase = row.phase.map_or("", |p| p.name());
-        let _ = write!(line, "{:?},{phase}", row.t);
-        let number = |line: &mut String, v: f64| {
-            let _ = write!(line, ",{v:?}");
-        };
+        line.number(row.t).plain(row.phase.map_or("", |p| p.name()));
         for stick in [&row.state.left, &row.state.right] {
-            number(line, stick.pos.x);
-            number(line, stick.pos.y);
-            number(line, stick.vel.x);
-            number(line, stick.vel.y);
+            line.number(stick.pos.x)
+                .number(stick.pos.y)
+                .number(stick.vel.x)
+                .number(stick.vel.y);
         }
         for (k, d) in row.state.diabolos.iter().enumerate() {
-            number(line, d.pos.x);
-            number(line, d.pos.y);
-            number(line, d.vel.x);
-            number(line, d.vel.y);
-            number(line, d.spin);
-            number(line, row.thetas.get(k).copied().unwrap_or(f64::NAN));
-            let _ = write!(line, ",{}", d.knot);
+            line.number(d.pos.x)
+                .number(d.pos.y)
+                .number(d.vel.x)
+                .number(d.vel.y)
+                .number(d.spin)
+                .number(row.thetas.get(k).copied().unwrap_or(f64::NAN))
+                .plain(d.knot);
         }
         for &t in &row.tensions {
-            number(line, t);
+            line.number(t);
         }
         for v in [
             row.gear_ratio,
@@ -97,10 +119,9 @@ impl<W: Write> TrajectoryWriter<W> {
             row.drag_loss,
             row.impulse_loss,
         ] {
-            number(line, v);
+            line.number(v);
         }
-        line.push('\n');
-        self.out.write_all(line.as_bytes())
+        line.end(&mut self.out)
     }
 
     pub fn into_inner(self) -> W {
@@ -109,5 +130,33 @@ impl<W: Write> TrajectoryWriter<W> {
 
     pub fn get_mut(&mut self) -> &mut W {
         &mut self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Scenario;
+
+    #[test]
+    fn loose_rows_show_the_taut_formulas_of_their_state() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let text = std::fs::read_to_string(dir.join("whip.json")).unwrap();
+        let simulation = Scenario::parse(&text, &[]).unwrap().build(&dir).unwrap();
+        let mut loose = 0;
+        simulation.run(&mut |row| {
+            if row.phase.map(|p| p.name()) == Some("loose") {
+                loose += 1;
+                let (g, fc) = loose_taut_terms(&simulation.params, row);
+                assert_eq!(g.to_bits(), row.gear_ratio.to_bits(), "G at t = {}", row.t);
+                assert_eq!(
+                    fc.to_bits(),
+                    row.centrifugal_term.to_bits(),
+                    "FC at {}",
+                    row.t
+                );
+            }
+        });
+        assert!(loose > 10, "{loose} loose rows");
     }
 }

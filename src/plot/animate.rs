@@ -30,8 +30,8 @@ use super::{
     check_size, draw_error, interpolate, locate, register_fonts, Columns, Format, PlotError,
     AXLE_RADIUS, DIABOLO_RADIUS, MAX_GIF_PIXELS, MAX_SVG_VALUES,
 };
-use crate::check::Table;
 use crate::display::Compact;
+use crate::output::table::Table;
 
 /// What `diabolo animate` makes.
 #[derive(Clone, Debug, PartialEq)]

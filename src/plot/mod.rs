@@ -10,7 +10,7 @@
 //! machine has.
 //!
 //! ```no_run
-//! use diabolo::check::Table;
+//! use diabolo::output::table::Table;
 //! use diabolo::plot::{self, Format};
 //! let table = Table::read("sun.csv".as_ref()).unwrap();
 //! let events = plot::read_events("sun.jsonl".as_ref()).unwrap();
@@ -25,7 +25,7 @@ mod raster;
 pub mod series;
 pub mod xy;
 
-use crate::check::{interpolate, locate};
+use crate::output::table::{interpolate, locate};
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Once;
@@ -35,7 +35,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor;
 use thiserror::Error;
 
-use crate::check::Table;
+use crate::output::table::Table;
 use glyphs::GlyphText;
 
 pub use animate::{animate, AnimateOptions, Animation};
@@ -48,7 +48,7 @@ pub const AXLE_RADIUS: f64 = 0.0065;
 pub const DIABOLO_RADIUS: f64 = 0.0635;
 
 /// The most rows of a trajectory a picture is drawn from: longer files are thinned evenly as
-/// they are read (see [`Table::read_at_most`]), so memory does not grow with the file. 65,536
+/// they are read (see [`Table::read_thinned`]), so memory does not grow with the file. 65,536
 /// rows are more points than any picture has pixels across.
 pub const MAX_ROWS: usize = 1 << 16;
 /// The longest side of a picture, px: pictures are drawn whole in memory.

@@ -11,7 +11,7 @@ use super::{
     check_size, draw_error, draw_title, event_colour, event_kinds, legend_entry, loose_intervals,
     render_still, tick_label, Columns, Event, Format, Picture, PlotError, SERIES_COLOURS,
 };
-use crate::check::Table;
+use crate::output::table::Table;
 
 /// What `diabolo plot` draws as time series.
 #[derive(Clone, Debug, PartialEq)]

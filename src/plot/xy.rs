@@ -14,7 +14,7 @@ use super::{
     locate, render_still, Columns, Event, Format, Path2, Picture, PlotError, DIABOLO_RADIUS,
     MAX_INSTANTS, SERIES_COLOURS,
 };
-use crate::check::Table;
+use crate::output::table::Table;
 
 /// What `diabolo plot --xy` draws.
 #[derive(Clone, Debug, PartialEq)]

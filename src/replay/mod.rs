@@ -16,9 +16,9 @@ mod estimate;
 pub use estimate::InitialEstimate;
 use estimate::{assimilate, past_cubic, smoothed_estimate};
 
-use crate::check::{interpolate, locate};
 use crate::display::{echoed, Compact};
 use crate::model::{taut_point_below, Body, CartesianState, DiaboloState, ParamValues, Params};
+use crate::output::table::{csv_reader, csv_reason, interpolate, locate, CsvLine};
 use crate::simulation::drive::{Drive, Path as HandPath, SampledPath};
 use crate::simulation::run::{Settings, Simulation};
 
@@ -85,7 +85,8 @@ impl Recording {
     }
 
     /// Columns t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin; `#` lines are comments. A
-    /// cell that is not a finite number is an error naming its line and column.
+    /// cell that is not a finite number is an error naming its line and column. Read through
+    /// the one CSV reader of [`crate::output::table`].
     pub fn parse(name: &str, text: &str) -> Result<Self, String> {
         let mut rec = Self {
             name: name.to_string(),
@@ -95,17 +96,26 @@ impl Recording {
             dia: Vec::new(),
             spin: Vec::new(),
         };
+        let mut csv = csv_reader(text.as_bytes());
+        let mut record = csv::StringRecord::new();
         let mut header_seen = false;
         let mut v = [0.0; 8];
-        for (line_number, line) in text.lines().enumerate() {
-            let line_number = line_number + 1;
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
+        loop {
+            let line_number = csv.position().line() + 1;
+            let more = csv
+                .read_record(&mut record)
+                .map_err(|e| format!("line {line_number}: {}", csv_reason(&e)))?;
+            if !more {
+                break;
+            }
+            let line_number = record.position().map_or(line_number, |p| p.line());
+            let blank = record.len() == 1 && record[0].is_empty();
+            if blank || record[0].starts_with('#') {
                 continue;
             }
             if !header_seen {
                 header_seen = true;
-                if line.replace(' ', "") != RECORDING_COLUMNS.join(",") {
+                if record.iter().ne(RECORDING_COLUMNS) {
                     return Err(format!(
                         "line {line_number}: expected the header {}",
                         RECORDING_COLUMNS.join(",")
@@ -113,15 +123,14 @@ impl Recording {
                 }
                 continue;
             }
-            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-            if fields.len() != RECORDING_COLUMNS.len() {
+            if record.len() != RECORDING_COLUMNS.len() {
                 return Err(format!(
                     "line {line_number} has {} fields, the header {}",
-                    fields.len(),
+                    record.len(),
                     RECORDING_COLUMNS.len()
                 ));
             }
-            for ((value, field), column) in v.iter_mut().zip(&fields).zip(RECORDING_COLUMNS) {
+            for ((value, field), column) in v.iter_mut().zip(&record).zip(RECORDING_COLUMNS) {
                 *value = field
                     .parse::<f64>()
                     .ok()
@@ -701,4 +710,86 @@ pub fn statistics(results: &[StartResult], horizons: &[f64]) -> Vec<HorizonStats
             }
         })
         .collect()
+}
+
+/// The columns of the per-start errors CSV (`diabolo replay -o`).
+pub const START_ERROR_COLUMNS: [&str; 8] = [
+    "start",
+    "horizon",
+    "position_error",
+    "velocity_error",
+    "spin_error",
+    "stay_error",
+    "midpoint_error",
+    "failure",
+];
+
+/// Writes the per-start errors CSV: one line per start and horizon, the errors empty where the
+/// horizon is missing, the run's failure (commas as `;`) last.
+pub fn write_start_errors(
+    out: &mut dyn std::io::Write,
+    results: &[StartResult],
+    horizons: &[f64],
+) -> std::io::Result<()> {
+    let mut line = CsvLine::with_capacity(256);
+    line.texts(START_ERROR_COLUMNS).end(out)?;
+    for r in results {
+        let failure = r.failure.as_deref().unwrap_or("").replace(',', ";");
+        for (&h, e) in horizons.iter().zip(&r.errors) {
+            line.number(r.start).number(h);
+            match e {
+                Some(e) => {
+                    for v in [e.position, e.velocity, e.spin, e.stay, e.midpoint] {
+                        line.number(v);
+                    }
+                }
+                None => {
+                    for _ in 0..5 {
+                        line.plain("");
+                    }
+                }
+            }
+            line.text(&failure).end(out)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_start_errors_are_written_one_line_per_start_and_horizon() {
+        let error = HorizonError {
+            position: 0.1,
+            velocity: 1e-7,
+            spin: 2.5,
+            stay: 0.0,
+            midpoint: f64::NAN,
+        };
+        let results = [
+            StartResult {
+                start: 0.25,
+                errors: vec![Some(error), None],
+                failure: None,
+            },
+            StartResult {
+                start: 0.5,
+                errors: vec![None, None],
+                failure: Some("t = 1 s: stopped, the sticks are too far apart".into()),
+            },
+        ];
+        let mut out = Vec::new();
+        write_start_errors(&mut out, &results, &[0.2, 1.0]).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "start,horizon,position_error,velocity_error,spin_error,stay_error,midpoint_error,\
+             failure\n\
+             0.25,0.2,0.1,1e-7,2.5,0.0,NaN,\n\
+             0.25,1.0,,,,,,\n\
+             0.5,0.2,,,,,,t = 1 s: stopped; the sticks are too far apart\n\
+             0.5,1.0,,,,,,t = 1 s: stopped; the sticks are too far apart\n"
+        );
+    }
 }
