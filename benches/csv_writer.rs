@@ -9,12 +9,12 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use diabolo::output::TrajectoryWriter;
 use diabolo::scenario::Scenario;
-use diabolo::simulation::run::Row;
+use diabolo::simulation::run::{Row, Simulation};
 use std::hint::black_box;
 use std::path::Path;
 
-/// The rows of a shipped scenario run with rows every millisecond, and its diabolo count.
-fn rows(name: &str) -> (Vec<Row>, usize) {
+/// The rows of a shipped scenario run with rows every millisecond, and its simulation.
+fn rows(name: &str) -> (Vec<Row>, Simulation) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let text = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
     let sets = [("sim.output_interval".to_string(), "0.001".to_string())];
@@ -22,14 +22,14 @@ fn rows(name: &str) -> (Vec<Row>, usize) {
     let mut rows = Vec::new();
     let report = sim.run(&mut |row| rows.push(row.clone()));
     assert!(report.failure.is_none(), "{name}: {:?}", report.failure);
-    (rows, sim.initial.diabolo_count())
+    (rows, sim)
 }
 
 fn csv_writer(c: &mut Criterion) {
     let mut group = c.benchmark_group("csv_writer");
     for name in ["whip", "two_diabolos"] {
-        let (rows, n) = rows(name);
-        let mut writer = TrajectoryWriter::new(Vec::with_capacity(1 << 22), n).unwrap();
+        let (rows, sim) = rows(name);
+        let mut writer = TrajectoryWriter::new(Vec::with_capacity(1 << 22), &sim).unwrap();
         let write_all = |writer: &mut TrajectoryWriter<Vec<u8>>| {
             writer.get_mut().clear();
             for row in &rows {

@@ -43,7 +43,7 @@ fn main() -> anyhow::Result<()> {
     println!("{}", serde_json::to_string_pretty(&scenario)?);
 
     let simulation = scenario.build(std::path::Path::new("."))?;
-    let mut writer = TrajectoryWriter::new(Vec::new(), simulation.initial.diabolo_count())?;
+    let mut writer = TrajectoryWriter::new(Vec::new(), &simulation)?;
     let report = simulation.run(&mut |row| writer.write_row(row).expect("memory"));
     for event in &report.events {
         println!("{}", event_json(event));

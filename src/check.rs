@@ -12,10 +12,7 @@ use std::path::Path;
 use thiserror::Error;
 
 use crate::display::{echoed, Compact};
-use crate::output::table::{Row, RowSource, TableError, TrajectoryReader, TEXT_COLUMNS};
-
-// The table reader's items under their former paths (`diabolo::check::Table`...).
-pub use crate::output::table::{interpolate, locate, Table};
+use crate::output::table::{Row, RowSource, Table, TableError, TrajectoryReader, TEXT_COLUMNS};
 
 /// A file that cannot be compared, or a comparison with nothing to compare.
 #[derive(Debug, Error)]
@@ -25,14 +22,6 @@ pub enum CheckError {
     Table(#[from] TableError),
     #[error("nothing to compare: {reason}")]
     NothingToCompare { reason: String },
-}
-
-impl Table {
-    /// [`Table::read_thinned`] with its error as a [`CheckError`]: the path and signature the
-    /// command line calls (`picture_table`).
-    pub fn read_at_most(path: &Path, max_rows: usize) -> Result<Self, CheckError> {
-        Ok(Self::read_thinned(path, max_rows)?)
-    }
 }
 
 /// Tolerances and the columns to compare (all columns when empty).

@@ -499,7 +499,7 @@ impl Sweep {
         let mut summary = Summary::default();
         let mut trajectory = save.map(|dir| {
             let file = AtomicFile::create(&dir.join(format!("point_{i:06}.csv")))
-                .and_then(|f| TrajectoryWriter::new(f, simulation.initial.diabolo_count()));
+                .and_then(|f| TrajectoryWriter::new(f, &simulation));
             file
         });
         let mut save_error: Option<io::Error> = None;

@@ -49,7 +49,8 @@ use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use diabolo::check::{compare, CheckOptions, CheckReport, Table};
+use diabolo::check::{compare, CheckOptions, CheckReport};
+use diabolo::output::table::Table;
 use diabolo::output::{AtomicFile, TrajectoryWriter};
 use diabolo::scenario::Scenario;
 
@@ -124,8 +125,8 @@ fn simulate(name: &str) -> Trajectory {
     let sim = Scenario::parse(&text, &overrides)
         .and_then(|scenario| scenario.build(&scenario_dir()))
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut writer = TrajectoryWriter::new(Vec::new(), sim.initial.diabolo_count())
-        .expect("writing to memory cannot fail");
+    let mut writer =
+        TrajectoryWriter::new(Vec::new(), &sim).expect("writing to memory cannot fail");
     let report = sim.run(&mut |row| {
         writer
             .write_row(row)

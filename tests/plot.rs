@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use diabolo::check::Table;
+use diabolo::output::table::Table;
 use diabolo::plot::{self, AnimateOptions, Event, Format, PlotError, SeriesOptions, XyOptions};
 
 /// A shipped scenario's trajectory and event log, run by the command.

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
-use diabolo::check::{compare, CheckOptions, Table};
+use diabolo::check::{compare, CheckOptions};
+use diabolo::output::table::Table;
 use diabolo::plot::{self, AnimateOptions, Format, MAX_SVG_VALUES};
 
 fn diabolo(args: &[&str]) -> Output {
@@ -162,7 +163,7 @@ fn plot_memory_does_not_grow_with_the_file() {
 #[test]
 fn long_trajectories_are_thinned_evenly_for_pictures_and_a_note_says_so() {
     let (_, long) = long_files();
-    let table = Table::read_at_most(long, plot::MAX_ROWS).unwrap();
+    let table = Table::read_thinned(long, plot::MAX_ROWS).unwrap();
     assert_eq!(table.rows_read, 1_000_000);
     assert!(table.thinned() && table.rows() <= plot::MAX_ROWS + 1);
     assert!(table.rows() > plot::MAX_ROWS / 2, "{}", table.rows());

@@ -4,7 +4,8 @@ use std::path::Path;
 
 use super::args::{AnimateArgs, PlotArgs};
 use super::{commit, create, note, CliError};
-use diabolo::check::Table;
+use diabolo::check::CheckError;
+use diabolo::output::table::Table;
 use diabolo::output::AtomicFile;
 use diabolo::plot::{self, AnimateOptions, Format, PlotError, SeriesOptions, XyOptions};
 
@@ -72,7 +73,7 @@ pub fn animate(args: &AnimateArgs) -> Result<(), CliError> {
 /// The trajectory a picture is drawn from, at most [`plot::MAX_ROWS`] rows of it (a note
 /// on standard error says when rows were left out).
 fn picture_table(path: &Path) -> Result<Table, CliError> {
-    let table = Table::read_at_most(path, plot::MAX_ROWS)?;
+    let table = Table::read_thinned(path, plot::MAX_ROWS).map_err(CheckError::from)?;
     if table.thinned() {
         note(format_args!(
             "note: {} has {} rows; the picture is drawn from one row in {} ({} rows, the last \

@@ -98,8 +98,9 @@ pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
         say_table(&rec, &options, &results)?;
     }
     if let Some(file) = file {
-        let text = errors_csv(&results, &options.horizons);
-        write_file(file, |f| f.write_all(text.as_bytes()))?;
+        write_file(file, |f| {
+            diabolo::replay::write_start_errors(f, &results, &options.horizons)
+        })?;
     }
     Ok(())
 }
@@ -176,26 +177,6 @@ fn say_table(
         say(format_args!("  start at t = {start:.3} s: {error}"))?;
     }
     Ok(())
-}
-
-/// The per-start errors CSV: one row per start and horizon, empty errors where the run failed.
-fn errors_csv(results: &[StartResult], horizons: &[f64]) -> String {
-    let mut text = String::from(
-        "start,horizon,position_error,velocity_error,spin_error,stay_error,midpoint_error,failure\n",
-    );
-    for r in results {
-        let failure = r.failure.as_deref().unwrap_or("").replace(',', ";");
-        for (h, e) in horizons.iter().zip(&r.errors) {
-            match e {
-                Some(e) => text.push_str(&format!(
-                    "{:?},{h:?},{:?},{:?},{:?},{:?},{:?},{failure}\n",
-                    r.start, e.position, e.velocity, e.spin, e.stay, e.midpoint
-                )),
-                None => text.push_str(&format!("{:?},{h:?},,,,,,{failure}\n", r.start)),
-            }
-        }
-    }
-    text
 }
 
 /// Fits the free parameters on the recordings together: the fitted values and the errors

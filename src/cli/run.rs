@@ -37,9 +37,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         Some(file) => Box::new(file),
         None => Box::new(io::BufWriter::with_capacity(1 << 16, stdout.lock())),
     };
-    let n = simulation.initial.diabolo_count();
     let write_failed = |source| write_error(args.output.as_deref(), source);
-    let mut writer = match TrajectoryWriter::new(sink, n) {
+    let mut writer = match TrajectoryWriter::new(sink, &simulation) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
         other => other.map_err(write_failed)?,
     };

@@ -3,10 +3,10 @@
 
 use nalgebra::Vector2;
 
-use crate::model::{energy::mechanical_energy, CartesianState, Kinematics, StickInput};
+use crate::model::{energy::mechanical_energy, CartesianState, Kinematics};
 
 use super::hybrid::Hybrid;
-use super::phase::{hand_inputs, taut_formulas_on, Phase, ACCUMULATORS};
+use super::phase::{hand_inputs, Phase, ACCUMULATORS};
 use super::report::RunError;
 
 /// One output row (interface.md, "Trajectory CSV").
@@ -19,9 +19,11 @@ pub struct Row {
     pub thetas: Vec<f64>,
     /// T_0..T_N, N (0 while loose).
     pub tensions: Vec<f64>,
-    pub gear_ratio: f64,
-    /// F^_C, m/s^2.
-    pub centrifugal_term: f64,
+    /// G: the gear ratio of the taut string (dimensionless); `None` while loose, where no
+    /// tension acts (the trajectory CSV shows the taut formulas on the loose state there).
+    pub gear_ratio: Option<f64>,
+    /// F^_C: the centrifugal term of the taut string, m/s^2; `None` while loose.
+    pub centrifugal_term: Option<f64>,
     pub hand_forces: [Vector2<f64>; 2],
     /// Mechanical energy, J.
     pub energy: f64,
@@ -111,8 +113,8 @@ fn fill_row(row: &mut Row, hybrid: &mut Hybrid, t: f64, y: &[f64]) -> Result<(),
             row.tensions
                 .extend((0..=n).map(|j| dynamics.segment_tension(j)));
             let tension = dynamics.tension();
-            row.gear_ratio = tension.gear_ratio;
-            row.centrifugal_term = tension.centrifugal_term;
+            row.gear_ratio = Some(tension.gear_ratio);
+            row.centrifugal_term = Some(tension.centrifugal_term);
             row.hand_forces = tension.hand_forces;
         }
         Phase::Loose => {
@@ -127,10 +129,8 @@ fn fill_row(row: &mut Row, hybrid: &mut Hybrid, t: f64, y: &[f64]) -> Result<(),
                 Err(_) => vec![f64::NAN; n],
             };
             row.tensions = vec![0.0; n + 1];
-            let formulas =
-                taut_formulas_on(&params, &row.state, &row.hand_forces.map(StickInput::Force));
-            row.gear_ratio = formulas.map_or(f64::NAN, |f| f.gear_ratio);
-            row.centrifugal_term = formulas.map_or(f64::NAN, |f| f.centrifugal_term);
+            row.gear_ratio = None;
+            row.centrifugal_term = None;
         }
     }
     let [hand_work, friction_loss, drag_loss] = accounts;

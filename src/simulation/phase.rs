@@ -8,10 +8,9 @@
 //! hand work W, friction loss and drag loss, so that E(t) - E(0) = W - friction - drag -
 //! impulse losses can be checked at any time.
 
-use crate::model::friction::{Axles, SlipReference};
 use crate::model::{
-    tension, AxleMode, Body, CartesianState, DiaboloState, DynamicsError, Kinematics, Params,
-    StickInput, TautDynamics,
+    tension, AxleMode, Body, CartesianState, DiaboloState, DynamicsError, Params, StickInput,
+    TautDynamics,
 };
 use nalgebra::Vector2;
 
@@ -511,35 +510,6 @@ impl EventSystem for LooseSystem {
         self.event_values(t, y, out);
         Ok(())
     }
-}
-
-/// G, F_C and the tension ratios the taut formulas give on a loose state (the CSV shows them
-/// while loose), with the hands' inputs.
-pub fn taut_formulas_on(
-    params: &Params,
-    state: &CartesianState,
-    inputs: &[StickInput; 2],
-) -> Option<tension::TensionSolution> {
-    let n = state.diabolo_count();
-    let mut kin = Kinematics::new(n);
-    kin.load_cartesian(state).ok()?;
-    let spins: Vec<f64> = state.diabolos.iter().map(|d| d.spin).collect();
-    let mut axles = Axles::new(n);
-    axles.update(
-        params.friction_law,
-        params.friction,
-        &kin,
-        &spins,
-        None,
-        SlipReference::LeftSide,
-    );
-    Some(tension::solve(
-        params,
-        &kin,
-        &axles,
-        inputs,
-        Default::default(),
-    ))
 }
 
 #[cfg(test)]
