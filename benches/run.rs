@@ -19,8 +19,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use diabolo::model::{CartesianState, ParamValues, Params};
 use diabolo::scenario::Scenario;
 use diabolo::simulation::drive::{ClampedSpline, Drive, Path};
-use diabolo::simulation::phase::TautSystem;
 use diabolo::simulation::run::{EventKind, Row, Settings, Simulation};
+use diabolo::simulation::TautSystem;
 use diabolo::simulation::{Method, Stepper, StepperOptions};
 use nalgebra::Vector2;
 use std::collections::BTreeMap;
@@ -97,7 +97,7 @@ fn run(c: &mut Criterion) {
     };
     let mut system = TautSystem::new(&sim.params, 1, sim.drives.clone());
     let reduced = system
-        .dynamics
+        .dynamics()
         .layout()
         .reduce(&start, sim.params.string_length, 1e-8)
         .unwrap();

@@ -465,7 +465,7 @@ fn path_stick_stays_on_its_path_through_slack_and_snaps() {
     assert!(report.failure.is_none(), "{:?}", report.failure);
     let loose = rows
         .iter()
-        .filter(|r| r.phase == Some(diabolo::simulation::phase::Phase::Loose))
+        .filter(|r| r.phase == Some(diabolo::simulation::Phase::Loose))
         .count();
     assert!(
         loose > 100

@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use diabolo::scenario::Scenario;
-use diabolo::simulation::phase::Phase;
 use diabolo::simulation::run::{Event, EventKind, Row, RunError, RunReport};
+use diabolo::simulation::Phase;
 
 /// The scenarios this file checks one by one; `every_*` tests cover whatever else is there.
 const NAMED: [&str; 10] = [

@@ -3,10 +3,10 @@
 //! (modes, typed guards, transitions, the loop), with what a run reports and the rows it emits.
 
 pub mod drive;
-pub mod hybrid;
+pub(crate) mod hybrid;
 pub mod observe;
 pub mod ode;
-pub mod phase;
+pub(crate) mod phase;
 pub mod report;
 pub mod setup;
 
@@ -31,5 +31,6 @@ pub use integrate::{
     StepStats, Stepper, StepperOptions, Tableau,
 };
 pub use observe::Row;
+pub use phase::{Phase, Quantity, TautSystem};
 pub use report::{Event, EventKind, RunError, RunReport, RunStats, Settings};
 pub use setup::{SetupError, Simulation};

@@ -93,19 +93,21 @@ pub fn hand_inputs(drives: &[Drive; 2], t: f64, sticks: &[Body; 2]) -> [StickInp
 /// The taut phase: reduced state + accumulators.
 #[derive(Clone, Debug)]
 pub struct TautSystem {
-    pub dynamics: TautDynamics,
-    pub drives: [Drive; 2],
+    pub(crate) dynamics: TautDynamics,
+    pub(crate) drives: [Drive; 2],
     /// Friction mode of each axle, locked between events (ignored by the tanh law).
-    pub modes: Vec<AxleMode>,
+    pub(crate) modes: Vec<AxleMode>,
     /// Knot degree k_i of each diabolo at the start of the current segment.
-    pub knots: Vec<i32>,
+    pub(crate) knots: Vec<i32>,
     /// Two objects closer than this along the string have met, m.
-    pub meeting_distance: f64,
+    pub(crate) meeting_distance: f64,
     /// The guards (event functions) and their layout.
-    pub guards: TautGuards,
+    pub(crate) guards: TautGuards,
 }
 
 impl TautSystem {
+    /// The taut phase of `n` diabolos with these parameters and hand drives, every axle
+    /// gripping and every knot degree 0 until set.
     pub fn new(params: &Params, n: usize, drives: [Drive; 2]) -> Self {
         Self {
             dynamics: TautDynamics::new(params, n),
@@ -115,6 +117,11 @@ impl TautSystem {
             knots: vec![0; n],
             meeting_distance: 0.0,
         }
+    }
+
+    /// The rotating-frame dynamics workspace (its layout, its last evaluation).
+    pub fn dynamics(&self) -> &TautDynamics {
+        &self.dynamics
     }
 
     /// Length of the phase state: 5N + 6 + accumulators.
@@ -143,11 +150,6 @@ impl TautSystem {
         dydt[len + 1] = balance.friction_dissipation;
         dydt[len + 2] = balance.drag_loss;
         Ok(())
-    }
-
-    /// Number of event functions: see [`TautGuards`].
-    pub fn event_count(&self) -> usize {
-        self.guards.len()
     }
 
     /// Component `index` of the phase state.
@@ -269,9 +271,6 @@ impl LooseLayout {
     pub fn len(&self) -> usize {
         4 * (self.n + 2) + self.n
     }
-    pub fn is_empty(&self) -> bool {
-        false
-    }
     pub fn spin(&self, i: usize) -> usize {
         4 * (self.n + 2) + i - 1
     }
@@ -325,19 +324,19 @@ impl LooseLayout {
 /// spins decay by drag.
 #[derive(Clone, Debug)]
 pub struct LooseSystem {
-    pub params: Params,
-    pub layout: LooseLayout,
-    pub drives: [Drive; 2],
+    pub(crate) params: Params,
+    pub(crate) layout: LooseLayout,
+    pub(crate) drives: [Drive; 2],
     /// Hand forces of the last evaluation (x-y, N).
-    pub hand_forces: [Vector2<f64>; 2],
+    pub(crate) hand_forces: [Vector2<f64>; 2],
     /// Knot degree k_i of each diabolo.
-    pub knots: Vec<i32>,
+    pub(crate) knots: Vec<i32>,
     /// Two objects closer than this have met, m.
-    pub meeting_distance: f64,
+    pub(crate) meeting_distance: f64,
     /// The component of the last derivative that was not finite, if it was not.
-    pub non_finite_rate: Option<usize>,
+    pub(crate) non_finite_rate: Option<usize>,
     /// The guards (event functions) and their layout.
-    pub guards: LooseGuards,
+    pub(crate) guards: LooseGuards,
     /// The segment lengths of the last event evaluation, m (a buffer).
     lengths: Vec<f64>,
 }
@@ -404,11 +403,6 @@ impl LooseSystem {
             return Err(DynamicsError::NonFinite);
         }
         Ok(())
-    }
-
-    /// Number of event functions: see [`LooseGuards`].
-    pub fn event_count(&self) -> usize {
-        self.guards.len()
     }
 
     /// Direction filters: the folds fire either way, the others when reaching zero from above.

@@ -108,11 +108,6 @@ impl TautGuards {
         self.slots.len()
     }
 
-    /// Always false: the tension is always guarded.
-    pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
-    }
-
     /// The guard of locator member `member` under the friction `modes` (`None`: disarmed).
     pub fn guard(&self, member: usize, modes: &[AxleMode]) -> Option<TautGuard> {
         self.slots[member].guard(modes)
@@ -239,11 +234,6 @@ impl LooseGuards {
     /// Number of locator members.
     pub fn len(&self) -> usize {
         self.guards.len()
-    }
-
-    /// Always false: the slack is always guarded.
-    pub fn is_empty(&self) -> bool {
-        self.guards.is_empty()
     }
 
     /// The guard of locator member `member`.
