@@ -1,16 +1,59 @@
 //! `diabolo`: a batch simulator of diabolo string dynamics.
 //!
-//! The physics is the generalized N-diabolo model of the DiaMech notes (point-mass sticks and
+//! The physics is the generalized N-diabolo model of the DiaMech notes: point-mass sticks and
 //! diabolos on one string, capstan friction at each axle, spin, a rotating-frame solution for the
-//! tension, and the tensing impulse when a slack string snaps taut). See `../shared/spec/model.md`
-//! for the formulas and their verification.
+//! tension (gear ratio G, centrifugal term F_C, tension ratios d_i, the 4x4 stick matrix B), and
+//! the tensing impulse when a slack string snaps taut. The README's "Physics notes" say what
+//! this implementation decided and how each formula is checked.
 //!
-//! The crate is layered; dependencies point one way:
-//! - [`model`]: the physics of one instant (geometry, friction, tension, impulse, energy). It knows
-//!   nothing of files, JSON or time stepping.
+//! # A run
+//!
+//! A [`Scenario`] (the JSON format of `diabolo run`, or built in code from its defaults) is
+//! checked and built into a [`Simulation`]; [`Simulation::run`] hands every output [`Row`] to
+//! a closure and returns a [`RunReport`] (events, statistics, and the failure if the run
+//! stopped early).
+//!
+//! ```
+//! use diabolo::scenario::{DriveSpec, SimSpec};
+//! use diabolo::{EventKind, Scenario};
+//!
+//! // One diabolo hanging 0.61 m below two still hands (y = 1.5 m, 0.8 m apart, L = 1.46 m);
+//! // then the right hand rises 0.1 m in 1 s.
+//! let mut scenario = Scenario::default();
+//! scenario.drive.right = Some(DriveSpec::keyframes(vec![[0.0, 0.4, 1.5], [1.0, 0.4, 1.6]]));
+//! scenario.sim = SimSpec { output_interval: 0.01, ..SimSpec::for_duration(2.0) };
+//! let simulation = scenario.build(std::path::Path::new(".")).expect("a valid scenario");
+//!
+//! let mut highest: f64 = 0.0;
+//! let report = simulation.run(&mut |row| highest = highest.max(row.state.diabolos[0].pos.y));
+//! assert!(report.failure.is_none());
+//! assert_eq!(report.stats.rows, 201);
+//! // The bottom of the string rises by about half the hand's rise, and a hand this slow never
+//! // lets the string go slack.
+//! let bottom = 1.5 - (0.73_f64.powi(2) - 0.4_f64.powi(2)).sqrt();
+//! assert!(highest > bottom + 0.04, "{highest}");
+//! assert!(report.events.iter().all(|e| e.kind != EventKind::Loosen));
+//! ```
+//!
+//! The same from a JSON text: `Scenario::parse(text, &[("sim.duration".into(), "2".into())])`
+//! (the second argument holds `--set` style overrides); errors name the JSON path, the value,
+//! the reason and the fix.
+//!
+//! # Layers
+//!
+//! Dependencies point one way: `scenario`, `output`, `sweep`, `check`, `plot`, `replay` and
+//! `fit` use `simulation`, which uses `model`.
+//! - [`model`]: the physics of one instant (geometry, friction, tension, impulse, energy). It
+//!   knows nothing of files, JSON or time stepping.
 //! - [`simulation`]: time integration over the model: Runge-Kutta steppers with dense output,
-//!   event location on the interpolant, hand drives, the taut and loose phases, and the hybrid
-//!   run through loosening, tensing, slip reversals, grip and knot changes.
+//!   event location on the interpolant, hand drives, and the hybrid run (modes, typed guards,
+//!   transitions) through loosening, tensing, slip reversals, grip and knot changes.
+//! - [`scenario`]: the scenario format, its schema, overrides and the checked build.
+//! - [`output`]: the trajectory CSV, the event log, the summary, files written atomically, the
+//!   one CSV table reader.
+//! - [`sweep`], [`check`], [`plot`], [`replay`], [`fit`]: the commands' library halves.
+//!
+//! The physics of one instant, without a run:
 //!
 //! ```
 //! use diabolo::model::{Params, ParamValues, CartesianState, StickInput, TautDynamics, AxleMode};
@@ -30,8 +73,12 @@ pub mod display;
 pub mod fit;
 pub mod model;
 pub mod output;
+#[cfg(feature = "plot")]
 pub mod plot;
 pub mod replay;
 pub mod scenario;
 pub mod simulation;
 pub mod sweep;
+
+pub use scenario::{Scenario, ScenarioError};
+pub use simulation::{Event, EventKind, Row, RunError, RunReport, Settings, Simulation};

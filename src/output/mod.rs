@@ -4,6 +4,7 @@
 
 mod atomic;
 mod events;
+#[cfg(feature = "cli")]
 mod progress;
 mod summary;
 pub mod table;
@@ -12,7 +13,10 @@ mod trajectory;
 
 pub use atomic::{shared_destination, AtomicFile, DestinationError};
 pub use events::{event_json, write_events};
+#[cfg(feature = "cli")]
 pub use progress::RunProgress;
 pub use summary::Summary;
-pub use temporary::{exit_removing_temporary_files, remove_temporary_files_on_signals};
+pub use temporary::exit_removing_temporary_files;
+#[cfg(feature = "cli")]
+pub use temporary::remove_temporary_files_on_signals;
 pub use trajectory::{loose_taut_terms, trajectory_header, TrajectoryWriter};

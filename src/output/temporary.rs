@@ -63,6 +63,7 @@ pub fn exit_removing_temporary_files(code: i32) -> ! {
 /// On SIGINT, SIGTERM or SIGHUP: every temporary file is removed and the process exits with
 /// 128 + the signal's number (130, 143, 129), as a shell reports a process killed by it. A
 /// signal the process was started ignoring stays ignored (`nohup` keeps working).
+#[cfg(feature = "cli")]
 pub fn remove_temporary_files_on_signals() -> io::Result<()> {
     use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGTERM};
     let ignored = ignored_signals();
@@ -83,6 +84,7 @@ pub fn remove_temporary_files_on_signals() -> io::Result<()> {
 
 /// The signals this process ignores, bit `s - 1` for signal `s` (the `SigIgn` mask of
 /// `/proc/self/status`; none where there is no such file).
+#[cfg(feature = "cli")]
 fn ignored_signals() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -100,6 +102,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "cli")]
     fn the_ignored_signals_are_read_from_the_process_status() {
         // The test harness ignores SIGPIPE (13), as every Rust program does.
         if Path::new("/proc/self/status").exists() {
