@@ -11,30 +11,53 @@ use crate::model::{Body, StickInput};
 /// A drive that cannot be built from its description.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum DriveError {
+    /// Too few keyframes or samples.
     #[error("{what} needs at least {needed} points, got {got}")]
     TooFewPoints {
+        /// The list, in words ("path samples").
         what: &'static str,
+        /// Points the drive needs.
         needed: usize,
+        /// Points given.
         got: usize,
     },
     #[error("{what}: times must increase ({} after {} at index {index})", Compact(*later), Compact(*earlier))]
+    /// A point's time is not after the previous one's.
     TimesNotIncreasing {
+        /// The list, in words.
         what: &'static str,
+        /// Index of the offending point.
         index: usize,
+        /// Time of the previous point, s.
         earlier: f64,
+        /// Time of the offending point, s.
         later: f64,
     },
+    /// A point's time or value is NaN or infinite.
     #[error("{what}: value at index {index} is not finite")]
-    NonFinite { what: &'static str, index: usize },
+    NonFinite {
+        /// The list, in words.
+        what: &'static str,
+        /// Index of the offending point.
+        index: usize,
+    },
     #[error("{what} must be a finite number greater than 0, got {}", Compact(*value))]
-    NotPositive { what: &'static str, value: f64 },
+    /// A parameter that must be finite and positive is not.
+    NotPositive {
+        /// The parameter, in words ("smoothing window").
+        what: &'static str,
+        /// The value given, in the parameter's unit.
+        value: f64,
+    },
 }
 
 /// A 2-vector over time: constant, or linear between keyframes (held at the end values
 /// outside them).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Schedule {
+    /// The same value at every time.
     Constant(Vector2<f64>),
+    /// Keyframes (t, value), t in s and increasing.
     Keyframes(Vec<(f64, Vector2<f64>)>),
 }
 
@@ -103,8 +126,11 @@ fn check_points(
 /// Position, velocity and acceleration of a path at one time.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PathPoint {
+    /// Position (x-y), m.
     pub pos: Vector2<f64>,
+    /// Velocity (x-y), m/s.
     pub vel: Vector2<f64>,
+    /// Acceleration (x-y), m/s^2.
     pub acc: Vector2<f64>,
 }
 
@@ -118,6 +144,8 @@ pub struct ClampedSpline {
 }
 
 impl ClampedSpline {
+    /// The spline through keyframes (t, position), t in s and increasing, position in m;
+    /// checked: at least one, all finite.
     pub fn new(points: Vec<(f64, Vector2<f64>)>) -> Result<Self, DriveError> {
         check_points("path keyframes", &points, 1)?;
         let n = points.len();
@@ -168,6 +196,7 @@ impl ClampedSpline {
         Ok(Self { points, curvature })
     }
 
+    /// Position, velocity and acceleration at time t (s); at rest outside the keyframes.
     pub fn at(&self, t: f64) -> PathPoint {
         let p = &self.points;
         let i = p.partition_point(|(ti, _)| *ti <= t);
@@ -221,6 +250,7 @@ impl SampledPath {
         Ok(Self { times, points })
     }
 
+    /// Position, velocity and acceleration at time t (s); at rest outside the samples.
     pub fn at(&self, t: f64) -> PathPoint {
         let i = self.times.partition_point(|ti| *ti <= t);
         if i == 0 {
@@ -344,14 +374,20 @@ fn quintic_hermite(t0: f64, start: PathPoint, t1: f64, end: PathPoint, t: f64) -
 /// A prescribed stick path.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Path {
+    /// A clamped spline through keyframes.
     Keyframes(ClampedSpline),
     /// center + amplitude * sin(2 pi frequency t + phase), per component.
     Sine {
+        /// Centre of the oscillation (x-y), m.
         center: Vector2<f64>,
+        /// Amplitude (x-y), m.
         amplitude: Vector2<f64>,
+        /// Frequency, Hz.
         frequency: f64,
+        /// Phase at t = 0 (x-y), rad.
         phase: Vector2<f64>,
     },
+    /// A smoothed recording.
     Samples(SampledPath),
 }
 
@@ -366,6 +402,7 @@ impl Path {
         }
     }
 
+    /// Position, velocity and acceleration at time t (s).
     pub fn at(&self, t: f64) -> PathPoint {
         match self {
             Self::Keyframes(spline) => spline.at(t),
@@ -408,8 +445,11 @@ pub const PATH_CORRECTION_RATE: f64 = 5.0;
 /// What one hand does.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Drive {
+    /// The hand lets go: no force on the stick.
     Released,
+    /// The hand applies this force to the stick (x-y), N.
     Force(Schedule),
+    /// The stick has this acceleration (x-y), m/s^2.
     Accel(Schedule),
     /// The stick follows the path exactly (infinitely heavy for the tension and the impulse).
     Path(Path),

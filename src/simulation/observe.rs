@@ -12,8 +12,11 @@ use super::report::RunError;
 /// One output row (interface.md, "Trajectory CSV").
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Row {
+    /// Time, s.
     pub t: f64,
+    /// The phase of the string (`None` only in a default row, before any is filled).
     pub phase: Option<Phase>,
+    /// Positions, velocities, spins and knot degrees of all objects.
     pub state: CartesianState,
     /// theta_i of each diabolo, rad.
     pub thetas: Vec<f64>,
@@ -24,6 +27,7 @@ pub struct Row {
     pub gear_ratio: Option<f64>,
     /// F^_C: the centrifugal term of the taut string, m/s^2; `None` while loose.
     pub centrifugal_term: Option<f64>,
+    /// Hand forces applied to the left and the right stick (x-y), N.
     pub hand_forces: [Vector2<f64>; 2],
     /// Mechanical energy, J.
     pub energy: f64,
@@ -31,9 +35,11 @@ pub struct Row {
     pub slack: f64,
     /// Work done by the hands since the start, J.
     pub hand_work: f64,
-    /// Energy lost to friction at the axles, to spin drag, and in impacts since the start, J.
+    /// Energy lost to friction at the axles since the start, J.
     pub friction_loss: f64,
+    /// Energy lost to spin drag since the start, J.
     pub drag_loss: f64,
+    /// Energy lost in tensing impulses since the start, J.
     pub impulse_loss: f64,
 }
 

@@ -26,11 +26,14 @@ pub const ACCUMULATORS: usize = 3;
 /// Which phase the string is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
+    /// The string is taut: its length L holds and it carries tension.
     Taut,
+    /// The string is slack (sum l < L): no tension acts, the diabolos fly freely.
     Loose,
 }
 
 impl Phase {
+    /// The phase's name in the output and in messages ("taut", "loose").
     pub fn name(self) -> &'static str {
         match self {
             Self::Taut => "taut",

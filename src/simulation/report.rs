@@ -15,9 +15,13 @@ pub struct Settings {
     pub duration: f64,
     /// Output rows at every multiple of this, s.
     pub output_interval: f64,
+    /// Relative tolerance of the adaptive methods (dimensionless).
     pub rtol: f64,
+    /// Absolute tolerance of the adaptive methods, in the units of each state component.
     pub atol: f64,
+    /// Largest integration step, s; `None` leaves the step unbounded.
     pub max_step: Option<f64>,
+    /// The integration method.
     pub method: Method,
     /// A bounce sequence settles into the taut phase once the rebound speed e L' of an impact
     /// would be below this, m/s.
@@ -78,13 +82,21 @@ pub fn object_name(k: usize, n: usize) -> String {
 /// What happened at an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EventKind {
+    /// The string goes slack: the taut phase ends, the loose phase begins.
     Loosen,
+    /// The string snaps taut: the loose phase ends, with a tensing impulse (or none, grazing).
     Tense,
+    /// The string slipping over a diabolo's axle reverses its direction.
     SlipReversal,
+    /// A diabolo's axle grips the string (w' = 0 held).
     Stick,
+    /// A gripping axle lets the string slip again.
     Unstick,
+    /// A diabolo's knot degree k changes.
     KnotChange,
+    /// A bounce sequence settles into the taut phase (see [`Settings::zeno_speed`]).
     ZenoSettle,
+    /// The run stops early (see [`RunError`]).
     Failure,
 }
 
@@ -123,6 +135,7 @@ impl EventKind {
 pub struct Event {
     /// Time, s.
     pub t: f64,
+    /// What happened.
     pub kind: EventKind,
     /// The object concerned (1..N for a diabolo, 0 / N+1 for a stick), if any.
     pub object: Option<usize>,
@@ -134,7 +147,7 @@ pub struct Event {
     pub knot: Option<i32>,
     /// L' before and after a tensing impulse, m/s.
     pub length_rates: Option<(f64, f64)>,
-    /// The reason of a failure.
+    /// The reason of a failure, or the account of a bounce settling.
     pub reason: Option<String>,
 }
 
@@ -158,56 +171,103 @@ impl Event {
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum RunError {
     #[error("t = {t:.6} s: {what} meet (segment {segment} between them is shorter than the meeting distance, {distance} m); contact between objects is not modelled yet", distance = Compact(*distance))]
+    /// Two neighbours on the string meet.
     Collision {
+        /// Time, s.
         t: f64,
+        /// The segment between them (segment i joins object i and i + 1).
         segment: usize,
+        /// The two objects, in words.
         what: String,
+        /// The meeting distance they came within, m (0 for a segment that collapsed).
         distance: f64,
     },
     #[error("t = {t:.6} s: diabolo {diabolo} leaves the string (theta = {theta:.4} rad, the flying regime); leaving and re-catching is not modelled yet")]
-    LeftString { t: f64, diabolo: usize, theta: f64 },
-    #[error("t = {t:.6} s: the paths hold the sticks {distance:.4} m apart, farther than the string length {length:.4} m")]
-    SticksTooFarApart { t: f64, distance: f64, length: f64 },
-    #[error("t = {t:.6} s: the stick matrix is singular (the string is straight) and both sticks are acceleration-driven: the hand force needed exceeds the regularisation")]
-    SingularStickMatrix { t: f64 },
-    #[error("t = {t:.6} s: the tension with gripping axles has no unique solution (a straight string between driven sticks)")]
-    SingularGrip { t: f64 },
-    #[error("t = {t:.6} s ({phase} phase): the step size collapsed to {h} s; the motion is too violent for the tolerance; {cause}", h = Compact(rounded(*h)))]
-    StepSizeCollapse {
+    /// A diabolo leaves the taut string (the flying regime).
+    LeftString {
+        /// Time, s.
         t: f64,
+        /// The diabolo, 1..N.
+        diabolo: usize,
+        /// theta: string angle at the diabolo, rad.
+        theta: f64,
+    },
+    #[error("t = {t:.6} s: the paths hold the sticks {distance:.4} m apart, farther than the string length {length:.4} m")]
+    /// The drive paths hold the sticks farther apart than the string is long.
+    SticksTooFarApart {
+        /// Time, s.
+        t: f64,
+        /// Distance between the sticks, m.
+        distance: f64,
+        /// L: string length, m.
+        length: f64,
+    },
+    #[error("t = {t:.6} s: the stick matrix is singular (the string is straight) and both sticks are acceleration-driven: the hand force needed exceeds the regularisation")]
+    /// The stick matrix is singular (a straight string) with both sticks acceleration-driven.
+    SingularStickMatrix {
+        /// Time, s.
+        t: f64,
+    },
+    #[error("t = {t:.6} s: the tension with gripping axles has no unique solution (a straight string between driven sticks)")]
+    /// The tension with gripping axles has no unique solution.
+    SingularGrip {
+        /// Time, s.
+        t: f64,
+    },
+    #[error("t = {t:.6} s ({phase} phase): the step size collapsed to {h} s; the motion is too violent for the tolerance; {cause}", h = Compact(rounded(*h)))]
+    /// The integration step collapsed below its floor.
+    StepSizeCollapse {
+        /// Time, s.
+        t: f64,
+        /// The collapsed step, s.
         h: f64,
+        /// The phase integrated ("taut" or "loose").
         phase: &'static str,
         /// The likely cause, from the parameters and the state.
         cause: String,
     },
     #[error("t = {t:.6} s: {count} events within 0.1 s of simulated time (the last one logged: {last} {place}): the run chatters or accumulates events")]
+    /// Too many events within one window of simulated time (see
+    /// [`Settings::max_events_per_second`]).
     EventFlood {
+        /// Time, s.
         t: f64,
+        /// Events within the window.
         count: usize,
         /// The last event logged, in words.
         last: &'static str,
+        /// The object of the last event logged, if any (0 / N + 1 a stick, 1..N a diabolo).
         object: Option<usize>,
         /// Where: "of the string", "at diabolo 2", "at the right stick".
         place: String,
     },
     #[error("t = {t:.6} s ({phase} phase): {what} became non-finite; {cause}")]
+    /// A quantity of the state or its derivative became NaN or infinite.
     NonFinite {
         /// The last finite time reached, s.
         t: f64,
+        /// The phase integrated ("taut" or "loose").
         phase: &'static str,
         /// The quantity, in words ("diabolo 1's spin acceleration").
         what: String,
+        /// The object concerned, if known (0 / N + 1 a stick, 1..N a diabolo).
         object: Option<usize>,
         /// The likely cause, from the parameters and the state.
         cause: String,
     },
     #[error("t = {t:.6} s ({phase} phase): {steps} integration steps within {window} s of simulated time, beyond the budget of {budget} steps per simulated second; the steps are down to {h} s; {cause}", window = Compact(*window), budget = Compact(*budget), h = Compact(rounded(*h)))]
+    /// Too many integration steps within one window of simulated time: the run has stalled
+    /// (see [`Settings::max_steps_per_second`]).
     StepBudget {
+        /// Time, s.
         t: f64,
         /// The last step, s.
         h: f64,
+        /// The phase integrated ("taut" or "loose").
         phase: &'static str,
+        /// Steps (accepted and rejected) within the window.
         steps: u64,
+        /// The window of simulated time, s.
         window: f64,
         /// Steps per simulated second allowed.
         budget: f64,
@@ -215,24 +275,47 @@ pub enum RunError {
         cause: String,
     },
     #[error("t = {t:.6} s: the run took longer than sim.max_wall = {limit} s of wall-clock time, having simulated {t:.6} s of {duration} s", limit = Compact(*limit), duration = Compact(*duration))]
-    WallClock { t: f64, limit: f64, duration: f64 },
+    /// The run took longer than its wall-clock budget [`Settings::max_wall`].
+    WallClock {
+        /// Simulated time reached, s.
+        t: f64,
+        /// The wall-clock budget, s.
+        limit: f64,
+        /// The simulated time asked for, s.
+        duration: f64,
+    },
     #[error("t = {t:.6} s: the string snaps taut with diabolo {diabolo} in the flying regime (theta = {theta:.4} rad); re-catching is not modelled yet")]
-    CaughtFlying { t: f64, diabolo: usize, theta: f64 },
+    /// The string snaps taut with a diabolo in the flying regime.
+    CaughtFlying {
+        /// Time, s.
+        t: f64,
+        /// The diabolo, 1..N.
+        diabolo: usize,
+        /// theta: string angle at the diabolo, rad.
+        theta: f64,
+    },
 }
 
 /// Counters of a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RunStats {
+    /// Accepted integration steps, both phases.
     pub steps: usize,
+    /// Rejected integration steps, both phases.
     pub rejected_steps: usize,
+    /// Right-hand side evaluations: the steppers' and those outside them (rows, restarts, the
+    /// Filippov rule).
     pub derivative_evaluations: usize,
+    /// Output rows written.
     pub rows: usize,
 }
 
 /// The outcome of a run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunReport {
+    /// The event log, in time order.
     pub events: Vec<Event>,
+    /// The run's counters.
     pub stats: RunStats,
     /// Why the run stopped early, if it did (the rows and events up to then are valid).
     pub failure: Option<RunError>,

@@ -14,21 +14,36 @@ use super::report::{RunReport, Settings};
 /// A scenario ready to run: parameters, drives, initial state, settings.
 #[derive(Clone, Debug)]
 pub struct Simulation {
+    /// The physical parameters.
     pub params: Params,
+    /// What the left and the right hand do.
     pub drives: [Drive; 2],
+    /// The state at t = 0 (a path-driven stick starts on its path).
     pub initial: CartesianState,
+    /// How the run is integrated and reported.
     pub settings: Settings,
 }
 
 /// A problem with the simulation setup itself.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum SetupError {
+    /// The initial state is not a valid state of diabolos on a string.
     #[error("initial state: {0}")]
     State(#[from] StateError),
+    /// The initial positions need more string than there is.
     #[error("initial state: the string is {excess:.6} m too short for the positions (sum l > L)")]
-    StringTooShort { excess: f64 },
+    StringTooShort {
+        /// sum l - L, m.
+        excess: f64,
+    },
+    /// A setting is out of its range.
     #[error("sim.{field}: {reason}")]
-    Settings { field: &'static str, reason: String },
+    Settings {
+        /// The setting, as named under `sim.` ("max_step").
+        field: &'static str,
+        /// What is wrong with its value.
+        reason: String,
+    },
 }
 
 impl Simulation {
