@@ -20,15 +20,22 @@ pub enum CheckError {
     /// A trajectory that cannot be read (names the file, and the row and column when it can).
     #[error(transparent)]
     Table(#[from] TableError),
+    /// No column to compare: the expected trajectory has only t, or `--columns` selects none.
     #[error("nothing to compare: {reason}")]
-    NothingToCompare { reason: String },
+    NothingToCompare {
+        /// Why no column is left, and what to do about it.
+        reason: String,
+    },
 }
 
 /// Tolerances and the columns to compare (all columns when empty).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckOptions {
+    /// rtol: relative tolerance, times |expected| (dimensionless).
     pub rtol: f64,
+    /// atol: absolute tolerance, in each column's own unit.
     pub atol: f64,
+    /// Names of the columns to compare (t is always the time axis); empty compares them all.
     pub columns: Vec<String>,
 }
 
@@ -45,8 +52,9 @@ impl Default for CheckOptions {
 /// The worst deviation of one column.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ColumnReport {
+    /// The column's name in the CSV header.
     pub name: String,
-    /// Largest |actual - expected|.
+    /// Largest |actual - expected|, in the column's unit.
     pub worst: f64,
     /// Where it occurs, s.
     pub at: f64,
@@ -57,6 +65,7 @@ pub struct ColumnReport {
 }
 
 impl ColumnReport {
+    /// True when every value is within tolerance (ratio <= 1) and no text differs.
     pub fn passed(&self) -> bool {
         self.worst_ratio <= 1.0 && self.text_mismatches == 0
     }
@@ -106,6 +115,7 @@ impl ColumnReport {
 /// The comparison of two trajectories.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckReport {
+    /// One report per column compared (present in both files).
     pub columns: Vec<ColumnReport>,
     /// Asked for or expected, but absent from the actual trajectory (a failure).
     pub missing: Vec<String>,
@@ -114,6 +124,7 @@ pub struct CheckReport {
     pub extra: Vec<String>,
     /// Time ranges (actual, expected) when they differ (a failure).
     pub time_ranges: Option<((f64, f64), (f64, f64))>,
+    /// The tolerances and columns the comparison used.
     pub options: CheckOptions,
 }
 

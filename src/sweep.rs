@@ -30,40 +30,70 @@ const BLOCK: usize = 256;
 pub enum Axis {
     /// COUNT values from START to STOP inclusive: START + i (STOP - START) / (COUNT - 1).
     Grid {
+        /// The dotted path of the swept scenario field (e.g. `params.friction`).
         key: String,
+        /// START: the first value, in the field's unit.
         start: f64,
+        /// STOP: the last value, in the field's unit.
         stop: f64,
+        /// COUNT: the number of values.
         count: usize,
     },
     /// The listed values (JSON, else text).
-    List { key: String, values: Vec<Value> },
+    List {
+        /// The dotted path of the swept scenario field (e.g. `params.spin_inertia`).
+        key: String,
+        /// The values, in order, in the field's unit.
+        values: Vec<Value>,
+    },
 }
 
 /// Random points instead of the grid: each grid axis uniform in [START, STOP], each list axis
 /// one of its values, reproducible from the seed (point i uses its own stream).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sampling {
+    /// The number of random points.
     pub samples: usize,
+    /// The seed of the random streams.
     pub seed: u64,
 }
 
 /// A bad sweep description.
 #[derive(Debug, Error)]
 pub enum SweepError {
+    /// An axis (`--grid`, `--list`) or `--samples` that cannot be read or is not allowed.
     #[error("{spec}: {reason}")]
-    Axis { spec: String, reason: String },
+    Axis {
+        /// The option as given (e.g. `--grid KEY=START:STOP:COUNT`).
+        spec: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A `--shard K/N` that cannot be read, or whose K is not between 1 and N.
     #[error("--shard {spec}: {reason}")]
-    Shard { spec: String, reason: String },
+    Shard {
+        /// The `K/N` as given.
+        spec: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// More points than [`MAX_POINTS`].
     #[error("the sweep has {points} points, more than {MAX_POINTS}; use fewer or coarser axes")]
-    TooLarge { points: u128 },
+    TooLarge {
+        /// The number of points the axes (or `--samples`) give.
+        points: u128,
+    },
+    /// The base scenario is invalid.
     #[error("{0}")]
     Scenario(#[from] ScenarioError),
     /// A point whose scenario is invalid: nothing runs.
     #[error("point {index} ({values}) is invalid: {error}; change the axes so that every point is valid (nothing was run)")]
     Point {
+        /// The point's index (0-based, the `index` column).
         index: usize,
         /// The point's axis values, `KEY=VALUE, ...`.
         values: String,
+        /// What is wrong with the point's scenario.
         error: Box<ScenarioError>,
     },
 }
@@ -73,7 +103,12 @@ pub enum SweepError {
 pub enum SweepRunError {
     /// The thread pool could not be started (the system refused the threads).
     #[error("cannot start {jobs} threads for the sweep: {reason}")]
-    Threads { jobs: usize, reason: String },
+    Threads {
+        /// The number of threads asked for.
+        jobs: usize,
+        /// The system's reason.
+        reason: String,
+    },
     /// Writing the summary rows failed.
     #[error(transparent)]
     Write(#[from] io::Error),
@@ -96,6 +131,7 @@ fn thread_pool(jobs: usize) -> Result<rayon::ThreadPool, SweepRunError> {
 }
 
 impl Axis {
+    /// The dotted path of the swept scenario field.
     pub fn key(&self) -> &str {
         match self {
             Self::Grid { key, .. } | Self::List { key, .. } => key,
@@ -306,7 +342,9 @@ pub struct Sweep {
 /// The outcome of running points.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SweepOutcome {
+    /// The number of points run.
     pub points: usize,
+    /// Those whose run failed or whose trajectory could not be saved.
     pub failed: usize,
 }
 
@@ -413,6 +451,7 @@ impl Sweep {
         self.points
     }
 
+    /// True when the sweep has no point.
     pub fn is_empty(&self) -> bool {
         self.points == 0
     }

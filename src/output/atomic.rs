@@ -19,20 +19,26 @@ const MAX_LINKS: usize = 40;
 /// Why a path cannot take an output file.
 #[derive(Debug, Error)]
 pub enum DestinationError {
+    /// The path is a folder; holds it with `NAME` appended, as an example of a file path.
     #[error("is a folder, not a file: give a file path, e.g. {}", .0.display())]
     Folder(PathBuf),
+    /// The folder the file would be in (this one) does not exist.
     #[error(
         "the folder {} does not exist: create it first (mkdir -p {}) or write elsewhere",
         .0.display(),
         .0.display()
     )]
     NoFolder(PathBuf),
+    /// The folder the file would be in (this path) is not a folder, or lies under a file.
     #[error("{} is not a folder: give a path in an existing folder", .0.display())]
     NotAFolder(PathBuf),
+    /// More than 40 symbolic links in a row were followed (a loop?).
     #[error("more than {MAX_LINKS} symbolic links in a row (a loop?): give the file itself")]
     LinkLoop,
+    /// The path does not end with a file name (e.g. it ends with `..`).
     #[error("not a file name: give a path ending with a file name")]
     NoFileName,
+    /// The file system refused a look-up (metadata, link, canonical path) or the open.
     #[error("{0}")]
     Io(#[from] io::Error),
 }

@@ -31,6 +31,7 @@ impl Default for Summary {
 }
 
 impl Summary {
+    /// Takes one output row into the extremes and keeps its diabolos as the final ones.
     pub fn observe(&mut self, row: &Row) {
         for &t in &row.tensions {
             self.max_tension = self.max_tension.max(t);

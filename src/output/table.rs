@@ -30,26 +30,40 @@ pub const TEXT_COLUMNS: [&str; 1] = ["phase"];
 /// A trajectory file that cannot be read as a table.
 #[derive(Debug, Error)]
 pub enum TableError {
+    /// The file cannot be opened or parsed as a trajectory (header, row length, no rows).
     #[error("{file}: {reason}")]
-    Input { file: String, reason: String },
+    Input {
+        /// The file, as named in messages.
+        file: String,
+        /// What is wrong, with the row when there is one.
+        reason: String,
+    },
+    /// A cell of a numeric column is not a number.
     #[error(
         "{file}: row {row}, column {column}: {value} is not a number (every column but {text} \
          holds numbers, NaN or inf); fix the cell or regenerate the file with diabolo run",
         text = TEXT_COLUMNS.join(", ")
     )]
     NotANumber {
+        /// The file, as named in messages.
         file: String,
         /// The row in the file, the header being row 1.
         row: u64,
+        /// The column's name in the header.
         column: String,
         /// The cell, as echoed.
         value: String,
     },
+    /// A time t that is not finite or does not increase.
     #[error("{file}: row {row}: t = {t} {reason}")]
     Time {
+        /// The file, as named in messages.
         file: String,
+        /// The row in the file, the header being row 1.
         row: u64,
+        /// The t cell, as echoed.
         t: String,
+        /// What is wrong with it (not finite, or not after the row before's t).
         reason: String,
     },
 }
@@ -77,7 +91,9 @@ pub fn csv_reason(e: &csv::Error) -> String {
 /// One row of a trajectory: its numbers (NaN in the text columns) and its fields as text.
 #[derive(Clone, Debug, Default)]
 pub struct Row {
+    /// Every column's value, in header order, in that column's unit (NaN in a text column).
     pub numbers: Vec<f64>,
+    /// Every column's field as read (trimmed).
     pub fields: csv::StringRecord,
 }
 
@@ -97,6 +113,7 @@ impl Row {
 pub trait RowSource {
     /// The file's name, for messages.
     fn file(&self) -> &str;
+    /// The column names of the header, `t` first.
     fn names(&self) -> &[String];
     /// Reads the next row into `row`; false at the end (`row` is then unspecified).
     fn read(&mut self, row: &mut Row) -> Result<bool, TableError>;
@@ -245,6 +262,7 @@ impl<R: Read> RowSource for TrajectoryReader<R> {
 /// A trajectory CSV read into columns (every row, or evenly thinned to a bound).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Table {
+    /// The column names of the header, `t` first.
     pub names: Vec<String>,
     /// One vector per column (text columns such as `phase` hold NaN; see `text`).
     pub numbers: Vec<Vec<f64>>,
@@ -410,8 +428,8 @@ impl RowSource for TableRows<'_> {
     }
 }
 
-/// The index i with t[i] <= at < t[i + 1] (clamped to the samples: held at the ends), and the
-/// fraction of the way to t[i + 1].
+/// The index i with `t[i] <= at < t[i + 1]` (clamped to the samples: held at the ends), and
+/// the fraction of the way to `t[i + 1]`.
 pub fn locate(t: &[f64], at: f64) -> (usize, f64) {
     let n = t.len();
     if n < 2 || at <= t[0] {

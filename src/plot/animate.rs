@@ -40,8 +40,9 @@ pub struct AnimateOptions {
     pub fps: f64,
     /// Trajectory seconds per second of playing time (2 plays twice as fast).
     pub speed: f64,
-    /// Picture size, px.
+    /// Picture width, px.
     pub width: u32,
+    /// Picture height, px.
     pub height: u32,
     /// How many times slower than real the spools turn; `None` chooses (see the module doc).
     pub spin_slowdown: Option<f64>,
@@ -68,6 +69,7 @@ impl Default for AnimateOptions {
 /// What was made.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Animation {
+    /// The number of frames drawn.
     pub frames: usize,
     /// Playing time, s (frames / fps).
     pub duration: f64,

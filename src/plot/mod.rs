@@ -83,7 +83,12 @@ pub fn check_size(width: u64, height: u64) -> Result<(), PlotError> {
 pub enum PlotError {
     /// An input file that cannot be read or parsed.
     #[error("{file}: {reason}")]
-    Input { file: String, reason: String },
+    Input {
+        /// The file, as named in messages.
+        file: String,
+        /// What is wrong with it (with the line or row when there is one).
+        reason: String,
+    },
     /// Options that do not fit the data (unknown column, unsupported format, bad fps...).
     #[error("{0}")]
     Options(String),
@@ -109,7 +114,9 @@ fn draw_error(e: impl std::fmt::Display) -> PlotError {
 /// One line of an event log.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
+    /// t: time of the event, s.
     pub t: f64,
+    /// The event's kind as the log names it (`loosen`, `tense`, `stick`, ...).
     pub kind: String,
     /// The object number, when the event names one.
     pub object: Option<i64>,
@@ -152,8 +159,11 @@ pub fn parse_events(text: &str) -> Result<Vec<Event>, String> {
 /// An output format, chosen by the file's extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// `.svg`: a vector still picture.
     Svg,
+    /// `.png`: a raster still picture.
     Png,
+    /// `.gif`: an animation (`diabolo animate` only).
     Gif,
 }
 

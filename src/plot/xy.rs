@@ -19,8 +19,9 @@ use crate::output::table::Table;
 /// What `diabolo plot --xy` draws.
 #[derive(Clone, Debug, PartialEq)]
 pub struct XyOptions {
-    /// Picture size, px.
+    /// Picture width, px.
     pub width: u32,
+    /// Picture height, px.
     pub height: u32,
     /// How many instants show the string (evenly spaced in time, both ends included).
     pub instants: usize,

@@ -20,7 +20,10 @@ pub enum InitialEstimate {
     /// Assimilation over the `window` s before the start (the simulation starts `window` s
     /// early, from the state whose simulated positions and spins best fit the frames of
     /// [start - window, start]). Causal.
-    Assimilated { window: f64 },
+    Assimilated {
+        /// W: the assimilation window, s.
+        window: f64,
+    },
     /// A cubic fitted by least squares to the frames of [start - 2 diabolo_smoothing, start],
     /// differentiated at the start. Causal.
     PastCubic,

@@ -38,23 +38,43 @@ pub const AXLE_RADIUS: f64 = 0.0065;
 /// A planar recording: stick tips, diabolo centre (m) and spin (rad/s, counter-clockwise > 0).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recording {
+    /// The recording's name (its file name without the extension).
     pub name: String,
+    /// t: time of each frame, s (increasing).
     pub t: Vec<f64>,
+    /// Left stick tip of each frame, m.
     pub left: Vec<Vector2<f64>>,
+    /// Right stick tip of each frame, m.
     pub right: Vec<Vector2<f64>>,
+    /// Diabolo centre of each frame, m.
     pub dia: Vec<Vector2<f64>>,
+    /// Diabolo spin of each frame, rad/s (counter-clockwise > 0).
     pub spin: Vec<f64>,
 }
 
+/// A recording that cannot be read, or replay options that do not fit it.
 #[derive(Debug, Error)]
 pub enum ReplayError {
+    /// A recording (or a folder of them) that cannot be read or parsed.
     #[error("{file}: {reason}")]
-    Recording { file: String, reason: String },
+    Recording {
+        /// The file or folder, as named in messages.
+        file: String,
+        /// What is wrong, with the line and column when there are.
+        reason: String,
+    },
+    /// An option or parameter that does not fit the recording or is out of range.
     #[error("{what}: {reason}")]
-    Options { what: String, reason: String },
+    Options {
+        /// The option or parameter (e.g. `--horizons`, `params.string_length`).
+        what: String,
+        /// What is wrong with it, and what to give instead.
+        reason: String,
+    },
 }
 
 impl Recording {
+    /// Reads a recording file (see [`Recording::parse`]); its name is the file stem.
     pub fn read(path: &Path) -> Result<Self, ReplayError> {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| ReplayError::Recording {
@@ -260,6 +280,7 @@ pub struct ReplayOptions {
     pub stride: f64,
     /// The physical parameters (the string length is replaced by the estimate).
     pub params: ParamValues,
+    /// How the effective string length is estimated from the recording.
     pub length: LengthEstimate,
     /// Half-width of the smoothing window of the recorded hand paths, s.
     pub smoothing: f64,
@@ -268,6 +289,7 @@ pub struct ReplayOptions {
     pub diabolo_smoothing: f64,
     /// How the initial diabolo state is estimated from the frames up to the start.
     pub initial: InitialEstimate,
+    /// rtol: relative tolerance of the integrator (dimensionless); atol is rtol x 1e-3.
     pub rtol: f64,
     /// A start whose string sum is within this of the length (m) is taken as taut: the sum's
     /// shortfall is marker noise and stretch, not slack.
@@ -313,7 +335,9 @@ pub struct HorizonError {
 /// run-time failure).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StartResult {
+    /// The start time in the recording, s.
     pub start: f64,
+    /// The errors at each horizon, in the order of the options' horizons.
     pub errors: Vec<Option<HorizonError>>,
     /// Why horizons are missing, if a run failed.
     pub failure: Option<String>,
@@ -322,14 +346,23 @@ pub struct StartResult {
 /// Statistics of one horizon over all starts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HorizonStats {
+    /// The prediction horizon, s.
     pub horizon: f64,
+    /// The number of starts with an error at this horizon.
     pub n: usize,
+    /// Mean position error, m.
     pub mean: f64,
+    /// Median position error, m.
     pub median: f64,
+    /// 90th percentile of the position error, m.
     pub p90: f64,
+    /// Mean velocity error, m/s.
     pub vel_mean: f64,
+    /// Mean spin error, rad/s.
     pub spin_mean: f64,
+    /// Mean error of the stays-put baseline, m.
     pub stay_mean: f64,
+    /// Mean error of the hands'-midpoint baseline, m.
     pub midpoint_mean: f64,
     /// Starts whose run failed before this horizon.
     pub dropped: usize,
@@ -342,6 +375,7 @@ pub struct Figure {
     pub key: &'static str,
     /// Its heading in a table, with the unit.
     pub heading: &'static str,
+    /// The figure's value, in the heading's unit.
     pub value: f64,
     /// Decimals it is printed with.
     pub decimals: usize,
