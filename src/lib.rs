@@ -68,6 +68,8 @@
 //! assert!(dynamics.tension().base_tension > 0.0);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod check;
 pub mod display;
 pub mod fit;

@@ -215,7 +215,7 @@ impl TautSystem {
         self.guards.specs()
     }
 
-    /// The guards' values ([`TautGuards`]) on the last evaluated state.
+    /// The guards' values (the taut guards, in their layout's order) on the last evaluated state.
     pub fn event_values(&self, t: f64, out: &mut [f64]) {
         self.guards.write_values(self, t, out);
     }
