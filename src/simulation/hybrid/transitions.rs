@@ -631,31 +631,24 @@ mod tests {
     #[test]
     fn settle_ends_the_bounce_sequence() {
         let sim = at_full_length(Vector2::new(0.0, -1.0), 0.5);
-        let mut hybrid = Hybrid::new(&sim);
-        hybrid
-            .tense(
-                sim.initial.clone(),
-                &[0.0; 3],
-                0.0,
-                Arrival::SlackReachedZero,
-            )
-            .unwrap();
+        // An impact at full length after `bounces` rebounds in a row.
+        let impact_after = |bounces: usize| {
+            let mut hybrid = Hybrid::new(&sim);
+            hybrid.ledger.bounces = bounces;
+            let arrival = Arrival::SlackReachedZero;
+            hybrid
+                .tense(sim.initial.clone(), &[0.0; 3], 0.0, arrival)
+                .unwrap();
+            hybrid
+        };
+        let hybrid = impact_after(0);
         assert_eq!(hybrid.modes.phase, Phase::Loose);
         assert_eq!(hybrid.ledger.bounces, 1);
         assert!(hybrid.modes.flight_step.is_some());
         let (before, after) = hybrid.ledger.events[0].length_rates.unwrap();
         assert_abs_diff_eq!(after, -0.5 * before, epsilon = 1e-9);
 
-        let mut hybrid = Hybrid::new(&sim);
-        hybrid.ledger.bounces = sim.settings.zeno_bounces;
-        hybrid
-            .tense(
-                sim.initial.clone(),
-                &[0.0; 3],
-                0.0,
-                Arrival::SlackReachedZero,
-            )
-            .unwrap();
+        let hybrid = impact_after(sim.settings.zeno_bounces);
         assert_eq!(hybrid.modes.phase, Phase::Taut);
         assert_eq!(hybrid.ledger.bounces, 0);
         assert_eq!(hybrid.modes.flight_step, None);
