@@ -1,4 +1,4 @@
-//! Capstan friction between string and axle (model.md, "Friction and spin").
+//! Capstan friction between string and axle (docs/model.md, "Friction and spin").
 //!
 //! At diabolo i the string wraps the axle over the contact angle theta'_i. The string slides over
 //! the axle at the slip speed w'_i; the capstan law sets the tension ratio across the axle,

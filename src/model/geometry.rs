@@ -1,4 +1,4 @@
-//! Geometry and kinematics of the string (model.md, "Objects and geometry" and "Kinematics").
+//! Geometry and kinematics of the string (docs/model.md, "Objects and geometry" and "Kinematics").
 //!
 //! Frame of object k: alpha_k = (cos phi_k, sin phi_k), beta_k = (-sin phi_k, cos phi_k).
 //! psi_i = (theta_i - pi) / 2 for diabolos, psi_0 = psi_{N+1} = -pi/2, and
@@ -253,7 +253,7 @@ impl Kinematics {
         }
     }
 
-    /// l_i', omega_i and phi_k' from the frame velocities (model.md, "Kinematics").
+    /// l_i', omega_i and phi_k' from the frame velocities (docs/model.md, "Kinematics").
     fn set_rates(&mut self) {
         let n = self.n;
         for i in 0..=n {

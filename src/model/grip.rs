@@ -1,4 +1,4 @@
-//! Segment tensions when one or more axles grip the string (model.md, "Friction and spin").
+//! Segment tensions when one or more axles grip the string (docs/model.md, "Friction and spin").
 //!
 //! A gripping (stuck) axle holds its slip speed at zero: its tension ratio T_k / T_{k-1} is no
 //! longer the capstan exponential but an unknown, solved together with the tension from
@@ -20,7 +20,7 @@ use super::geometry::Kinematics;
 use super::params::{FrictionLaw, Params};
 
 /// How far a gripping axle is from slipping: two margins that reach 0 at the capstan bounds
-/// (model.md: it unsticks when the ratio needed reaches exp(+-c theta'), the bearing's upper
+/// (docs/model.md: it unsticks when the ratio needed reaches exp(+-c theta'), the bearing's upper
 /// bound being 1), the upper one when the string would slip positive (T_k / T_{k-1} too large),
 /// the lower one when it would slip negative.
 ///

@@ -1,4 +1,4 @@
-//! The tensing impulse (note section 3-1, model.md "Loose phase and tensing").
+//! The tensing impulse (note section 3-1, docs/model.md "Loose phase and tensing").
 //!
 //! When a slack string snaps taut with L' > 0, impulsive tensions J_i act along the segments
 //! over an instant. A plastic impact (e = 0, the note's) ends when L' = 0. With restitution

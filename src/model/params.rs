@@ -5,7 +5,7 @@ use thiserror::Error;
 
 use crate::display::Compact;
 
-/// How the capstan friction at an axle depends on the slip speed w' (model.md, "Friction and spin").
+/// How the capstan friction at an axle depends on the slip speed w' (docs/model.md, "Friction and spin").
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FrictionLaw {
     /// The note's law: effective coefficient c' = -c while w' < 0 and +c while w' > 0.
@@ -21,7 +21,7 @@ pub enum FrictionLaw {
 
 /// Raw parameter values, as a scenario states them. Build a [`Params`] from them to use them.
 ///
-/// The defaults are the realistic values of model.md (a 0.2 kg diabolo on a 1.46 m string).
+/// The defaults are the realistic values of docs/model.md (a 0.2 kg diabolo on a 1.46 m string).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ParamValues {
     /// L: total string length, m.
@@ -109,7 +109,7 @@ impl Range {
     }
 }
 
-/// The accepted parameter ranges. Real props (model.md) sit well inside each, with a margin of
+/// The accepted parameter ranges. Real props (docs/model.md) sit well inside each, with a margin of
 /// 10 to 100 times; the bounds keep the model's arithmetic meaningful.
 pub mod ranges {
     use super::Range;

@@ -1,4 +1,4 @@
-//! The rotating-frame solution for the tension (note section 2-1, model.md "Tension and
+//! The rotating-frame solution for the tension (note section 2-1, docs/model.md "Tension and
 //! accelerations").
 //!
 //! Forces are normalised by the stick mass, F^ = F / M, and taken in each stick's own frame.

@@ -1,4 +1,4 @@
-//! The event log: one JSON object per line, `{"t", "kind", "object", ...}` (interface.md).
+//! The event log: one JSON object per line, `{"t", "kind", "object", ...}` (docs/interface.md).
 
 use std::io::{self, Write};
 

@@ -1,5 +1,5 @@
 //! CSV tables read and written in one place ([`table`]). What a run writes: the trajectory CSV, the JSON-lines event log and the one-line JSON
-//! summary of interface.md, each to any `io::Write`; files that appear only when complete
+//! summary of docs/interface.md, each to any `io::Write`; files that appear only when complete
 //! (devices written through), removed when the process is interrupted; the run's progress bar.
 
 mod atomic;

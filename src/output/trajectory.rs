@@ -1,4 +1,4 @@
-//! The trajectory CSV of interface.md: fixed leading columns, then per diabolo, then the
+//! The trajectory CSV of docs/interface.md: fixed leading columns, then per diabolo, then the
 //! tensions, then G, F_C, hand forces, energy and slack; then the energy ledger (added columns).
 //! Numbers are written shortest-round-trip (Rust's `{:?}` for f64).
 

@@ -42,7 +42,7 @@ pub use animate::{animate, AnimateOptions, Animation};
 pub use series::{default_panels, series, SeriesOptions};
 pub use xy::{xy, XyOptions};
 
-/// The axle radius r of model.md's realistic diabolo (m): w = r omega.
+/// The axle radius r of docs/model.md's realistic diabolo (m): w = r omega.
 pub const AXLE_RADIUS: f64 = 0.0065;
 /// Half of the diabolo's 127 mm width (m): the drawn size of a spool.
 pub const DIABOLO_RADIUS: f64 = 0.0635;

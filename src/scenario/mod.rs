@@ -1,4 +1,4 @@
-//! Scenario files (interface.md): the JSON format, its schema, `--set` overrides, and the
+//! Scenario files (docs/interface.md): the JSON format, its schema, `--set` overrides, and the
 //! checked construction of a [`Simulation`](crate::simulation::run::Simulation) from them.
 
 mod build;

@@ -1,5 +1,5 @@
-//! The scenario file format (interface.md, "Scenario file"): plain serde types, unknown fields
-//! rejected, defaults from model.md's realistic values. The JSON Schema of `diabolo schema` is
+//! The scenario file format (docs/interface.md, "Scenario file"): plain serde types, unknown fields
+//! rejected, defaults from docs/model.md's realistic values. The JSON Schema of `diabolo schema` is
 //! generated from these same types.
 
 use schemars::JsonSchema;

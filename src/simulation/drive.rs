@@ -1,4 +1,4 @@
-//! What the hands do to the sticks over time (interface.md, `drive`): a force, nothing
+//! What the hands do to the sticks over time (docs/interface.md, `drive`): a force, nothing
 //! (released), an acceleration, a prescribed path, or a hand that pulls the stick toward a path
 //! with a stiffness, a damping and a force limit.
 

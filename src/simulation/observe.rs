@@ -9,7 +9,7 @@ use super::hybrid::Hybrid;
 use super::phase::{hand_inputs, Phase, ACCUMULATORS};
 use super::report::RunError;
 
-/// One output row (interface.md, "Trajectory CSV").
+/// One output row (docs/interface.md, "Trajectory CSV").
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Row {
     /// Time, s.
