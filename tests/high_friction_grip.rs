@@ -84,7 +84,7 @@ fn run_to_end(name: &str, friction: &str, interval: &str) -> (RunReport, Vec<Row
     (report, rows)
 }
 
-/// w'_1 = sigma w_1 - l_0' of the single diabolo of a row (model.md, "Friction and spin").
+/// w'_1 = sigma w_1 - l_0' of the single diabolo of a row (docs/model.md, "Friction and spin").
 fn slip_speed(row: &Row) -> f64 {
     let left = &row.state.left;
     let d = &row.state.diabolos[0];

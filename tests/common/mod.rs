@@ -1,5 +1,5 @@
 //! Shared test support: a seeded random generator, random physical states, and an independent
-//! Cartesian Newton solve of the taut string (model.md, "Independent cross-check").
+//! Cartesian Newton solve of the taut string (docs/model.md, "Independent cross-check").
 #![allow(dead_code)]
 
 pub mod reference;
