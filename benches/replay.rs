@@ -1,10 +1,10 @@
 //! Cost of one replay start (`diabolo replay`), by initial-state estimator: the start at 2.0 s
-//! of `y_swing_1_seg1` (shared recordings), predicted for 2 s with c = 0.25, J = 50. The
+//! of `data/omron/y_swing_1_seg1.csv`, predicted for 2 s with c = 0.25, J = 50. The
 //! assimilation (Levenberg-Marquardt over 0.2 s of past frames, about 30 short simulations) is
 //! compared with the past cubic (one least-squares fit); their ratio is the price of the better
 //! initial state.
 //!
-//! Run: `cargo bench --bench replay` (needs `../shared/data/omron/`).
+//! Run: `cargo bench --bench replay`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use diabolo::replay::{
@@ -14,12 +14,8 @@ use std::hint::black_box;
 use std::path::Path;
 
 fn replay_start(c: &mut Criterion) {
-    let file =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/omron/y_swing_1_seg1.csv");
-    let Ok(rec) = Recording::read(&file) else {
-        eprintln!("replay bench skipped: {} not found", file.display());
-        return;
-    };
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/omron/y_swing_1_seg1.csv");
+    let rec = Recording::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let mut group = c.benchmark_group("replay_start");
     for (name, initial) in [
         ("assimilated", InitialEstimate::Assimilated { window: 0.2 }),

@@ -1,11 +1,12 @@
-//! Held-out check of `fit`: for each shared recording, fit c, J and D on the other four and
+//! Held-out check of `fit`: for each recording in `data/omron/`, fit c, J and D on the other four and
 //! replay the held-out one with the fitted values (starting from c = 0.25, J = 50, D = 0).
 //! Run: `cargo run --release --example leave_one_out` (about 5 min on 2 cores).
 use diabolo::fit::{fit, FitOptions, FreeParameter};
 use diabolo::replay::{replay, statistics, Recording, ReplayOptions};
 
 fn main() -> anyhow::Result<()> {
-    let recordings = Recording::read_dir(std::path::Path::new("../shared/data/omron"))?;
+    let recordings =
+        Recording::read_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/omron"))?;
     let mut start = ReplayOptions::default();
     start.params.friction = 0.25;
     start.params.spin_inertia = 50.0;

@@ -1,4 +1,4 @@
-//! Replay error on the shared recordings, per recording and over all, for VALIDATION.md.
+//! Replay error on the recordings in `data/omron/`, per recording and over all, for VALIDATION.md.
 //! Run: `cargo run --release --example replay_scan`. Environment:
 //! - INITIAL = assimilate (default), cubic or centred; W = the assimilation window, s (0.2);
 //! - HANDS, DIAS = lists of smoothing half-widths, s (0.025 and 0.1);
@@ -17,7 +17,9 @@ fn list(key: &str, default: f64) -> Vec<f64> {
 }
 
 fn main() {
-    let recs = Recording::read_dir(std::path::Path::new("../shared/data/omron")).unwrap();
+    let recs =
+        Recording::read_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/omron"))
+            .unwrap();
     let initial = match std::env::var("INITIAL").as_deref() {
         Ok("cubic") => InitialEstimate::PastCubic,
         Ok("centred") => InitialEstimate::Centred,

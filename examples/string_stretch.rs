@@ -9,7 +9,8 @@ use diabolo::simulation::drive::SampledPath;
 use nalgebra::{Matrix2, Vector2};
 
 fn main() -> anyhow::Result<()> {
-    let recordings = Recording::read_dir(std::path::Path::new("../shared/data/omron"))?;
+    let recordings =
+        Recording::read_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/omron"))?;
     let (mass, gravity) = (0.2, Vector2::new(0.0, -9.81));
     println!("recording                     frames  L0 (m)   EA (N)   R^2   sum range (m)  T1 l1 + T2 l2 range (N m)");
     for rec in recordings {

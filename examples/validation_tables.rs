@@ -1,4 +1,4 @@
-//! The tables of VALIDATION.md: every shared recording replayed with the parameters of a
+//! The tables of VALIDATION.md: every recording in `data/omron/` replayed with the parameters of a
 //! `params` JSON file (as `diabolo fit` writes), as Markdown, all recordings together first.
 //! Run: `cargo run --release --example validation_tables -- validation/omron_fitted.json`.
 use diabolo::replay::{replay, statistics, HorizonStats, Recording, ReplayOptions};
@@ -15,7 +15,8 @@ fn main() -> anyhow::Result<()> {
     options.params.spin_inertia = number("spin_inertia", options.params.spin_inertia);
     options.params.spin_drag = number("spin_drag", options.params.spin_drag);
     options.length_offset = document["length_offset"].as_f64().unwrap_or(0.0);
-    let recordings = Recording::read_dir(std::path::Path::new("../shared/data/omron"))?;
+    let recordings =
+        Recording::read_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/omron"))?;
     let mut all = Vec::new();
     let mut sections = Vec::new();
     for rec in &recordings {

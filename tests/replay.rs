@@ -17,7 +17,7 @@ use nalgebra::Vector2;
 
 fn recording(name: &str, until: f64) -> Recording {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/omron")
+        .join("data/omron")
         .join(name);
     let mut rec = Recording::read(&path).unwrap();
     let keep = rec.t.iter().take_while(|t| **t <= until).count();
@@ -192,7 +192,7 @@ fn a_start_where_neither_phase_is_consistent_runs_through() {
 #[test]
 fn replay_command_reports_json_and_refuses_bad_options() {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/omron/deceleration_diabolo_red_2.csv");
+        .join("data/omron/deceleration_diabolo_red_2.csv");
     let run = |extra: &[&str]| {
         std::process::Command::new(env!("CARGO_BIN_EXE_diabolo"))
             .arg("replay")
@@ -299,7 +299,7 @@ fn assimilation_uses_no_frame_after_the_start() {
 
 #[test]
 fn read_dir_lists_the_recordings_by_name_and_names_a_missing_folder() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/omron");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/omron");
     let names: Vec<String> = Recording::read_dir(&dir)
         .unwrap()
         .into_iter()

@@ -65,12 +65,12 @@ pub enum Command {
     /// Replay a motion-capture recording: the model driven by the recorded hands predicts the
     /// recorded diabolo from starts along it; errors per prediction horizon.
     #[command(
-        after_help = "Examples:\n  diabolo replay ../shared/data/omron/y_swing_1_seg1.csv --params fitted.json\n  diabolo replay rec.csv --horizons 0.2,1,2 --stride 0.5 --json -o errors.csv"
+        after_help = "Examples:\n  diabolo replay data/omron/y_swing_1_seg1.csv --params fitted.json\n  diabolo replay rec.csv --horizons 0.2,1,2 --stride 0.5 --json -o errors.csv"
     )]
     Replay(ReplayArgs),
     /// Fit parameters to recordings by minimising the replay error over all of them together.
     #[command(
-        after_help = "Example:\n  diabolo fit ../shared/data/omron/*.csv --free friction,spin_inertia,spin_drag,string_length -o fitted.json"
+        after_help = "Example:\n  diabolo fit data/omron/*.csv --free friction,spin_inertia,spin_drag,string_length -o fitted.json"
     )]
     Fit(FitArgs),
 }
