@@ -197,6 +197,13 @@ pub struct ScenarioArgs {
     /// is far beyond any routine; longer runs only fill the disk).
     #[arg(long, value_name = "SECONDS", default_value_t = Limits::DEFAULT_MAX_DURATION)]
     pub max_duration: f64,
+    /// Nothing on standard error but errors: no summary, no progress, no plausibility warnings.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Refuse values a real diabolo does not have (a string of 146 m, a spin of 100 m/s): the
+    /// plausibility warnings become errors (exit 2, nothing written).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 impl ScenarioArgs {
@@ -231,9 +238,6 @@ pub struct RunArgs {
     /// Write the one-line JSON summary here instead of standard error.
     #[arg(long, value_name = "SUMMARY.json")]
     pub summary: Option<PathBuf>,
-    /// No summary on standard error (errors are still reported).
-    #[arg(short, long)]
-    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]

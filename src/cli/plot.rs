@@ -11,7 +11,7 @@ use diabolo::plot::{self, AnimateOptions, Format, PlotError, SeriesOptions, XyOp
 
 /// Draws the time series (or with `--xy` the paths) to the picture file.
 pub fn plot(args: &PlotArgs) -> Result<(), CliError> {
-    let format = Format::from_path(&args.output)?;
+    let format = Format::for_command(&args.output, "diabolo plot", &[Format::Svg, Format::Png])?;
     let table = picture_table(&args.trajectory)?;
     let events = match &args.events {
         Some(path) => plot::read_events(path)?,
@@ -43,7 +43,7 @@ pub fn plot(args: &PlotArgs) -> Result<(), CliError> {
 
 /// Writes the animation and notes its frames, duration and spin slowdown on standard error.
 pub fn animate(args: &AnimateArgs) -> Result<(), CliError> {
-    let format = Format::from_path(&args.output)?;
+    let format = Format::for_command(&args.output, "diabolo animate", &[Format::Svg, Format::Gif])?;
     let table = picture_table(&args.trajectory)?;
     let options = AnimateOptions {
         fps: args.fps,

@@ -44,7 +44,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     let mut summary = Summary::default();
     let mut io_error = None;
-    let mut progress = RunProgress::new(simulation.settings.duration, args.quiet);
+    let mut progress = RunProgress::new(simulation.settings.duration, args.input.quiet);
     let start = Instant::now();
     let report = simulation.run(&mut |row| {
         summary.observe(row);
@@ -82,7 +82,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         commit(file)?;
     }
     // The files are complete whatever standard error does.
-    if args.summary.is_none() && !args.quiet {
+    if args.summary.is_none() && !args.input.quiet {
         note(&summary_line)?;
     }
     match report.failure {

@@ -5,8 +5,10 @@ use std::io::{self, IsTerminal, Write};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::args::SweepArgs;
-use super::input::read_document;
+use super::input::{read_document, report_warnings};
 use super::{commit, create, write_error, CliError};
+use diabolo::scenario::plausible::with_likely_mistake;
+use diabolo::scenario::Warning;
 use diabolo::sweep::{parse_shard, Axis, Sampling, Sweep, SweepError, SweepRunError};
 
 /// Runs the points (all valid, or none runs), streams their summary rows in point order and
@@ -25,14 +27,19 @@ pub fn sweep(args: &SweepArgs) -> Result<(), CliError> {
         samples,
         seed: args.seed,
     });
-    let sweep = Sweep::new(document, &base, axes, sampling)?.within(limits);
+    let sweep = Sweep::new(document, &base, axes, sampling)
+        .map_err(point_with_likely_mistake)?
+        .within(limits);
     let range = match &args.shard {
         Some(spec) => parse_shard(spec, sweep.len())?,
         None => 0..sweep.len(),
     };
     let jobs = jobs(args.jobs)?;
     // Every point of the run is valid, or nothing runs and nothing is written.
-    sweep.check(range.clone(), jobs)?;
+    sweep
+        .check(range.clone(), jobs)
+        .map_err(point_with_likely_mistake)?;
+    report_warnings(&args.input, point_warnings(&sweep, range.clone())?)?;
     if let Some(dir) = &args.save_trajectories {
         std::fs::create_dir_all(dir).map_err(|source| CliError::Output {
             what: "cannot create",
@@ -46,7 +53,9 @@ pub fn sweep(args: &SweepArgs) -> Result<(), CliError> {
         Some(f) => Box::new(f),
         None => Box::new(io::BufWriter::new(stdout.lock())),
     };
-    let bar = points_bar(range.len());
+    let bar = (!args.input.quiet)
+        .then(|| points_bar(range.len()))
+        .flatten();
     let outcome = sweep
         .run(
             range,
@@ -77,6 +86,36 @@ pub fn sweep(args: &SweepArgs) -> Result<(), CliError> {
         });
     }
     Ok(())
+}
+
+/// A point's out-of-range error with the likely unit mistake (see [`with_likely_mistake`]).
+fn point_with_likely_mistake(error: SweepError) -> SweepError {
+    match error {
+        SweepError::Point {
+            index,
+            values,
+            error,
+        } => SweepError::Point {
+            index,
+            values,
+            error: Box::new(with_likely_mistake(*error)),
+        },
+        other => other,
+    }
+}
+
+/// The plausibility warnings of the points of `range`: one per JSON path (the first point's),
+/// however many points have it.
+fn point_warnings(sweep: &Sweep, range: std::ops::Range<usize>) -> Result<Vec<Warning>, CliError> {
+    let mut warnings: Vec<Warning> = Vec::new();
+    for i in range {
+        for warning in sweep.scenario(i)?.warnings() {
+            if warnings.iter().all(|w| w.path() != warning.path()) {
+                warnings.push(warning);
+            }
+        }
+    }
+    Ok(warnings)
 }
 
 /// `--jobs`, else every core; 0 is an input error.

@@ -170,17 +170,54 @@ pub enum Format {
 impl Format {
     /// The format of `path` by its extension (`.svg`, `.png`, `.gif`, any case).
     pub fn from_path(path: &Path) -> Result<Self, PlotError> {
-        let extension = path
-            .extension()
-            .map(|e| e.to_string_lossy().to_ascii_lowercase());
-        match extension.as_deref() {
-            Some("svg") => Ok(Self::Svg),
-            Some("png") => Ok(Self::Png),
-            Some("gif") => Ok(Self::Gif),
-            _ => Err(PlotError::Options(format!(
+        Self::by_extension(path).ok_or_else(|| {
+            PlotError::Options(format!(
                 "{}: unknown picture format; name the file .svg, .png or .gif",
                 path.display()
+            ))
+        })
+    }
+
+    /// The format of `path` by its extension, one of the formats `command` (`diabolo plot`)
+    /// writes, `supported`: any other extension is an error that suggests those.
+    pub fn for_command(
+        path: &Path,
+        command: &str,
+        supported: &[Format],
+    ) -> Result<Self, PlotError> {
+        match Self::by_extension(path) {
+            Some(format) if supported.contains(&format) => Ok(format),
+            _ => Err(PlotError::Options(format!(
+                "{}: `{command}` writes {}; name the file {}",
+                path.display(),
+                supported
+                    .iter()
+                    .map(|f| f.extension().to_ascii_uppercase())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+                supported
+                    .iter()
+                    .map(|f| path.with_extension(f.extension()).display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
             ))),
+        }
+    }
+
+    /// The format named by the extension of `path` (any case).
+    fn by_extension(path: &Path) -> Option<Self> {
+        let extension = path.extension()?.to_string_lossy().to_ascii_lowercase();
+        [Self::Svg, Self::Png, Self::Gif]
+            .into_iter()
+            .find(|f| f.extension() == extension)
+    }
+
+    /// The file extension of the format, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Svg => "svg",
+            Self::Png => "png",
+            Self::Gif => "gif",
         }
     }
 }

@@ -41,6 +41,38 @@ pub enum ScenarioError {
         /// Why its value cannot be used.
         reason: String,
     },
+    /// Text that is not JSON.
+    #[error("{at}: not valid JSON: {reason}")]
+    Syntax {
+        /// `line L, column C`.
+        at: String,
+        /// The line of the error, from 1.
+        line: usize,
+        /// The column of the error, from 1.
+        column: usize,
+        /// What the JSON reader expected.
+        reason: String,
+    },
+    /// A scenario file that is not JSON (a YAML file, a typo).
+    #[error("{file}: not JSON (line {line}, column {column}): {reason}; {hint}")]
+    NotJson {
+        /// The file, or `standard input`.
+        file: String,
+        /// The line of the error, from 1.
+        line: usize,
+        /// The column of the error, from 1.
+        column: usize,
+        /// What the JSON reader expected.
+        reason: String,
+        /// What the file looks like and what to do.
+        hint: String,
+    },
+    /// A scenario file with nothing in it.
+    #[error("{file} is empty: a scenario is a JSON object {{\"params\": {{\"string_length\": 1.46}}, \"initial\": ..., \"sim\": {{\"duration\": ...}}}} (see scenarios/*.json and `diabolo schema`)")]
+    Empty {
+        /// The file, or `standard input`.
+        file: String,
+    },
     /// The scenario file cannot be read.
     #[error("{file}: cannot read the scenario: {reason}")]
     Read {
@@ -66,7 +98,8 @@ impl ScenarioError {
             Self::Format { path, .. } | Self::Invalid { path, .. } => path,
             Self::Override { key, .. } => key,
             Self::Flag { flag, .. } => flag,
-            Self::Read { file, .. } => file,
+            Self::Syntax { at, .. } => at,
+            Self::Read { file, .. } | Self::NotJson { file, .. } | Self::Empty { file } => file,
         }
     }
 }

@@ -31,14 +31,55 @@ pub fn strict_json(text: &str) -> Result<Value, ScenarioError> {
                 e.column()
             ),
         },
-        None => ScenarioError::Format {
-            path: format!("line {}, column {}", e.line(), e.column()),
-            message: format!(
-                "not valid JSON: {}",
-                super::messages::plain(&e.to_string(), "")
-            ),
+        None => ScenarioError::Syntax {
+            at: format!("line {}, column {}", e.line(), e.column()),
+            line: e.line(),
+            column: e.column(),
+            reason: super::messages::plain(&e.to_string(), ""),
         },
     })
+}
+
+/// Parses the text of the scenario file `file` as [`strict_json`] does; an empty file and text
+/// that is not JSON name the file, and a text that does not start as JSON (a YAML file) is told
+/// that scenarios are JSON.
+pub fn scenario_json(file: &str, text: &str) -> Result<Value, ScenarioError> {
+    if text.trim().is_empty() {
+        return Err(ScenarioError::Empty { file: file.into() });
+    }
+    strict_json(text).map_err(|e| match e {
+        ScenarioError::Syntax {
+            line,
+            column,
+            reason,
+            ..
+        } => ScenarioError::NotJson {
+            file: file.into(),
+            line,
+            column,
+            reason: without_location(&reason).into(),
+            hint: not_json_hint(text),
+        },
+        other => other,
+    })
+}
+
+/// serde_json's message without its ` at line L column C` (the error says where already).
+fn without_location(reason: &str) -> &str {
+    match reason.rsplit_once(" at line ") {
+        Some((message, at)) if at.split(" column ").all(|n| n.parse::<usize>().is_ok()) => message,
+        _ => reason,
+    }
+}
+
+/// What to do with a scenario text that is not JSON: a text that does not start with `{` is
+/// likely another format (YAML, TOML); one that does has a JSON mistake.
+fn not_json_hint(text: &str) -> String {
+    if text.trim_start().starts_with('{') {
+        "fix the JSON there (`diabolo schema` gives the scenario format)".into()
+    } else {
+        "scenarios are JSON (a YAML file? write it as JSON: {\"params\": {\"string_length\": 1.46}, \"initial\": {...}, \"sim\": {\"duration\": 5}})".into()
+    }
 }
 
 /// A JSON value at `path`; records the path of the first repeated key in `repeated`.
@@ -148,6 +189,32 @@ mod tests {
             assert_eq!(e.path(), path, "{e}");
             assert!(e.to_string().contains("the key appears twice"), "{e}");
         }
+    }
+
+    #[test]
+    fn an_empty_or_yaml_scenario_file_is_named_with_what_is_wrong() {
+        for text in ["", " \n\t"] {
+            let e = scenario_json("a.json", text).unwrap_err();
+            assert_eq!(
+                e.to_string().split(':').next(),
+                Some("a.json is empty"),
+                "{e}"
+            );
+        }
+        let e = scenario_json("a.yaml", "params:\n  string_length: 1.46\n").unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.starts_with("a.yaml: not JSON (line 1, column 1): expected value; scenarios are JSON (a YAML file?"),
+            "{text}"
+        );
+        let e = scenario_json("b.json", "{\"params\": {").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "b.json: not JSON (line 1, column 12): EOF while parsing an object; fix the JSON there (`diabolo schema` gives the scenario format)"
+        );
+        // A repeated key keeps its JSON path.
+        let e = scenario_json("c.json", r#"{"a": 1, "a": 2}"#).unwrap_err();
+        assert_eq!(e.path(), "a");
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod json;
 mod limits;
 mod messages;
 pub mod overrides;
+pub mod plausible;
 pub mod ranges;
 mod spec;
 
@@ -14,6 +15,7 @@ pub use build::{DEFAULT_SMOOTHING, PATH_AGREEMENT, TAUT_SNAP_TOLERANCE};
 pub use error::ScenarioError;
 pub use json::strict_json;
 pub use limits::Limits;
+pub use plausible::Warning;
 pub use spec::{
     BodySpec, DiaboloSpec, DriveSpec, DrivesSpec, FrictionLawName, InitialSpec, MethodName,
     ParamsSpec, PathSpec, ReleasedSpec, Scenario, ScheduleSpec, SimSpec, SineSpec, TrackingSpec,
@@ -32,7 +34,25 @@ impl Scenario {
 
     /// The JSON document of a scenario text with the overrides applied, not yet typed.
     pub fn document(text: &str, overrides: &[(String, String)]) -> Result<Value, ScenarioError> {
-        let mut document = strict_json(text)?;
+        Self::overridden(strict_json(text)?, overrides)
+    }
+
+    /// The document of the scenario file `file` (its text `text`; `-` is standard input), with
+    /// the overrides applied: an empty file or text that is not JSON is an error naming the
+    /// file, what is wrong and that scenarios are JSON.
+    pub fn file_document(
+        file: &str,
+        text: &str,
+        overrides: &[(String, String)],
+    ) -> Result<Value, ScenarioError> {
+        Self::overridden(json::scenario_json(file, text)?, overrides)
+    }
+
+    /// `document` with the overrides applied.
+    fn overridden(
+        mut document: Value,
+        overrides: &[(String, String)],
+    ) -> Result<Value, ScenarioError> {
         for (key, value) in overrides {
             overrides::apply(&mut document, key, overrides::parse_value(value))?;
         }
