@@ -581,9 +581,10 @@ const REACH_SAMPLES: f64 = 1e6;
 /// Sticks whose paths bring them within [`REACH_MARGIN`] of the string length, or beyond.
 #[derive(Clone, Copy, Debug, PartialEq, Error)]
 #[error(
-    "at t = {} s the sticks' paths are {} m apart, within {} m of the string length {} m{}: the string is nearly straight there and the run may crawl or stop; {}",
-    Compact(*t), Compact(*distance), Compact(REACH_MARGIN), Compact(*length),
-    if distance > length { " (beyond it)" } else { "" },
+    "at t = {} s the sticks' paths are {:.4} m apart, {} the string length {} m: the string is nearly straight there and the run may crawl or stop; {}",
+    Compact(*t), distance,
+    if distance > length { "beyond".to_string() } else { format!("within {} m of", Compact(REACH_MARGIN)) },
+    Compact(*length),
     if *cubic {
         "use \"interpolation\": \"pchip\" on the keyframe paths (the cubic spline overshoots its keyframes) or keep the sticks closer together"
     } else {
