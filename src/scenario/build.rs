@@ -11,7 +11,8 @@ use crate::model::{
     Params, Range, StateError,
 };
 use crate::simulation::drive::{
-    ClampedSpline, Drive, DriveError, Path, SampledPath, Schedule, Tracking,
+    reach_warning, ClampedSpline, Drive, DriveError, MonotoneCubic, Path, Polyline, ReachWarning,
+    SampledPath, Schedule, Tracking,
 };
 use crate::simulation::run::{Settings, SetupError, Simulation};
 use crate::simulation::Method;
@@ -21,8 +22,8 @@ use super::limits::{row_count, Limits};
 use super::ranges;
 use super::spec::defaults;
 use super::spec::{
-    BodySpec, DiaboloSpec, DriveSpec, FrictionLawName, MethodName, ParamsSpec, PathSpec, Scenario,
-    ScheduleSpec, SimSpec,
+    BodySpec, DiaboloSpec, DriveSpec, FrictionLawName, InterpolationName, MethodName, ParamsSpec,
+    PathSpec, Scenario, ScheduleSpec, SimSpec,
 };
 
 /// A start whose string is within this of taut (m) is put exactly on the taut string, by
@@ -124,6 +125,18 @@ impl Scenario {
                 "check the initial positions",
             ),
         })
+    }
+
+    /// Warnings about the hands' paths in `simulation` (built from this scenario): the sticks
+    /// come within [`crate::simulation::drive::REACH_MARGIN`] of the string length, or beyond.
+    pub fn path_warnings(&self, simulation: &Simulation) -> Vec<ReachWarning> {
+        reach_warning(
+            &simulation.drives,
+            simulation.params.string_length,
+            self.sim.duration,
+        )
+        .into_iter()
+        .collect()
     }
 
     /// Every number of `initial` within its range.
@@ -676,12 +689,19 @@ fn build_path(at: &str, spec: &PathSpec, base: &FsPath) -> Result<Path, Scenario
     .into_iter()
     .filter_map(|(name, present)| present.then_some(name))
     .collect();
+    if let (None, Some(name)) = (&spec.keyframes, spec.interpolation) {
+        return Err(invalid(
+            format!("{at}.interpolation"),
+            format!("{name:?}").to_lowercase(),
+            "interpolation joins keyframes, and this path has none",
+            "remove \"interpolation\", or give the path as \"keyframes\"",
+        ));
+    }
     Ok(match (&spec.keyframes, &spec.sine, &spec.csv) {
         (Some(points), None, None) => {
             check_keyframes(&format!("{at}.keyframes"), points, &ranges::COORDINATE)?;
-            Path::Keyframes(
-                ClampedSpline::new(triples(points)).map_err(|e| drive_error(at, "keyframes", e))?,
-            )
+            keyframe_path(triples(points), spec.interpolation.unwrap_or_default())
+                .map_err(|e| drive_error(at, "keyframes", e))?
         }
         (None, Some(s), None) => {
             let at = format!("{at}.sine");
@@ -725,6 +745,18 @@ fn build_path(at: &str, spec: &PathSpec, base: &FsPath) -> Result<Path, Scenario
                 "keep one of \"keyframes\", \"sine\", \"csv\"",
             ));
         }
+    })
+}
+
+/// The path through keyframes joined as `interpolation` says.
+fn keyframe_path(
+    points: Vec<(f64, Vector2<f64>)>,
+    interpolation: InterpolationName,
+) -> Result<Path, DriveError> {
+    Ok(match interpolation {
+        InterpolationName::Cubic => Path::Keyframes(ClampedSpline::new(points)?),
+        InterpolationName::Pchip => Path::Monotone(MonotoneCubic::new(points)?),
+        InterpolationName::Linear => Path::Linear(Polyline::new(points)?),
     })
 }
 

@@ -17,8 +17,9 @@ pub use json::strict_json;
 pub use limits::Limits;
 pub use plausible::Warning;
 pub use spec::{
-    BodySpec, DiaboloSpec, DriveSpec, DrivesSpec, FrictionLawName, InitialSpec, MethodName,
-    ParamsSpec, PathSpec, ReleasedSpec, Scenario, ScheduleSpec, SimSpec, SineSpec, TrackingSpec,
+    BodySpec, DiaboloSpec, DriveSpec, DrivesSpec, FrictionLawName, InitialSpec, InterpolationName,
+    MethodName, ParamsSpec, PathSpec, ReleasedSpec, Scenario, ScheduleSpec, SimSpec, SineSpec,
+    TrackingSpec,
 };
 
 use serde_json::Value;

@@ -184,14 +184,21 @@ pub struct ScheduleSpec {
     pub keyframes: Option<Vec<[f64; 3]>>,
 }
 
-/// A hand path: one of `keyframes` [t, x, y] (a C2 spline, at rest at both ends), `sine`, or
-/// `csv` (a file of t,x,y samples relative to the scenario file, smoothed and differentiated).
+/// A hand path: one of `keyframes` [t, x, y] (joined as `interpolation` says, at rest at both
+/// ends), `sine`, or `csv` (a file of t,x,y samples relative to the scenario file, smoothed
+/// and differentiated).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PathSpec {
     /// [t, x, y]: t from -1e6 to 1e6 s, x and y from -1000 to 1000 m.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keyframes: Option<Vec<[f64; 3]>>,
+    /// How `keyframes` are joined: "cubic" (default: a C2 spline, which can overshoot and
+    /// ring between close keyframes), "pchip" (monotone C1 cubic: no overshoot, a repeated
+    /// keyframe holds the hand still) or "linear" (straight pieces; the velocity jumps at
+    /// each keyframe).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interpolation: Option<InterpolationName>,
     /// A sinusoid per axis.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sine: Option<SineSpec>,
@@ -206,6 +213,21 @@ pub struct PathSpec {
     /// exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tracking: Option<TrackingSpec>,
+}
+
+/// How a path's keyframes are joined.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum InterpolationName {
+    /// A C2 cubic spline with the hand at rest at the first and last keyframe; it can overshoot
+    /// the keyframes and move between two equal ones.
+    #[default]
+    Cubic,
+    /// A monotone cubic (Fritsch-Carlson, C1) per axis, at rest at the first and last keyframe:
+    /// never beyond two neighbouring keyframes, still between two equal ones.
+    Pchip,
+    /// Straight pieces at constant velocity: the velocity jumps at every keyframe.
+    Linear,
 }
 
 /// center + amplitude * sin(2 pi frequency t + phase), per axis.
@@ -410,6 +432,7 @@ impl DriveSpec {
     pub fn keyframes(keyframes: Vec<[f64; 3]>) -> Self {
         Self::Path(PathSpec {
             keyframes: Some(keyframes),
+            interpolation: None,
             sine: None,
             csv: None,
             smoothing: None,
@@ -422,6 +445,7 @@ impl DriveSpec {
     pub fn sine(center: [f64; 2], amplitude: [f64; 2], frequency: f64, phase: [f64; 2]) -> Self {
         Self::Path(PathSpec {
             keyframes: None,
+            interpolation: None,
             sine: Some(SineSpec {
                 center,
                 amplitude,

@@ -155,10 +155,7 @@ impl ClampedSpline {
             // 2 h_0 M_0 + h_0 M_1 = 6 (d_0 - 0), h_{i-1} M_{i-1} + 2 (h_{i-1} + h_i) M_i + h_i M_{i+1}
             // = 6 (d_i - d_{i-1}), h_{n-2} M_{n-2} + 2 h_{n-2} M_{n-1} = 6 (0 - d_{n-2}), d_i the slopes.
             let h: Vec<f64> = points.windows(2).map(|w| w[1].0 - w[0].0).collect();
-            let slope: Vec<Vector2<f64>> = points
-                .windows(2)
-                .map(|w| (w[1].1 - w[0].1) / (w[1].0 - w[0].0))
-                .collect();
+            let slope = slopes(&points);
             let mut diag = vec![0.0; n];
             let mut upper = vec![0.0; n];
             let mut lower = vec![0.0; n];
@@ -199,19 +196,10 @@ impl ClampedSpline {
     /// Position, velocity and acceleration at time t (s); at rest outside the keyframes.
     pub fn at(&self, t: f64) -> PathPoint {
         let p = &self.points;
-        let i = p.partition_point(|(ti, _)| *ti <= t);
-        if i == 0 {
-            return PathPoint {
-                pos: p[0].1,
-                ..PathPoint::default()
-            };
-        }
-        if i == p.len() {
-            return PathPoint {
-                pos: p[i - 1].1,
-                ..PathPoint::default()
-            };
-        }
+        let i = match piece(p, t) {
+            Ok(i) => i,
+            Err(rest) => return rest,
+        };
         let ((t0, y0), (t1, y1)) = (p[i - 1], p[i]);
         let (m0, m1) = (self.curvature[i - 1], self.curvature[i]);
         let h = t1 - t0;
@@ -220,6 +208,155 @@ impl ClampedSpline {
         let vel = (y1 - y0) / h + ((1.0 - 3.0 * a * a) * m0 + (3.0 * b * b - 1.0) * m1) * (h / 6.0);
         let acc = a * m0 + b * m1;
         PathPoint { pos, vel, acc }
+    }
+}
+
+/// The piece of keyframes `points` that holds time t: `Ok(i)` for the one from keyframe i - 1
+/// to keyframe i (a keyframe's own time belongs to the piece that starts there), or the hand
+/// at rest at the first keyframe before them and at the last one from its time on.
+fn piece(points: &[(f64, Vector2<f64>)], t: f64) -> Result<usize, PathPoint> {
+    let i = points.partition_point(|(ti, _)| *ti <= t);
+    let rest = |pos| PathPoint {
+        pos,
+        ..PathPoint::default()
+    };
+    if i == 0 {
+        Err(rest(points[0].1))
+    } else if i == points.len() {
+        Err(rest(points[i - 1].1))
+    } else {
+        Ok(i)
+    }
+}
+
+/// Slopes (change of position over time) of the pieces between keyframes, m/s.
+fn slopes(points: &[(f64, Vector2<f64>)]) -> Vec<Vector2<f64>> {
+    points
+        .windows(2)
+        .map(|w| (w[1].1 - w[0].1) / (w[1].0 - w[0].0))
+        .collect()
+}
+
+/// A monotone cubic Hermite interpolant through keyframes (Fritsch-Carlson, "pchip"), per
+/// axis: C1, never beyond the range of two neighbouring keyframes (no overshoot), still between
+/// two equal keyframes, at rest at the first and last keyframe and outside them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MonotoneCubic {
+    points: Vec<(f64, Vector2<f64>)>,
+    /// Velocities at the keyframes, m/s.
+    velocity: Vec<Vector2<f64>>,
+}
+
+impl MonotoneCubic {
+    /// The interpolant through keyframes (t, position), t in s and increasing, position in m;
+    /// checked: at least one, all finite.
+    pub fn new(points: Vec<(f64, Vector2<f64>)>) -> Result<Self, DriveError> {
+        check_points("path keyframes", &points, 1)?;
+        let n = points.len();
+        let slope = slopes(&points);
+        let mut velocity = vec![Vector2::zeros(); n];
+        for i in 1..n.saturating_sub(1) {
+            let (before, after) = (points[i].0 - points[i - 1].0, points[i + 1].0 - points[i].0);
+            for axis in 0..2 {
+                velocity[i][axis] =
+                    harmonic_velocity(slope[i - 1][axis], slope[i][axis], before, after);
+            }
+        }
+        Ok(Self { points, velocity })
+    }
+
+    /// Position, velocity and acceleration at time t (s); at rest outside the keyframes.
+    pub fn at(&self, t: f64) -> PathPoint {
+        let p = &self.points;
+        let i = match piece(p, t) {
+            Ok(i) => i,
+            Err(rest) => return rest,
+        };
+        let ((t0, y0), (t1, y1)) = (p[i - 1], p[i]);
+        let (v0, v1) = (self.velocity[i - 1], self.velocity[i]);
+        let h = t1 - t0;
+        let s = (t - t0) / h;
+        let (s2, s3) = (s * s, s * s * s);
+        // Cubic Hermite basis (the rise from y0 to y1, velocity at 0, velocity at 1) and its
+        // first and second derivatives in s; written on y1 - y0 so that a piece between equal
+        // keyframes with zero velocities is exactly still.
+        let basis = [
+            [-2.0 * s3 + 3.0 * s2, s3 - 2.0 * s2 + s, s3 - s2],
+            [
+                -6.0 * s2 + 6.0 * s,
+                3.0 * s2 - 4.0 * s + 1.0,
+                3.0 * s2 - 2.0 * s,
+            ],
+            [-12.0 * s + 6.0, 6.0 * s - 4.0, 6.0 * s - 2.0],
+        ];
+        let combine = |b: [f64; 3]| (y1 - y0) * b[0] + v0 * (h * b[1]) + v1 * (h * b[2]);
+        PathPoint {
+            pos: y0 + combine(basis[0]),
+            vel: combine(basis[1]) / h,
+            acc: combine(basis[2]) / (h * h),
+        }
+    }
+}
+
+/// Velocity at an interior keyframe of a monotone cubic from the slopes of the pieces before
+/// and after it (durations `before` and `after`): 0 where the slopes differ in sign or either
+/// is 0 (a turning point or a held point), else their weighted harmonic mean (Fritsch-Butland),
+/// which is at most 3 times the smaller slope and so never overshoots.
+fn harmonic_velocity(slope_before: f64, slope_after: f64, before: f64, after: f64) -> f64 {
+    if slope_before * slope_after <= 0.0 {
+        return 0.0;
+    }
+    let (w_before, w_after) = (2.0 * after + before, after + 2.0 * before);
+    (w_before + w_after) / (w_before / slope_before + w_after / slope_after)
+}
+
+/// Straight pieces between keyframes at constant velocity: position-exact, the velocity jumps at
+/// each keyframe (an impulsive hand) and the acceleration is 0 within the pieces; at rest
+/// outside the keyframes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Polyline {
+    points: Vec<(f64, Vector2<f64>)>,
+    /// Velocity of each piece, m/s.
+    velocity: Vec<Vector2<f64>>,
+}
+
+impl Polyline {
+    /// The polyline through keyframes (t, position), t in s and increasing, position in m;
+    /// checked: at least one, all finite.
+    pub fn new(points: Vec<(f64, Vector2<f64>)>) -> Result<Self, DriveError> {
+        check_points("path keyframes", &points, 1)?;
+        let velocity = slopes(&points);
+        Ok(Self { points, velocity })
+    }
+
+    /// Position, velocity (of the piece that starts at t at a keyframe) and acceleration (0)
+    /// at time t (s); at rest outside the keyframes.
+    pub fn at(&self, t: f64) -> PathPoint {
+        let i = match piece(&self.points, t) {
+            Ok(i) => i,
+            Err(rest) => return rest,
+        };
+        let (t0, y0) = self.points[i - 1];
+        let vel = self.velocity[i - 1];
+        PathPoint {
+            pos: y0 + vel * (t - t0),
+            vel,
+            acc: Vector2::zeros(),
+        }
+    }
+
+    /// The velocity just before and just after time t (s), m/s: different only at a keyframe
+    /// (at rest before the first keyframe and from the last one on).
+    pub fn velocity_jump(&self, t: f64) -> (Vector2<f64>, Vector2<f64>) {
+        let before = match self.points.partition_point(|(ti, _)| *ti < t) {
+            0 => Vector2::zeros(),
+            i => self
+                .velocity
+                .get(i - 1)
+                .copied()
+                .unwrap_or_else(Vector2::zeros),
+        };
+        (before, self.at(t).vel)
     }
 }
 
@@ -374,8 +511,12 @@ fn quintic_hermite(t0: f64, start: PathPoint, t1: f64, end: PathPoint, t: f64) -
 /// A prescribed stick path.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Path {
-    /// A clamped spline through keyframes.
+    /// A clamped spline through keyframes (`"interpolation": "cubic"`).
     Keyframes(ClampedSpline),
+    /// A monotone cubic through keyframes (`"interpolation": "pchip"`).
+    Monotone(MonotoneCubic),
+    /// Straight pieces between keyframes (`"interpolation": "linear"`).
+    Linear(Polyline),
     /// center + amplitude * sin(2 pi frequency t + phase), per component.
     Sine {
         /// Centre of the oscillation (x-y), m.
@@ -396,7 +537,9 @@ impl Path {
     /// a derivative of the position jumps there), s.
     pub fn knots(&self) -> Vec<f64> {
         match self {
-            Self::Keyframes(spline) => spline.points.iter().map(|p| p.0).collect(),
+            Self::Keyframes(ClampedSpline { points, .. })
+            | Self::Monotone(MonotoneCubic { points, .. })
+            | Self::Linear(Polyline { points, .. }) => points.iter().map(|p| p.0).collect(),
             Self::Samples(samples) => samples.times.clone(),
             Self::Sine { .. } => Vec::new(),
         }
@@ -406,6 +549,8 @@ impl Path {
     pub fn at(&self, t: f64) -> PathPoint {
         match self {
             Self::Keyframes(spline) => spline.at(t),
+            Self::Monotone(cubic) => cubic.at(t),
+            Self::Linear(polyline) => polyline.at(t),
             Self::Samples(samples) => samples.at(t),
             Self::Sine {
                 center,
@@ -424,6 +569,80 @@ impl Path {
             }
         }
     }
+}
+
+/// How close (m) the sticks on their paths may come to the string length before
+/// [`reach_warning`] warns: nearer, the string is almost straight and its tension huge.
+pub const REACH_MARGIN: f64 = 0.01;
+
+/// Most samples [`reach_warning`] takes over a run (a long run is sampled more coarsely).
+const REACH_SAMPLES: f64 = 1e6;
+
+/// Sticks whose paths bring them within [`REACH_MARGIN`] of the string length, or beyond.
+#[derive(Clone, Copy, Debug, PartialEq, Error)]
+#[error(
+    "at t = {} s the sticks' paths are {:.4} m apart, {} the string length {} m: the string is nearly straight there and the run may crawl or stop; {}",
+    Compact(*t), distance,
+    if distance > length { "beyond".to_string() } else { format!("within {} m of", Compact(REACH_MARGIN)) },
+    Compact(*length),
+    if *cubic {
+        "use \"interpolation\": \"pchip\" on the keyframe paths (the cubic spline overshoots its keyframes) or keep the sticks closer together"
+    } else {
+        "keep the sticks closer together or lengthen params.string_length"
+    }
+)]
+pub struct ReachWarning {
+    /// When the sticks are farthest apart, s.
+    pub t: f64,
+    /// Their distance then, m.
+    pub distance: f64,
+    /// The string length, m.
+    pub length: f64,
+    /// Whether a stick follows a cubic spline through keyframes (`pchip` would not overshoot).
+    pub cubic: bool,
+}
+
+/// A warning when both sticks follow (or track) paths that bring them within [`REACH_MARGIN`]
+/// of `length` (m) at some time of the run, from 0 to `duration` s: the paths are sampled
+/// every millisecond or every twentieth of the shortest keyframe spacing (at most
+/// 10^6 samples), and at every keyframe.
+pub fn reach_warning(drives: &[Drive; 2], length: f64, duration: f64) -> Option<ReachWarning> {
+    let (Some(left), Some(right)) = (drives[0].path(), drives[1].path()) else {
+        return None;
+    };
+    let mut times: Vec<f64> = left.knots();
+    times.extend(right.knots());
+    times.sort_by(f64::total_cmp);
+    let spacing = times
+        .iter()
+        .zip(times.iter().skip(1))
+        .map(|(a, b)| (b - a).abs())
+        .filter(|h| *h > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let step = (1e-3_f64).min(spacing / 20.0).max(duration / REACH_SAMPLES);
+    let samples = (duration / step).ceil() as usize;
+    times.retain(|t| (0.0..=duration).contains(t));
+    times.extend((0..=samples).map(|k| (k as f64 * step).min(duration)));
+    let distance = |t: f64| (right.at(t).pos - left.at(t).pos).norm();
+    let (t, farthest) =
+        times
+            .into_iter()
+            .map(|t| (t, distance(t)))
+            .fold((0.0, f64::NEG_INFINITY), |best, s| {
+                if s.1 > best.1 {
+                    s
+                } else {
+                    best
+                }
+            });
+    (farthest > length - REACH_MARGIN).then_some(ReachWarning {
+        t,
+        distance: farthest,
+        length,
+        cubic: [left, right]
+            .iter()
+            .any(|p| matches!(p, Path::Keyframes(_))),
+    })
 }
 
 /// A hand that pulls its stick toward a path: F = k (p - x) + b (p' - v), at most `max_force`.
@@ -470,6 +689,15 @@ impl Drive {
             Self::Released => Vec::new(),
             Self::Force(schedule) | Self::Accel(schedule) => schedule.knots(),
             Self::Path(path) | Self::Tracking(path, _) => path.knots(),
+        }
+    }
+
+    /// Times where the stick's velocity jumps (the keyframes of a followed linear path), s:
+    /// the run ends its steps there and gives the stick its path's new velocity.
+    pub fn velocity_jumps(&self) -> Vec<f64> {
+        match self {
+            Self::Path(path @ Path::Linear(_)) => path.knots(),
+            _ => Vec::new(),
         }
     }
 

@@ -55,7 +55,10 @@ fn run_loop(
 ) -> Result<(), RunError> {
     let settings = &hybrid.sim.settings;
     let end = settings.duration;
-    let mut schedule = Schedule::new(&hybrid.sim.drives);
+    let mut schedule = Schedule::new(&hybrid.sim.drives, Drive::breakpoints);
+    let mut jumps = Schedule::new(&hybrid.sim.drives, Drive::velocity_jumps);
+    let passed = hybrid.tolerances.breakpoint_passed;
+    jumps.limit(0.0, end, passed);
     let mut budget = Budget::new(settings, hybrid.tolerances.budget_window);
     hybrid.start()?;
     while hybrid.t < end {
@@ -76,11 +79,14 @@ fn run_loop(
                 hybrid.apply(&hit)?;
             }
         }
+        if let Some(knot) = jumps.reached(hybrid.t, passed) {
+            hybrid.jerk(hybrid.t, knot)?;
+        }
     }
     Ok(())
 }
 
-/// The drives' breakpoints (sorted): steps end there.
+/// Times of the drives (sorted: breakpoints, or velocity jumps), passed one by one.
 struct Schedule {
     breakpoints: Vec<f64>,
     /// Index of the first breakpoint not yet passed.
@@ -88,8 +94,8 @@ struct Schedule {
 }
 
 impl Schedule {
-    fn new(drives: &[Drive; 2]) -> Self {
-        let mut breakpoints: Vec<f64> = drives.iter().flat_map(Drive::breakpoints).collect();
+    fn new(drives: &[Drive; 2], times: fn(&Drive) -> Vec<f64>) -> Self {
+        let mut breakpoints: Vec<f64> = drives.iter().flat_map(times).collect();
         breakpoints.sort_by(f64::total_cmp);
         breakpoints.dedup();
         Self {
@@ -106,6 +112,16 @@ impl Schedule {
             self.next += 1;
         }
         self.breakpoints.get(self.next).map_or(end, |b| b.min(end))
+    }
+
+    /// The next time, if the run has reached it at t (within `passed`, s); it then counts as
+    /// passed.
+    fn reached(&mut self, t: f64, passed: f64) -> Option<f64> {
+        let due = *self.breakpoints.get(self.next)?;
+        ((due - t).abs() <= passed).then(|| {
+            self.next += 1;
+            due
+        })
     }
 }
 

@@ -10,6 +10,7 @@ use crate::model::{
     close_onto_string, filippov_mode, slip_at_capstan_bound, tensing_impulse_with_restitution,
     AxleMode, CartesianState, Kinematics, SlipDirection,
 };
+use crate::simulation::drive::{Drive, Path};
 
 use super::errors::{dynamics_failure, state_failure};
 use super::guards::{LooseGuard, TautGuard};
@@ -177,6 +178,41 @@ impl Hybrid<'_> {
             }
         }
         self.restart(t, &y)
+    }
+
+    /// A path stick's velocity jumps at `knot` (a keyframe of a linear path; the run is at t,
+    /// within round-off of it): each such stick takes its path's velocity after the knot (its position stays, on the path up to the drift the
+    /// path drive pulls back), and the hand does the work of the change, 1/2 m (v_after^2 -
+    /// v_before^2).
+    /// With the string taut, a jump that stretches it is caught as a tensing impulse (the
+    /// stick, infinitely heavy, keeps its velocity; the diabolos take the impulse), one that
+    /// shortens it slackens it; with the string loose only the sticks change.
+    pub fn jerk(&mut self, t: f64, knot: f64) -> Result<(), RunError> {
+        let d = self.modes.dimension();
+        let y = self.modes.stepper().y()[..d].to_vec();
+        let mut accounts = self.modes.accounts(&y);
+        let mut state = match self.modes.phase {
+            Phase::Taut => self.taut_state(t, &y)?,
+            Phase::Loose => self.modes.state(t, &y),
+        };
+        let mut work = 0.0;
+        for (stick, drive) in [&mut state.left, &mut state.right]
+            .into_iter()
+            .zip(&self.sim.drives)
+        {
+            if let Drive::Path(Path::Linear(polyline)) = drive {
+                let (before, after) = polyline.velocity_jump(knot);
+                work += 0.5
+                    * self.sim.params.stick_mass
+                    * (after.norm_squared() - before.norm_squared());
+                stick.vel = after;
+            }
+        }
+        accounts[0] += work;
+        match self.modes.phase {
+            Phase::Taut => self.tense(state, &accounts, t, Arrival::Start),
+            Phase::Loose => self.enter_loose(state, &accounts, t),
+        }
     }
 
     /// After a step without an event: a taut string must still be solvable.
