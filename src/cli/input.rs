@@ -59,7 +59,14 @@ pub fn load(input: &ScenarioArgs) -> Result<(Scenario, Simulation), ScenarioErro
     let simulation = scenario
         .build_within(&base, &limits)
         .map_err(with_likely_mistake)?;
-    report_warnings(input, scenario.warnings())?;
+    let mut warnings = scenario.warnings();
+    warnings.extend(
+        scenario
+            .path_warnings(&simulation)
+            .into_iter()
+            .map(Warning::Reach),
+    );
+    report_warnings(input, warnings)?;
     Ok((scenario, simulation))
 }
 

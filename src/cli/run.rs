@@ -13,11 +13,6 @@ use diabolo::output::{write_events, RunProgress, Summary, TrajectoryWriter};
 /// failed, and a failure is [`CliError::Run`] (exit 1).
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let (scenario, simulation) = load(&args.input)?;
-    if !args.quiet {
-        for warning in scenario.path_warnings(&simulation) {
-            note(format_args!("warning: {warning}"))?;
-        }
-    }
     // Every output file is opened before the run, so that a bad path is an input error.
     let outputs = [
         ("-o", args.output.as_ref()),

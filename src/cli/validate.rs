@@ -2,14 +2,11 @@
 
 use super::args::ValidateArgs;
 use super::input::load;
-use super::{note, say, CliError};
+use super::{say, CliError};
 
 /// Loads and builds the scenario; one line naming it, its diabolos and its duration.
 pub fn validate(args: &ValidateArgs) -> Result<(), CliError> {
     let (scenario, simulation) = load(&args.input)?;
-    for warning in scenario.path_warnings(&simulation) {
-        note(format_args!("warning: {warning}"))?;
-    }
     let diabolos = simulation.initial.diabolo_count();
     say(format_args!(
         "ok: {} ({} diabolo{}, {} s)",

@@ -200,6 +200,9 @@ pub enum Warning {
         /// The likely unit mistake (`146 cm is 1.46 m`), when one explains the value.
         mistake: Option<String>,
     },
+    /// Both hands' paths bring the sticks within 1 cm of the string length, or beyond.
+    #[error("drive: {0}")]
+    Reach(crate::simulation::drive::ReachWarning),
 }
 
 impl Warning {
@@ -207,6 +210,7 @@ impl Warning {
     pub fn path(&self) -> &str {
         match self {
             Self::Implausible { path, .. } => path,
+            Self::Reach(_) => "drive",
         }
     }
 
@@ -226,6 +230,12 @@ impl Warning {
                     "{}correct the value, or leave out --strict to run it as it is",
                     mistake.map_or(String::new(), |m| format!("likely a unit mistake ({m}): "))
                 ),
+            },
+            Self::Reach(reach) => ScenarioError::Invalid {
+                path: "drive".into(),
+                value: String::new(),
+                reason: reach.to_string(),
+                fix: "or leave out --strict to run it as it is".into(),
             },
         }
     }
