@@ -73,6 +73,30 @@ pub enum Command {
         after_help = "Example:\n  diabolo fit data/omron/*.csv --free friction,spin_inertia,spin_drag,string_length -o fitted.json"
     )]
     Fit(FitArgs),
+    /// Print the shell completion script of bash, zsh, fish, powershell or elvish.
+    #[command(
+        after_help = "Examples:\n  source <(diabolo completions bash)\n  diabolo completions bash > ~/.local/share/bash-completion/completions/diabolo\n  diabolo completions zsh > ~/.zfunc/_diabolo\n  diabolo completions fish > ~/.config/fish/completions/diabolo.fish"
+    )]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff): diabolo(1), or a subcommand's own page (diabolo-run(1)...).
+    #[command(
+        after_help = "Examples:\n  diabolo man > diabolo.1 && man ./diabolo.1\n  diabolo man run > diabolo-run.1"
+    )]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (default: the page of diabolo itself).
+    #[arg(value_name = "SUBCOMMAND")]
+    pub subcommand: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]

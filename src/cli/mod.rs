@@ -7,6 +7,7 @@
 
 mod args;
 mod check;
+mod completions;
 mod input;
 mod plot;
 mod replay;
@@ -149,6 +150,8 @@ pub fn execute(cli: Cli) -> Result<(), CliError> {
         Command::Replay(args) => replay::replay(&args),
         Command::Fit(args) => replay::fit(&args),
         Command::Schema => schema::schema(),
+        Command::Completions(args) => completions::completions(args.shell),
+        Command::Man(args) => completions::man(args.subcommand.as_deref()),
     }
 }
 

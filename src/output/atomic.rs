@@ -3,14 +3,16 @@
 //! file never committed never appears. Anything else (a character device such as `/dev/null` or
 //! a terminal, a FIFO, an open descriptor `/dev/stdout`) is written through as it goes: a rename
 //! would replace the device itself. Symbolic links are followed to their final target, which
-//! gets the content (the link stays a link).
+//! gets the content (the link stays a link). A target named `*.gz` gets its content
+//! gzip-compressed, renamed or written through alike (see [`super::compress`]).
 
 use std::fs::{File, Metadata};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use super::compress::{is_gzip_name, Encoded};
 use super::temporary;
 
 /// Longest chain of symbolic links followed (as the kernel's ELOOP limit).
@@ -82,13 +84,13 @@ pub struct AtomicFile {
     destination: PathBuf,
     /// The temporary file, until it is committed or removed; `None` when writing through.
     temp: Option<PathBuf>,
-    writer: BufWriter<File>,
+    writer: Encoded,
 }
 
 impl AtomicFile {
     /// Opens an output: the temporary file `.dbl-PID-N.tmp` in the target's folder, or the
     /// target itself when it is written through. The target's folder must exist and the target
-    /// must not be a folder.
+    /// must not be a folder. A target named `*.gz` is written gzip-compressed.
     pub fn open(target: &Path) -> Result<Self, DestinationError> {
         let (destination, temp, file) = match resolve(target)? {
             Destination::Renamed { path, .. } => {
@@ -104,7 +106,7 @@ impl AtomicFile {
             target: target.to_path_buf(),
             destination,
             temp,
-            writer: BufWriter::with_capacity(1 << 16, file),
+            writer: Encoded::new(file, is_gzip_name(target)),
         })
     }
 
@@ -118,14 +120,14 @@ impl AtomicFile {
         &self.target
     }
 
-    /// Flushes; a renamed file is then synced and renamed into place (the temporary file is
-    /// removed when that fails).
+    /// Ends a compressed stream and flushes; a renamed file is then synced and renamed into
+    /// place (the temporary file is removed when that fails).
     pub fn commit(mut self) -> io::Result<()> {
-        self.writer.flush()?;
+        let file = self.writer.finish()?;
         let Some(temp) = self.temp.clone() else {
             return Ok(());
         };
-        self.writer.get_ref().sync_all()?;
+        file.sync_all()?;
         let mut live = temporary::live();
         std::fs::rename(&temp, &self.destination)?;
         temporary::unregister(&mut live, &temp);

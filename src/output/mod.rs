@@ -1,8 +1,10 @@
 //! CSV tables read and written in one place ([`table`]). What a run writes: the trajectory CSV, the JSON-lines event log and the one-line JSON
 //! summary of docs/interface.md, each to any `io::Write`; files that appear only when complete
-//! (devices written through), removed when the process is interrupted; the run's progress bar.
+//! (devices written through), gzip-compressed when named `*.gz` ([`compress`]), removed when the
+//! process is interrupted; the run's progress bar.
 
 mod atomic;
+pub mod compress;
 mod events;
 #[cfg(feature = "cli")]
 mod progress;

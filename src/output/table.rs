@@ -16,8 +16,7 @@
 //! without its buffer between the line and the output.
 
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::Path;
 
 use thiserror::Error;
@@ -130,15 +129,16 @@ pub struct TrajectoryReader<R: Read> {
     previous_t: Option<f64>,
 }
 
-impl TrajectoryReader<BufReader<File>> {
-    /// Opens a trajectory file and reads its header.
+impl TrajectoryReader<Box<dyn BufRead + Send>> {
+    /// Opens a trajectory file (gzip-compressed or not, see [`super::compress`]) and reads its
+    /// header.
     pub fn open(path: &Path) -> Result<Self, TableError> {
         let file = path.display().to_string();
-        let input = File::open(path).map_err(|e| TableError::Input {
+        let input = super::compress::open(path).map_err(|e| TableError::Input {
             file: file.clone(),
             reason: format!("cannot read: {e}"),
         })?;
-        Self::new(file, BufReader::with_capacity(1 << 16, input))
+        Self::new(file, input)
     }
 }
 

@@ -125,7 +125,7 @@ pub struct Event {
 /// Reads an event log (JSON lines, `{"t": .., "kind": .., "object": ..}`).
 pub fn read_events(path: &Path) -> Result<Vec<Event>, PlotError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| PlotError::Input {
+    let text = crate::output::compress::read_to_string(path).map_err(|e| PlotError::Input {
         file: file.clone(),
         reason: format!("cannot read: {e}"),
     })?;

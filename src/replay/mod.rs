@@ -74,20 +74,22 @@ pub enum ReplayError {
 }
 
 impl Recording {
-    /// Reads a recording file (see [`Recording::parse`]); its name is the file stem.
+    /// Reads a recording file, gzip-compressed or not (see [`Recording::parse`]); its name is
+    /// the file stem (`.gz` removed first).
     pub fn read(path: &Path) -> Result<Self, ReplayError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ReplayError::Recording {
-            file: file.clone(),
-            reason: format!("cannot read: {e}"),
-        })?;
-        let name = path
+        let text =
+            crate::output::compress::read_to_string(path).map_err(|e| ReplayError::Recording {
+                file: file.clone(),
+                reason: format!("cannot read: {e}"),
+            })?;
+        let name = crate::output::compress::content_name(path)
             .file_stem()
             .map_or(file.clone(), |s| s.to_string_lossy().to_string());
         Self::parse(&name, &text).map_err(|reason| ReplayError::Recording { file, reason })
     }
 
-    /// Every `*.csv` recording in `dir`, sorted by name.
+    /// Every `*.csv` (or `*.csv.gz`) recording in `dir`, sorted by name.
     pub fn read_dir(dir: &Path) -> Result<Vec<Self>, ReplayError> {
         let failure = |e: std::io::Error| ReplayError::Recording {
             file: dir.display().to_string(),
@@ -96,7 +98,8 @@ impl Recording {
         let mut paths = Vec::new();
         for entry in std::fs::read_dir(dir).map_err(failure)? {
             let path = entry.map_err(failure)?.path();
-            if path.extension().is_some_and(|e| e == "csv") {
+            let content = crate::output::compress::content_name(&path);
+            if content.extension().is_some_and(|e| e == "csv") {
                 paths.push(path);
             }
         }
