@@ -277,12 +277,12 @@ fn reach_warning_needs_both_sticks_on_paths_and_sees_a_sine() {
 }
 
 #[test]
-fn validate_warns_on_stderr_with_exit_0_and_run_quiet_silences_it() {
+fn validate_warns_on_stderr_with_exit_0_run_quiet_silences_it_and_strict_refuses_it() {
     let file = scenario_file("reach_cubic.json", &issue_scenario("cubic"));
     let out = diabolo_cli(&["validate", file.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.starts_with("warning: at t = 0.4"), "{stderr}");
+    assert!(stderr.starts_with("warning: drive: at t = 0.4"), "{stderr}");
     assert!(stderr.contains("\"interpolation\": \"pchip\""), "{stderr}");
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("ok: reach"));
     let trajectory = file.with_extension("csv");
@@ -298,8 +298,12 @@ fn validate_warns_on_stderr_with_exit_0_and_run_quiet_silences_it() {
         }
         String::from_utf8_lossy(&diabolo_cli(&args).stderr).into_owned()
     };
-    assert!(run(false).contains("warning: at t = 0.4"));
+    assert!(run(false).contains("warning: drive: at t = 0.4"));
     assert!(!run(true).contains("warning"));
+    let strict = diabolo_cli(&["validate", file.to_str().unwrap(), "--strict"]);
+    let refused = String::from_utf8_lossy(&strict.stderr);
+    assert_eq!(strict.status.code(), Some(2), "{refused}");
+    assert!(refused.contains("drive: at t = 0.4"), "{refused}");
     let file = scenario_file("reach_pchip.json", &issue_scenario("pchip"));
     let out = diabolo_cli(&["validate", file.to_str().unwrap()]);
     assert!(
