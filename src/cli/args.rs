@@ -50,7 +50,7 @@ pub enum Command {
     /// as vertical lines; or with --xy the paths of the sticks and diabolos in the plane and the
     /// string at a few instants. SVG or PNG by the file's extension.
     #[command(
-        after_help = "Examples:\n  diabolo run scenarios/sun.json -o sun.csv --events sun.jsonl\n  diabolo plot sun.csv -o sun.svg --events sun.jsonl\n  diabolo plot sun.csv -o sun.png --columns d1_y,d1_w,T0+T1,energy\n  diabolo plot sun.csv -o sun_xy.svg --xy --instants 6 --events sun.jsonl"
+        after_help = "Examples:\n  diabolo run scenarios/sun.json -o sun.csv --events sun.jsonl\n  diabolo plot sun.csv -o sun.svg --events sun.jsonl\n  diabolo plot sun.csv -o sun.png --columns d1_y,d1_w,T0+T1,energy\n  diabolo plot sun.csv -o sun_xy.svg --xy --instants 6 --events sun.jsonl\n  diabolo plot long.csv -o window.png --from 20 --to 25 --events long.jsonl"
     )]
     Plot(PlotArgs),
     /// Animate a trajectory: sticks, string and spinning diabolos, as SVG or GIF.
@@ -59,7 +59,7 @@ pub enum Command {
     /// the time and the phase shown; an animated SVG that plays in a browser, or a GIF, by the
     /// file's extension.
     #[command(
-        after_help = "Examples:\n  diabolo animate sun.csv -o sun.svg\n  diabolo animate whip.csv -o whip.gif --fps 20 --speed 0.5 --width 480 --height 360"
+        after_help = "Examples:\n  diabolo animate sun.csv -o sun.svg\n  diabolo animate whip.csv -o whip.gif --fps 20 --speed 0.5 --width 480 --height 360\n  diabolo animate long.csv -o window.gif --from 20 --to 25"
     )]
     Animate(AnimateArgs),
     /// Replay a motion-capture recording: the model driven by the recorded hands predicts the
@@ -106,6 +106,19 @@ pub struct PlotArgs {
     /// Height in pixels (default 180 per panel and 70 more; --xy 640).
     #[arg(long)]
     pub height: Option<u32>,
+    #[command(flatten)]
+    pub window: WindowArgs,
+}
+
+/// `--from` and `--to`: a time window of the trajectory (shared by `plot` and `animate`).
+#[derive(Debug, Args)]
+pub struct WindowArgs {
+    /// Draw from this time on, s (default: the start of the run).
+    #[arg(long, value_name = "T")]
+    pub from: Option<f64>,
+    /// Draw up to this time, s (default: the end of the run).
+    #[arg(long, value_name = "T")]
+    pub to: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -131,6 +144,8 @@ pub struct AnimateArgs {
     /// 20, ... that keeps the turn between frames within 30 degrees).
     #[arg(long, value_name = "FACTOR")]
     pub spin_slowdown: Option<f64>,
+    #[command(flatten)]
+    pub window: WindowArgs,
 }
 
 #[derive(Debug, Args)]

@@ -2,19 +2,20 @@
 
 use std::path::Path;
 
-use super::args::{AnimateArgs, PlotArgs};
+use super::args::{AnimateArgs, PlotArgs, WindowArgs};
 use super::{commit, create, note, CliError};
 use diabolo::check::CheckError;
 use diabolo::output::table::Table;
 use diabolo::output::AtomicFile;
-use diabolo::plot::{self, AnimateOptions, Format, PlotError, SeriesOptions, XyOptions};
+use diabolo::plot::{self, AnimateOptions, Format, PlotError, SeriesOptions, Window, XyOptions};
 
 /// Draws the time series (or with `--xy` the paths) to the picture file.
 pub fn plot(args: &PlotArgs) -> Result<(), CliError> {
     let format = Format::from_path(&args.output)?;
-    let table = picture_table(&args.trajectory)?;
+    let window = window(&args.window);
+    let table = window.rows(&picture_table(&args.trajectory)?)?;
     let events = match &args.events {
-        Some(path) => plot::read_events(path)?,
+        Some(path) => window.events(&plot::read_events(path)?),
         None => Vec::new(),
     };
     let title = Some(file_title(&args.trajectory));
@@ -44,7 +45,7 @@ pub fn plot(args: &PlotArgs) -> Result<(), CliError> {
 /// Writes the animation and notes its frames, duration and spin slowdown on standard error.
 pub fn animate(args: &AnimateArgs) -> Result<(), CliError> {
     let format = Format::from_path(&args.output)?;
-    let table = picture_table(&args.trajectory)?;
+    let table = window(&args.window).rows(&picture_table(&args.trajectory)?)?;
     let options = AnimateOptions {
         fps: args.fps,
         speed: args.speed,
@@ -85,6 +86,14 @@ fn picture_table(path: &Path) -> Result<Table, CliError> {
         ))?;
     }
     Ok(table)
+}
+
+/// The time window of `--from` and `--to`.
+fn window(args: &WindowArgs) -> Window {
+    Window {
+        from: args.from,
+        to: args.to,
+    }
 }
 
 /// A picture's title: the trajectory's file name.
