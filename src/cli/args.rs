@@ -41,7 +41,7 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Compare two trajectory CSVs column by column; exit 1 when any deviates beyond tolerance.
     #[command(
-        after_help = "Example:\n  diabolo check new.csv tests/golden/whip.csv --rtol 1e-7 --atol 1e-9 --columns d1_x,d1_y,d1_w"
+        after_help = "Example (the golden files are on a 0.05 s grid: write the run on it too, or the\nvalues are interpolated and a warning says how far that alone can be off):\n  diabolo run scenarios/whip.json --set sim.output_interval=0.05 -o new.csv\n  diabolo check new.csv tests/golden/whip.csv --rtol 1e-7 --atol 1e-9 --columns d1_x,d1_y,d1_w"
     )]
     Check(CheckArgs),
     /// Draw a trajectory: time series with the events marked, or (--xy) the paths in the plane.

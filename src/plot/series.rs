@@ -323,7 +323,7 @@ impl Series<'_> {
         }
         let pad = 0.06 * (hi - lo);
         let (margin_bottom, label_area) = if last { (0, 44) } else { (4, 22) };
-        let (mut y0, mut y1) = (lo - pad, hi + pad);
+        let (y0, mut y1) = (lo - pad, hi + pad);
         if self.many_events() {
             // Room above the curves for the strip of event marks.
             let strip = f64::from(4 * event_kinds(self.events).len() as u32 + 2);
