@@ -146,6 +146,9 @@ pub struct AnimateArgs {
     pub spin_slowdown: Option<f64>,
     #[command(flatten)]
     pub window: WindowArgs,
+    /// No progress bar on standard error (it shows only on a terminal, after a second).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -278,6 +281,9 @@ pub struct ReplayArgs {
     /// Per-start errors CSV.
     #[arg(short, long, value_name = "ERRORS.csv")]
     pub output: Option<PathBuf>,
+    /// No progress bar on standard error (it shows only on a terminal, after a second).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// How a replay estimates the string length, the initial diabolo state and the hand paths
@@ -346,4 +352,7 @@ pub struct FitArgs {
     /// Write the fitted parameters here (a `params` object in the scenario format).
     #[arg(short, long, value_name = "PARAMS.json")]
     pub output: Option<PathBuf>,
+    /// No progress bar on standard error (it shows only on a terminal, after a second).
+    #[arg(short, long)]
+    pub quiet: bool,
 }

@@ -6,7 +6,7 @@ use super::args::{AnimateArgs, PlotArgs, WindowArgs};
 use super::{commit, create, note, CliError};
 use diabolo::check::CheckError;
 use diabolo::output::table::Table;
-use diabolo::output::AtomicFile;
+use diabolo::output::{AtomicFile, CountProgress};
 use diabolo::plot::{self, AnimateOptions, Format, PlotError, SeriesOptions, Window, XyOptions};
 
 /// Draws the time series (or with `--xy` the paths) to the picture file.
@@ -56,7 +56,12 @@ pub fn animate(args: &AnimateArgs) -> Result<(), CliError> {
         ..AnimateOptions::default()
     };
     let mut file = create(&args.output)?;
-    let drawn = plot::animate(&table, &options, format, &mut file);
+    let mut progress = CountProgress::new("frames", args.quiet);
+    let drawn =
+        plot::animate_with_progress(&table, &options, format, &mut file, &mut |done, all| {
+            progress.reached(done as u64, Some(all as u64), "")
+        });
+    progress.finish();
     let animation = finish_picture(file, drawn)?;
     let spin = if animation.spin_slowdown == 1.0 {
         "spools at the real spin".to_string()

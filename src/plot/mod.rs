@@ -39,7 +39,7 @@ use thiserror::Error;
 use crate::output::table::Table;
 use glyphs::GlyphText;
 
-pub use animate::{animate, AnimateOptions, Animation};
+pub use animate::{animate, animate_with_progress, AnimateOptions, Animation};
 pub use series::{default_panels, series, SeriesOptions};
 pub use window::Window;
 pub use xy::{xy, XyOptions};
