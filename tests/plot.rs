@@ -704,3 +704,36 @@ fn xy_time_labels_do_not_pile_up() {
         "{labels} of 60 time labels shown"
     );
 }
+
+#[test]
+fn png_curves_are_anti_aliased_with_blends_of_their_colour_and_white() {
+    let options = SeriesOptions {
+        panels: vec![vec!["d1_y".into()]],
+        ..SeriesOptions::default()
+    };
+    let png = render_series(&options, Format::Png);
+    let decoder = png::Decoder::new(Cursor::new(&png));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buffer).unwrap();
+    // The curve is #0066CC on white: a partly covered pixel is white + f (colour - white),
+    // 0 < f < 1, the same f in the three channels.
+    let blend = |p: &[u8]| {
+        let f = (255.0 - f64::from(p[0])) / 255.0;
+        let expect = |c: f64| 255.0 + f * (c - 255.0);
+        f > 0.05
+            && f < 0.95
+            && (f64::from(p[1]) - expect(102.0)).abs() <= 2.0
+            && (f64::from(p[2]) - expect(204.0)).abs() <= 2.0
+    };
+    let pixels = &buffer[..info.buffer_size()];
+    let blended = pixels.chunks_exact(3).filter(|p| blend(p)).count();
+    let solid = pixels
+        .chunks_exact(3)
+        .filter(|p| p == &[0, 102, 204])
+        .count();
+    assert!(
+        blended > solid / 2,
+        "{blended} blended pixels, {solid} solid"
+    );
+}

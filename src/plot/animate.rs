@@ -602,8 +602,8 @@ impl<'a> Scene<'a> {
         let mut buffer = vec![255u8; w as usize * h as usize * 3];
         for (i, frame) in self.frames.iter().enumerate() {
             {
-                let root =
-                    GlyphText(BitMapBackend::with_buffer(&mut buffer, (w, h))).into_drawing_area();
+                let root = GlyphText(BitMapBackend::with_buffer(&mut buffer, (w, h)), false)
+                    .into_drawing_area();
                 root.fill(&WHITE).map_err(draw_error)?;
                 self.draw_frame(&root, frame)?;
                 root.present().map_err(draw_error)?;

@@ -231,8 +231,11 @@ fn render_still(
         Format::Png => {
             let mut buffer = vec![255u8; width as usize * height as usize * 3];
             {
-                let root = GlyphText(BitMapBackend::with_buffer(&mut buffer, (width, height)))
-                    .into_drawing_area();
+                let root = GlyphText(
+                    BitMapBackend::with_buffer(&mut buffer, (width, height)),
+                    true,
+                )
+                .into_drawing_area();
                 root.fill(&WHITE).map_err(draw_error)?;
                 picture.draw(&root)?;
                 root.present().map_err(draw_error)?;
