@@ -62,6 +62,10 @@ pub struct ColumnReport {
     pub worst_ratio: f64,
     /// Text columns: the number of rows at the same time that differ.
     pub text_mismatches: usize,
+    /// The error linear interpolation of the expected values alone can make, estimated as the
+    /// largest |e(i+1) - 2 e(i) + e(i-1)| / 8 over the expected rows (h^2/8 |f''|, exact for a
+    /// parabola at mid-step); it matters only where the grids differ (see [`Grids`]).
+    pub interpolation: f64,
 }
 
 impl ColumnReport {
@@ -77,6 +81,7 @@ impl ColumnReport {
             at: f64::NAN,
             worst_ratio: 0.0,
             text_mismatches: 0,
+            interpolation: 0.0,
         }
     }
 
@@ -124,8 +129,24 @@ pub struct CheckReport {
     pub extra: Vec<String>,
     /// Time ranges (actual, expected) when they differ (a failure).
     pub time_ranges: Option<((f64, f64), (f64, f64))>,
+    /// The time grids, when they differ (actual rows between expected rows were compared with
+    /// interpolated values; see [`CheckReport::grid_warning`]).
+    pub grids: Option<Grids>,
     /// The tolerances and columns the comparison used.
     pub options: CheckOptions,
+}
+
+/// How the two time grids differ.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Grids {
+    /// Actual rows that fell between two expected rows (compared with interpolated values).
+    pub interpolated: usize,
+    /// All the actual rows.
+    pub rows: usize,
+    /// The largest time step of the actual trajectory, s.
+    pub actual_step: f64,
+    /// The largest time step of the expected trajectory (over the rows compared), s.
+    pub expected_step: f64,
 }
 
 impl CheckReport {
@@ -136,6 +157,93 @@ impl CheckReport {
             && self.extra.is_empty()
             && self.time_ranges.is_none()
             && self.columns.iter().all(ColumnReport::passed)
+    }
+
+    /// A warning when the time grids differ: the expected values were interpolated, the error
+    /// that alone implies per column (largest first), and how to compare on one grid.
+    pub fn grid_warning(&self) -> Option<String> {
+        let grids = self.grids.as_ref()?;
+        let mut columns: Vec<&ColumnReport> = self
+            .columns
+            .iter()
+            .filter(|c| c.interpolation > 0.0)
+            .collect();
+        columns.sort_by(|a, b| b.interpolation.total_cmp(&a.interpolation));
+        let estimates: Vec<String> = columns
+            .iter()
+            .take(5)
+            .map(|c| format!("{} {:.1e}", c.name, c.interpolation))
+            .collect();
+        let estimates = if estimates.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; linear interpolation alone can be off by about h^2/8 |f''|: {}",
+                estimates.join(", ")
+            )
+        };
+        Some(format!(
+            "warning: the time grids differ (actual step up to {} s, expected up to {} s): {} of \
+             {} actual rows fall between expected rows and are compared with linearly \
+             interpolated values{estimates}. For a strict comparison write both on one grid \
+             (diabolo run ... --set sim.output_interval={})",
+            Compact(to_nanoseconds(grids.actual_step)),
+            Compact(to_nanoseconds(grids.expected_step)),
+            grids.interpolated,
+            grids.rows,
+            Compact(to_nanoseconds(grids.expected_step)),
+        ))
+    }
+}
+
+/// A time step rounded to the nanosecond (a grid of 0.05 s shows as 0.05, not its rounding).
+fn to_nanoseconds(step: f64) -> f64 {
+    (step * 1e9).round() / 1e9
+}
+
+/// The largest second difference of each compared numeric column over the expected rows, and
+/// the largest step: what linear interpolation between those rows can miss.
+struct Curvature {
+    /// Per compared column: the expected values of the last two rows.
+    last: Vec<[f64; 2]>,
+    /// Per compared column: the largest |second difference| / 8 so far.
+    worst: Vec<f64>,
+    rows: usize,
+    last_t: f64,
+    step: f64,
+}
+
+impl Curvature {
+    fn new(columns: usize) -> Self {
+        Self {
+            last: vec![[f64::NAN; 2]; columns],
+            worst: vec![0.0; columns],
+            rows: 0,
+            last_t: f64::NAN,
+            step: 0.0,
+        }
+    }
+
+    /// Takes in the next expected row.
+    fn observe(&mut self, row: &Row, compared: &[Compared]) {
+        for ((c, last), worst) in compared.iter().zip(&mut self.last).zip(&mut self.worst) {
+            if c.text {
+                continue;
+            }
+            let value = row.numbers[c.expected];
+            if self.rows >= 2 {
+                let second = (value - 2.0 * last[1] + last[0]).abs() / 8.0;
+                if second.is_finite() {
+                    *worst = worst.max(second);
+                }
+            }
+            *last = [last[1], value];
+        }
+        if self.rows >= 1 {
+            self.step = self.step.max(row.t() - self.last_t);
+        }
+        self.last_t = row.t();
+        self.rows += 1;
     }
 }
 
@@ -248,16 +356,24 @@ pub fn compare_rows(
     if !expected.read(&mut after)? {
         return Err(no_rows(expected));
     }
+    let mut curvature = Curvature::new(compared.len());
+    curvature.observe(&after, &compared);
     let expected_start = after.t();
     let (mut has_before, mut exhausted) = (false, false);
     let mut actual_span: Option<(f64, f64)> = None;
+    let (mut rows, mut interpolated, mut actual_step) = (0, 0, 0.0f64);
     while actual.read(&mut row)? {
         let t = row.t();
+        if let Some((_, previous)) = actual_span {
+            actual_step = actual_step.max(t - previous);
+        }
         actual_span = Some((actual_span.map_or(t, |s| s.0), t));
+        rows += 1;
         while !exhausted && t > after.t() && !same_time(t, after.t()) {
             std::mem::swap(&mut before, &mut after);
             if expected.read(&mut after)? {
                 has_before = true;
+                curvature.observe(&after, &compared);
             } else {
                 std::mem::swap(&mut before, &mut after);
                 exhausted = true;
@@ -272,6 +388,7 @@ pub fn compare_rows(
                 }
             }
         } else if t < after.t() && has_before {
+            interpolated += 1;
             let f = (t - before.t()) / (after.t() - before.t());
             for (report, c) in columns.iter_mut().zip(&compared).filter(|(_, c)| !c.text) {
                 let (e0, e1) = (before.numbers[c.expected], after.numbers[c.expected]);
@@ -293,11 +410,21 @@ pub fn compare_rows(
     let time_ranges = ((actual_span.0 - expected_span.0).abs() > tolerance
         || (actual_span.1 - expected_span.1).abs() > tolerance)
         .then_some((actual_span, expected_span));
+    for (report, worst) in columns.iter_mut().zip(&curvature.worst) {
+        report.interpolation = *worst;
+    }
+    let grids = (interpolated > 0).then_some(Grids {
+        interpolated,
+        rows,
+        actual_step,
+        expected_step: curvature.step,
+    });
     Ok(CheckReport {
         columns,
         missing,
         extra,
         time_ranges,
+        grids,
         options: options.clone(),
     })
 }
@@ -326,6 +453,7 @@ pub fn compare(actual: &Table, expected: &Table, options: &CheckOptions) -> Chec
         missing: Vec::new(),
         extra: Vec::new(),
         time_ranges: None,
+        grids: None,
         options: options.clone(),
     })
 }
@@ -387,22 +515,37 @@ impl fmt::Display for CheckReport {
         }
         let failed = self.columns.iter().filter(|c| !c.passed()).count();
         if self.passed() {
-            write!(f, "PASS: {} columns within tolerance", self.columns.len())
-        } else {
+            return write!(f, "PASS: {} columns within tolerance", self.columns.len());
+        }
+        let mut reasons = Vec::new();
+        if failed > 0 {
+            reasons.push(format!(
+                "{failed} of {} columns beyond tolerance",
+                self.columns.len()
+            ));
+        }
+        let others = self.missing.len() + self.extra.len();
+        if others > 0 {
+            reasons.push(format!("{others} columns in one file only"));
+        }
+        if let Some(((a0, a1), (e0, e1))) = self.time_ranges {
+            reasons.push(format!(
+                "the time ranges differ (actual {}-{} s, expected {}-{} s)",
+                Compact(a0),
+                Compact(a1),
+                Compact(e0),
+                Compact(e1)
+            ));
+        }
+        write!(f, "FAIL: {}", reasons.join(", "))?;
+        if failed == 0 && !self.columns.is_empty() {
             write!(
                 f,
-                "FAIL: {failed} of {} columns beyond tolerance",
+                " (all {} columns compared are within tolerance)",
                 self.columns.len()
             )?;
-            let others = self.missing.len() + self.extra.len();
-            if others > 0 {
-                write!(f, ", {others} columns in one file only")?;
-            }
-            if self.time_ranges.is_some() {
-                write!(f, ", time ranges differ")?;
-            }
-            Ok(())
         }
+        Ok(())
     }
 }
 #[cfg(test)]
@@ -444,5 +587,68 @@ mod tests {
         assert!(!r.passed());
         let text = r.to_string();
         assert!(text.contains("missing from the actual trajectory: y") && text.contains("FAIL"));
+    }
+
+    #[test]
+    fn a_run_differing_only_in_its_time_range_fails_naming_the_ranges_not_the_columns() {
+        let expected = table("t,x\n0,0\n1,1\n2,2\n3,3\n");
+        let actual = table("t,x\n0,0\n1,1\n2,2\n3,3\n3.9,3.9\n");
+        let text = compare(&actual, &expected, &CheckOptions::default()).to_string();
+        let verdict = text.lines().last().unwrap();
+        assert_eq!(
+            verdict,
+            "FAIL: the time ranges differ (actual 0-3.9 s, expected 0-3 s) (all 1 columns \
+             compared are within tolerance)"
+        );
+        assert!(!text.contains("0 of 1 columns"), "{text}");
+    }
+
+    #[test]
+    fn the_same_grid_gives_no_grid_warning() {
+        let a = table("t,x\n0,0\n0.5,0.25\n1,1\n");
+        let r = compare(&a, &a, &CheckOptions::default());
+        assert_eq!(r.grids, None);
+        assert_eq!(r.grid_warning(), None);
+    }
+
+    #[test]
+    fn differing_grids_warn_with_the_interpolation_error_of_a_parabola() {
+        // x = t^2 on a grid of h = 0.5: linear interpolation is off by h^2/4 = 0.0625 at the
+        // mid-steps, which is h^2/8 |x''| with x'' = 2: the estimate is exact.
+        let h: f64 = 0.5;
+        let coarse: String = (0..=4)
+            .map(|i| {
+                let t = i as f64 * h;
+                format!("{t},{}\n", t * t)
+            })
+            .collect();
+        let fine: String = (0..=8)
+            .map(|i| {
+                let t = i as f64 * h / 2.0;
+                format!("{t},{}\n", t * t)
+            })
+            .collect();
+        let expected = table(&format!("t,x\n{coarse}"));
+        let actual = table(&format!("t,x\n{fine}"));
+        let r = compare(&actual, &expected, &CheckOptions::default());
+        let x = &r.columns[0];
+        assert!(
+            (x.interpolation - h * h / 4.0).abs() < 1e-12,
+            "{}",
+            x.interpolation
+        );
+        // The real deviation at the mid-steps is exactly the estimate.
+        assert!((x.worst - h * h / 4.0).abs() < 1e-12, "{}", x.worst);
+        let grids = r.grids.clone().unwrap();
+        assert_eq!((grids.interpolated, grids.rows), (4, 9));
+        assert_eq!((grids.actual_step, grids.expected_step), (0.25, 0.5));
+        let warning = r.grid_warning().unwrap();
+        assert!(warning.contains("the time grids differ"), "{warning}");
+        assert!(warning.contains("4 of 9 actual rows"), "{warning}");
+        assert!(warning.contains("x 6.2e-2"), "{warning}");
+        assert!(
+            warning.contains("--set sim.output_interval=0.5"),
+            "{warning}"
+        );
     }
 }

@@ -181,6 +181,9 @@ pub fn objective(
 struct Problem<'a> {
     recordings: &'a [Recording],
     options: &'a FitOptions,
+    /// Evaluations so far and the best objective among them.
+    tally: &'a std::sync::Mutex<(u64, f64)>,
+    progress: &'a (dyn Fn(u64, f64) + Sync),
 }
 
 impl Problem<'_> {
@@ -199,6 +202,11 @@ impl CostFunction for Problem<'_> {
 
     fn cost(&self, x: &Self::Param) -> Result<f64, ArgminError> {
         let (value, _, _) = objective(self.recordings, &self.with(x), self.options.spin_weight)?;
+        if let Ok(mut tally) = self.tally.lock() {
+            tally.0 += 1;
+            tally.1 = tally.1.min(value);
+            (self.progress)(tally.0, tally.1);
+        }
         Ok(value)
     }
 }
@@ -209,6 +217,16 @@ pub const MAX_ITERATIONS: u64 = 1000;
 
 /// Fits the free parameters on all the recordings together.
 pub fn fit(recordings: &[Recording], options: &FitOptions) -> Result<FitReport, FitError> {
+    fit_with_progress(recordings, options, &|_, _| {})
+}
+
+/// [`fit`], calling `progress(evaluations, best objective so far)` after each evaluation of the
+/// objective by the optimiser.
+pub fn fit_with_progress(
+    recordings: &[Recording],
+    options: &FitOptions,
+    progress: &(dyn Fn(u64, f64) + Sync),
+) -> Result<FitReport, FitError> {
     if options.free.is_empty() {
         return Err(FitError::Parameter(
             "--free: name at least one parameter".into(),
@@ -239,9 +257,12 @@ pub fn fit(recordings: &[Recording], options: &FitOptions) -> Result<FitReport, 
     }
     let (objective_before, position_before, spin_before) =
         objective(recordings, &options.replay, options.spin_weight)?;
+    let tally = std::sync::Mutex::new((0, objective_before));
     let problem = Problem {
         recordings,
         options,
+        tally: &tally,
+        progress,
     };
     let solver = NelderMead::new(simplex)
         .with_sd_tolerance(1e-5)
@@ -260,6 +281,8 @@ pub fn fit(recordings: &[Recording], options: &FitOptions) -> Result<FitReport, 
     let problem = Problem {
         recordings,
         options,
+        tally: &tally,
+        progress: &|_, _| {},
     };
     let fitted = problem.with(&best);
     let (objective_after, position_after, spin_after) =

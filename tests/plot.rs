@@ -535,3 +535,205 @@ fn loose_phases_are_shaded_and_animated_as_a_dashed_string() {
     .unwrap();
     assert_eq!(decode_gif(&gif).2, made.frames);
 }
+
+/// The polylines of an SVG drawn in `colour` (`#RRGGBB`) below the 50 px header (its legend),
+/// each as its points.
+fn polylines(document: &roxmltree::Document, colour: &str) -> Vec<Vec<(f64, f64)>> {
+    let lines = document
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some(colour))
+        .map(|n| {
+            n.attribute("points")
+                .unwrap_or("")
+                .split_whitespace()
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect::<Vec<(f64, f64)>>()
+        });
+    lines.filter(|l| l.iter().all(|p| p.1 > 50.0)).collect()
+}
+
+#[test]
+fn a_window_draws_only_the_rows_and_events_inside_it() {
+    let sun = sun();
+    let (csv, events) = (sun.csv.to_str().unwrap(), sun.events_path.to_str().unwrap());
+    let target = sun.dir.join("window.svg");
+    let args = [
+        "plot",
+        csv,
+        "-o",
+        target.to_str().unwrap(),
+        "--columns",
+        "d1_y",
+    ];
+    let out = diabolo(&[&args[..], &["--events", events, "--from", "1", "--to", "2"]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let svg = std::fs::read(&target).unwrap();
+    let document = svg_document(&svg);
+    let inside = |t: &f64| (1.0..=2.0).contains(t);
+    let rows = sun.table.numbers[0].iter().filter(|t| inside(t)).count();
+    let curve = polylines(&document, "#0066CC");
+    assert_eq!(curve.len(), 1);
+    assert_eq!(curve[0].len(), rows, "one point per row in the window");
+    assert!(rows < sun.table.rows() / 2);
+    // The sun's events in [1, 2] s are sticks and unsticks: one line each, none for the others.
+    let drawn = |colour| polylines(&document, colour).len();
+    let count = |kind: &str| {
+        sun.events
+            .iter()
+            .filter(|e| e.kind == kind && inside(&e.t))
+            .count()
+    };
+    assert_eq!(drawn("#009933"), count("stick"));
+    assert_eq!(drawn("#0099CC"), count("unstick"));
+    assert!(count("stick") > 0);
+    let outside = sun.events.iter().filter(|e| !inside(&e.t)).count();
+    assert!(
+        outside > 0 && drawn("#9933CC") == 0,
+        "no slip reversal, all at t < 1"
+    );
+
+    // The time axis spans the window (a tick at 1.5 s).
+    let texts = svg_texts(&document);
+    let ticks: Vec<f64> = texts.iter().filter_map(|t| t.parse().ok()).collect();
+    assert!(ticks.contains(&1.5), "{texts:?}");
+
+    // A window outside the run is refused, naming the run's time range; nothing is written.
+    let missing = sun.dir.join("outside.svg");
+    let out = diabolo(&["plot", csv, "-o", missing.to_str().unwrap(), "--from", "5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("runs from 0 s to 2.7 s"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!missing.exists());
+    let gif = sun.dir.join("window.gif");
+    let out = diabolo(&[
+        "animate",
+        csv,
+        "-o",
+        gif.to_str().unwrap(),
+        "--from",
+        "1",
+        "--to",
+        "2",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (_, _, frames, _) = decode_gif(&std::fs::read(&gif).unwrap());
+    assert_eq!(frames, 31, "1 s at 30 fps, both ends");
+}
+
+#[test]
+fn many_events_are_marked_in_a_strip_one_mark_per_kind_and_pixel_column() {
+    let sun = sun();
+    let kinds = ["tense", "loosen", "stick"];
+    let end = sun.table.numbers[0][sun.table.rows() - 1];
+    let events: Vec<Event> = (0..600)
+        .map(|i| Event {
+            t: end * i as f64 / 600.0,
+            kind: kinds[i % 3].into(),
+            object: Some(1),
+        })
+        .collect();
+    let options = SeriesOptions {
+        panels: vec![vec!["d1_y".into()]],
+        width: 200,
+        ..SeriesOptions::default()
+    };
+    let mut svg = Vec::new();
+    plot::series(&sun.table, &events, &options, Format::Svg, &mut svg).unwrap();
+    let document = svg_document(&svg);
+    let texts = svg_texts(&document);
+    assert!(
+        texts.iter().any(|t| t.starts_with("600 events: marks")),
+        "{texts:?}"
+    );
+    for (kind, colour) in kinds.iter().zip(["#CC0000", "#FF9900", "#009933"]) {
+        assert!(texts.iter().any(|t| t == kind), "{kind} in the legend");
+        let marks = polylines(&document, colour);
+        let marks: Vec<_> = marks.iter().filter(|m| m.len() == 2).collect();
+        // 200 events of each kind on about 90 pixel columns: one mark per column.
+        assert!(
+            (50..=100).contains(&marks.len()),
+            "{kind}: {} marks",
+            marks.len()
+        );
+        // Short marks (4 px), not lines across the panel.
+        assert!(marks.iter().all(|m| (m[0].1 - m[1].1).abs() <= 5.0));
+    }
+}
+
+#[test]
+fn a_curve_identical_to_another_in_its_panel_is_dashed_and_says_so() {
+    let options = SeriesOptions {
+        panels: vec![vec!["d1_y".into(), "d1_y".into(), "d1_x".into()]],
+        ..SeriesOptions::default()
+    };
+    let mut svg = Vec::new();
+    plot::series(&sun().table, &[], &options, Format::Svg, &mut svg).unwrap();
+    let document = svg_document(&svg);
+    let texts = svg_texts(&document);
+    assert!(
+        texts.iter().any(|t| t == "d1_y (= d1_y, dashed)"),
+        "{texts:?}"
+    );
+    assert!(texts.iter().any(|t| t == "d1_x"), "{texts:?}");
+    // The first and third are one polyline each (and a legend swatch); the second, dashed,
+    // many short ones.
+    assert_eq!(polylines(&document, "#0066CC").len(), 2);
+    assert!(polylines(&document, "#CC3300").len() > 10);
+    assert_eq!(polylines(&document, "#009933").len(), 2);
+}
+
+#[test]
+fn xy_time_labels_do_not_pile_up() {
+    let sun = sun();
+    let options = XyOptions {
+        instants: 60,
+        ..XyOptions::default()
+    };
+    let mut svg = Vec::new();
+    plot::xy(&sun.table, &[], &options, Format::Svg, &mut svg).unwrap();
+    let texts = svg_texts(&svg_document(&svg));
+    let labels = texts.iter().filter(|t| t.starts_with("t = ")).count();
+    assert!(
+        (2..60).contains(&labels),
+        "{labels} of 60 time labels shown"
+    );
+}
+
+#[test]
+fn png_curves_are_anti_aliased_with_blends_of_their_colour_and_white() {
+    let options = SeriesOptions {
+        panels: vec![vec!["d1_y".into()]],
+        ..SeriesOptions::default()
+    };
+    let png = render_series(&options, Format::Png);
+    let decoder = png::Decoder::new(Cursor::new(&png));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buffer).unwrap();
+    // The curve is #0066CC on white: a partly covered pixel is white + f (colour - white),
+    // 0 < f < 1, the same f in the three channels.
+    let blend = |p: &[u8]| {
+        let f = (255.0 - f64::from(p[0])) / 255.0;
+        let expect = |c: f64| 255.0 + f * (c - 255.0);
+        f > 0.05
+            && f < 0.95
+            && (f64::from(p[1]) - expect(102.0)).abs() <= 2.0
+            && (f64::from(p[2]) - expect(204.0)).abs() <= 2.0
+    };
+    let pixels = &buffer[..info.buffer_size()];
+    let blended = pixels.chunks_exact(3).filter(|p| blend(p)).count();
+    let solid = pixels
+        .chunks_exact(3)
+        .filter(|p| p == &[0, 102, 204])
+        .count();
+    assert!(
+        blended > solid / 2,
+        "{blended} blended pixels, {solid} solid"
+    );
+}

@@ -415,3 +415,52 @@ fn check_passes_identical_trajectories_and_names_a_moved_column() {
     assert_eq!(missing.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn check_on_different_grids_warns_and_the_help_example_on_the_golden_grid_passes() {
+    let d = dir("check-grids");
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/whip.csv");
+    let golden = golden.to_str().unwrap();
+    let whip = scenario("whip.json");
+    let run = |name: &str, extra: &[&str]| {
+        let csv = d.join(name).display().to_string();
+        let args = [&["run", &whip, "-o", &csv, "--quiet"][..], extra].concat();
+        assert!(diabolo(&args).status.success());
+        csv
+    };
+    let tolerances = [
+        "--rtol",
+        "1e-7",
+        "--atol",
+        "1e-9",
+        "--columns",
+        "d1_x,d1_y,d1_w",
+    ];
+    // The run's own 0.01 s grid: the golden 0.05 s grid is interpolated, and a warning says so.
+    let fine = run("fine.csv", &[]);
+    let out = diabolo(&[&["check", &fine, golden][..], &tolerances].concat());
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: the time grids differ"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("--set sim.output_interval=0.05"),
+        "{stderr}"
+    );
+    // The help's example: the run written on the golden grid passes without a warning.
+    let help = String::from_utf8_lossy(&diabolo(&["check", "--help"]).stdout).to_string();
+    assert!(
+        help.contains("--set sim.output_interval=0.05 -o new.csv"),
+        "{help}"
+    );
+    let on_grid = run("new.csv", &["--set", "sim.output_interval=0.05"]);
+    let out = diabolo(&[&["check", &on_grid, golden][..], &tolerances].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
+}

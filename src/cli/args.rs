@@ -41,7 +41,7 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Compare two trajectory CSVs column by column; exit 1 when any deviates beyond tolerance.
     #[command(
-        after_help = "Example:\n  diabolo check new.csv tests/golden/whip.csv --rtol 1e-7 --atol 1e-9 --columns d1_x,d1_y,d1_w"
+        after_help = "Example (the golden files are on a 0.05 s grid: write the run on it too, or the\nvalues are interpolated and a warning says how far that alone can be off):\n  diabolo run scenarios/whip.json --set sim.output_interval=0.05 -o new.csv\n  diabolo check new.csv tests/golden/whip.csv --rtol 1e-7 --atol 1e-9 --columns d1_x,d1_y,d1_w"
     )]
     Check(CheckArgs),
     /// Draw a trajectory: time series with the events marked, or (--xy) the paths in the plane.
@@ -50,7 +50,7 @@ pub enum Command {
     /// as vertical lines; or with --xy the paths of the sticks and diabolos in the plane and the
     /// string at a few instants. SVG or PNG by the file's extension.
     #[command(
-        after_help = "Examples:\n  diabolo run scenarios/sun.json -o sun.csv --events sun.jsonl\n  diabolo plot sun.csv -o sun.svg --events sun.jsonl\n  diabolo plot sun.csv -o sun.png --columns d1_y,d1_w,T0+T1,energy\n  diabolo plot sun.csv -o sun_xy.svg --xy --instants 6 --events sun.jsonl"
+        after_help = "Examples:\n  diabolo run scenarios/sun.json -o sun.csv --events sun.jsonl\n  diabolo plot sun.csv -o sun.svg --events sun.jsonl\n  diabolo plot sun.csv -o sun.png --columns d1_y,d1_w,T0+T1,energy\n  diabolo plot sun.csv -o sun_xy.svg --xy --instants 6 --events sun.jsonl\n  diabolo plot long.csv -o window.png --from 20 --to 25 --events long.jsonl"
     )]
     Plot(PlotArgs),
     /// Animate a trajectory: sticks, string and spinning diabolos, as SVG or GIF.
@@ -59,7 +59,7 @@ pub enum Command {
     /// the time and the phase shown; an animated SVG that plays in a browser, or a GIF, by the
     /// file's extension.
     #[command(
-        after_help = "Examples:\n  diabolo animate sun.csv -o sun.svg\n  diabolo animate whip.csv -o whip.gif --fps 20 --speed 0.5 --width 480 --height 360"
+        after_help = "Examples:\n  diabolo animate sun.csv -o sun.svg\n  diabolo animate whip.csv -o whip.gif --fps 20 --speed 0.5 --width 480 --height 360\n  diabolo animate long.csv -o window.gif --from 20 --to 25"
     )]
     Animate(AnimateArgs),
     /// Replay a motion-capture recording: the model driven by the recorded hands predicts the
@@ -130,6 +130,19 @@ pub struct PlotArgs {
     /// Height in pixels (default 180 per panel and 70 more; --xy 640).
     #[arg(long)]
     pub height: Option<u32>,
+    #[command(flatten)]
+    pub window: WindowArgs,
+}
+
+/// `--from` and `--to`: a time window of the trajectory (shared by `plot` and `animate`).
+#[derive(Debug, Args)]
+pub struct WindowArgs {
+    /// Draw from this time on, s (default: the start of the run).
+    #[arg(long, value_name = "T")]
+    pub from: Option<f64>,
+    /// Draw up to this time, s (default: the end of the run).
+    #[arg(long, value_name = "T")]
+    pub to: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -155,6 +168,11 @@ pub struct AnimateArgs {
     /// 20, ... that keeps the turn between frames within 30 degrees).
     #[arg(long, value_name = "FACTOR")]
     pub spin_slowdown: Option<f64>,
+    #[command(flatten)]
+    pub window: WindowArgs,
+    /// No progress bar on standard error (it shows only on a terminal, after a second).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -291,6 +309,9 @@ pub struct ReplayArgs {
     /// Per-start errors CSV.
     #[arg(short, long, value_name = "ERRORS.csv")]
     pub output: Option<PathBuf>,
+    /// No progress bar on standard error (it shows only on a terminal, after a second).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// How a replay estimates the string length, the initial diabolo state and the hand paths
@@ -359,4 +380,7 @@ pub struct FitArgs {
     /// Write the fitted parameters here (a `params` object in the scenario format).
     #[arg(short, long, value_name = "PARAMS.json")]
     pub output: Option<PathBuf>,
+    /// No progress bar on standard error (it shows only on a terminal, after a second).
+    #[arg(short, long)]
+    pub quiet: bool,
 }

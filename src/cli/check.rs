@@ -1,7 +1,7 @@
 //! `diabolo check`: compare two trajectory CSVs column by column.
 
 use super::args::CheckArgs;
-use super::{input_error, say, CliError};
+use super::{input_error, note, say, CliError};
 use diabolo::check::{compare_files, CheckOptions};
 
 /// Prints the comparison; [`CliError::Differ`] (exit 1) when a column deviates beyond tolerance.
@@ -23,6 +23,9 @@ pub fn check(args: &CheckArgs) -> Result<(), CliError> {
         columns: args.columns.clone(),
     };
     let report = compare_files(&args.actual, &args.expected, &options)?;
+    if let Some(warning) = report.grid_warning() {
+        note(warning)?;
+    }
     say(&report)?;
     if report.passed() {
         Ok(())

@@ -2,19 +2,20 @@
 
 use std::path::Path;
 
-use super::args::{AnimateArgs, PlotArgs};
+use super::args::{AnimateArgs, PlotArgs, WindowArgs};
 use super::{commit, create, note, CliError};
 use diabolo::check::CheckError;
 use diabolo::output::table::Table;
-use diabolo::output::AtomicFile;
-use diabolo::plot::{self, AnimateOptions, Format, PlotError, SeriesOptions, XyOptions};
+use diabolo::output::{AtomicFile, CountProgress};
+use diabolo::plot::{self, AnimateOptions, Format, PlotError, SeriesOptions, Window, XyOptions};
 
 /// Draws the time series (or with `--xy` the paths) to the picture file.
 pub fn plot(args: &PlotArgs) -> Result<(), CliError> {
     let format = Format::for_command(&args.output, "diabolo plot", &[Format::Svg, Format::Png])?;
-    let table = picture_table(&args.trajectory)?;
+    let window = window(&args.window);
+    let table = window.rows(&picture_table(&args.trajectory)?)?;
     let events = match &args.events {
-        Some(path) => plot::read_events(path)?,
+        Some(path) => window.events(&plot::read_events(path)?),
         None => Vec::new(),
     };
     let title = Some(file_title(&args.trajectory));
@@ -44,7 +45,7 @@ pub fn plot(args: &PlotArgs) -> Result<(), CliError> {
 /// Writes the animation and notes its frames, duration and spin slowdown on standard error.
 pub fn animate(args: &AnimateArgs) -> Result<(), CliError> {
     let format = Format::for_command(&args.output, "diabolo animate", &[Format::Svg, Format::Gif])?;
-    let table = picture_table(&args.trajectory)?;
+    let table = window(&args.window).rows(&picture_table(&args.trajectory)?)?;
     let options = AnimateOptions {
         fps: args.fps,
         speed: args.speed,
@@ -55,7 +56,12 @@ pub fn animate(args: &AnimateArgs) -> Result<(), CliError> {
         ..AnimateOptions::default()
     };
     let mut file = create(&args.output)?;
-    let drawn = plot::animate(&table, &options, format, &mut file);
+    let mut progress = CountProgress::new("frames", args.quiet);
+    let drawn =
+        plot::animate_with_progress(&table, &options, format, &mut file, &mut |done, all| {
+            progress.reached(done as u64, Some(all as u64), "")
+        });
+    progress.finish();
     let animation = finish_picture(file, drawn)?;
     let spin = if animation.spin_slowdown == 1.0 {
         "spools at the real spin".to_string()
@@ -85,6 +91,14 @@ fn picture_table(path: &Path) -> Result<Table, CliError> {
         ))?;
     }
     Ok(table)
+}
+
+/// The time window of `--from` and `--to`.
+fn window(args: &WindowArgs) -> Window {
+    Window {
+        from: args.from,
+        to: args.to,
+    }
 }
 
 /// A picture's title: the trajectory's file name.

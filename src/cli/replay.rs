@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
@@ -9,6 +10,7 @@ use super::args::{FitArgs, InitialArg, ReplayArgs, ReplaySettingsArgs};
 use super::{create, input_error, say, write_file, CliError};
 use diabolo::display::Compact;
 use diabolo::fit::{FitError, FitOptions, FreeParameter, ParamsFile};
+use diabolo::output::CountProgress;
 use diabolo::replay::{
     effective_length, statistics, InitialEstimate, LengthEstimate, Recording, ReplayOptions,
     StartResult,
@@ -90,8 +92,17 @@ pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
         &args.settings,
     )?;
     let file = args.output.as_deref().map(create).transpose()?;
-    let results = diabolo::replay::replay(&rec, &options)
-        .map_err(|e| input_error(args.recording.display().to_string(), e.to_string()))?;
+    let progress = Mutex::new(CountProgress::new("starts", args.quiet));
+    let replayed = diabolo::replay::replay_with_progress(&rec, &options, &|done, all| {
+        if let Ok(mut progress) = progress.lock() {
+            progress.reached(done as u64, Some(all as u64), "");
+        }
+    });
+    if let Ok(mut progress) = progress.lock() {
+        progress.finish();
+    }
+    let results =
+        replayed.map_err(|e| input_error(args.recording.display().to_string(), e.to_string()))?;
     if args.json {
         say_json(&rec, &options, &results)?;
     } else {
@@ -207,7 +218,16 @@ pub fn fit(args: &FitArgs) -> Result<(), CliError> {
         spin_weight: args.spin_weight,
         max_iterations: args.iterations,
     };
-    let report = diabolo::fit::fit(&recordings, &options).map_err(|e| match e {
+    let progress = Mutex::new(CountProgress::new("objective evaluations", args.quiet));
+    let fitted = diabolo::fit::fit_with_progress(&recordings, &options, &|done, best| {
+        if let Ok(mut progress) = progress.lock() {
+            progress.reached(done, None, &format!("best objective so far {best:.5}"));
+        }
+    });
+    if let Ok(mut progress) = progress.lock() {
+        progress.finish();
+    }
+    let report = fitted.map_err(|e| match e {
         FitError::Replay(e) => input_error("replay".into(), e.to_string()),
         FitError::Parameter(e) => CliError::Replay(e),
         other => CliError::Run(other.to_string()),

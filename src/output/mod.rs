@@ -16,7 +16,7 @@ mod trajectory;
 pub use atomic::{shared_destination, AtomicFile, DestinationError};
 pub use events::{event_json, write_events};
 #[cfg(feature = "cli")]
-pub use progress::RunProgress;
+pub use progress::{CountProgress, RunProgress};
 pub use summary::Summary;
 pub use temporary::exit_removing_temporary_files;
 #[cfg(feature = "cli")]

@@ -92,9 +92,103 @@ fn bar(duration: f64, elapsed: Duration) -> ProgressBar {
         .with_elapsed(elapsed)
 }
 
+/// The progress of a long command by a count (frames drawn, starts replayed, objective
+/// evaluations), in the sweep's style: on a terminal standard error only, unless quiet, and only
+/// once the command has taken `DIABOLO_PROGRESS_AFTER` seconds (default 1).
+#[derive(Debug)]
+pub struct CountProgress {
+    /// What is counted ("frames"); `None` when no bar is ever shown.
+    what: Option<String>,
+    start: Instant,
+    quiet_start: Duration,
+    bar: Option<ProgressBar>,
+}
+
+impl CountProgress {
+    /// A bar counting `what`, shown on a terminal standard error unless `quiet`.
+    pub fn new(what: &str, quiet: bool) -> Self {
+        Self::with_display(what, !quiet && std::io::stderr().is_terminal())
+    }
+
+    fn with_display(what: &str, shown: bool) -> Self {
+        Self {
+            what: shown.then(|| what.to_string()),
+            start: Instant::now(),
+            quiet_start: quiet_start(std::env::var(PROGRESS_AFTER_VARIABLE).ok().as_deref()),
+            bar: None,
+        }
+    }
+
+    /// `done` of `total` (`None`: not known) are counted; `status` (for example the best error
+    /// so far) follows the count.
+    pub fn reached(&mut self, done: u64, total: Option<u64>, status: &str) {
+        let Some(what) = &self.what else {
+            return;
+        };
+        if self.bar.is_none() {
+            if self.start.elapsed() < self.quiet_start {
+                return;
+            }
+            self.bar = Some(count_bar(what, total, self.start.elapsed()));
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+            bar.set_message(status.to_string());
+        }
+    }
+
+    /// The command is over: the bar, if any, is erased.
+    pub fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// A counting bar started `elapsed` ago (a spinner with the count when the total is unknown).
+fn count_bar(what: &str, total: Option<u64>, elapsed: Duration) -> ProgressBar {
+    let template = match total {
+        Some(_) => format!(
+            "{{bar:40}} {{pos}}/{{len}} {what}, {{elapsed}} elapsed, about {{eta}} left {{msg}}"
+        ),
+        None => format!("{{spinner}} {{pos}} {what}, {{elapsed}} elapsed {{msg}}"),
+    };
+    let style =
+        ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar());
+    let bar = match total {
+        Some(total) => ProgressBar::new(total),
+        None => ProgressBar::no_length(),
+    };
+    bar.with_style(style).with_elapsed(elapsed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_bar_appears_only_when_shown_and_after_the_wait() {
+        let mut hidden = CountProgress::with_display("frames", false);
+        hidden.start -= hidden.quiet_start;
+        hidden.reached(3, Some(10), "");
+        assert!(hidden.bar.is_none());
+        let mut early = CountProgress::with_display("frames", true);
+        early.quiet_start = Duration::from_secs(3600);
+        early.reached(3, Some(10), "");
+        assert!(early.bar.is_none(), "no bar before the wait is over");
+        let mut late = CountProgress::with_display("starts", true);
+        late.start -= late.quiet_start;
+        late.reached(3, Some(10), "best 0.1");
+        let bar = late.bar.as_ref().expect("a bar after the wait");
+        assert_eq!((bar.position(), bar.length()), (3, Some(10)));
+        assert_eq!(bar.message(), "best 0.1");
+        late.finish();
+        assert!(late.bar.is_none());
+        let mut open = CountProgress::with_display("evaluations", true);
+        open.start -= open.quiet_start;
+        open.reached(7, None, "");
+        assert_eq!(open.bar.as_ref().map(ProgressBar::length), Some(None));
+    }
 
     #[test]
     fn no_bar_before_a_second_nor_when_not_shown() {

@@ -91,10 +91,25 @@ pub fn animate(
     format: Format,
     out: &mut dyn Write,
 ) -> Result<Animation, PlotError> {
+    animate_with_progress(table, options, format, out, &mut |_, _| {})
+}
+
+/// [`animate`], calling `progress(drawn, frames)` as each GIF frame is drawn (an SVG is
+/// written at once: one call when it is done).
+pub fn animate_with_progress(
+    table: &Table,
+    options: &AnimateOptions,
+    format: Format,
+    out: &mut dyn Write,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Animation, PlotError> {
     let scene = Scene::new(table, options, format)?;
     match format {
-        Format::Svg => out.write_all(scene.svg().as_bytes())?,
-        Format::Gif => scene.gif(out, options.fps)?,
+        Format::Svg => {
+            out.write_all(scene.svg().as_bytes())?;
+            progress(scene.frames.len(), scene.frames.len());
+        }
+        Format::Gif => scene.gif(out, options.fps, progress)?,
         Format::Png => {
             return Err(PlotError::Options(
                 "an animation is .svg or .gif (PNG is for `diabolo plot`)".into(),
@@ -575,20 +590,26 @@ impl<'a> Scene<'a> {
         }
     }
 
-    fn gif(&self, out: &mut dyn Write, fps: f64) -> Result<(), PlotError> {
+    fn gif(
+        &self,
+        out: &mut dyn Write,
+        fps: f64,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(), PlotError> {
         register_fonts();
         let (w, h) = (self.width, self.height);
         let mut gif = GifWriter::new(out, w, h, fps)?;
         let mut buffer = vec![255u8; w as usize * h as usize * 3];
-        for frame in &self.frames {
+        for (i, frame) in self.frames.iter().enumerate() {
             {
-                let root =
-                    GlyphText(BitMapBackend::with_buffer(&mut buffer, (w, h))).into_drawing_area();
+                let root = GlyphText(BitMapBackend::with_buffer(&mut buffer, (w, h)), false)
+                    .into_drawing_area();
                 root.fill(&WHITE).map_err(draw_error)?;
                 self.draw_frame(&root, frame)?;
                 root.present().map_err(draw_error)?;
             }
             gif.frame(&buffer)?;
+            progress(i + 1, self.frames.len());
         }
         gif.finish()?;
         Ok(())

@@ -23,6 +23,7 @@ pub mod animate;
 mod glyphs;
 mod raster;
 pub mod series;
+pub mod window;
 pub mod xy;
 
 use crate::output::table::{interpolate, locate};
@@ -38,8 +39,9 @@ use thiserror::Error;
 use crate::output::table::Table;
 use glyphs::GlyphText;
 
-pub use animate::{animate, AnimateOptions, Animation};
+pub use animate::{animate, animate_with_progress, AnimateOptions, Animation};
 pub use series::{default_panels, series, SeriesOptions};
+pub use window::Window;
 pub use xy::{xy, XyOptions};
 
 /// The axle radius r of docs/model.md's realistic diabolo (m): w = r omega.
@@ -266,8 +268,11 @@ fn render_still(
         Format::Png => {
             let mut buffer = vec![255u8; width as usize * height as usize * 3];
             {
-                let root = GlyphText(BitMapBackend::with_buffer(&mut buffer, (width, height)))
-                    .into_drawing_area();
+                let root = GlyphText(
+                    BitMapBackend::with_buffer(&mut buffer, (width, height)),
+                    true,
+                )
+                .into_drawing_area();
                 root.fill(&WHITE).map_err(draw_error)?;
                 picture.draw(&root)?;
                 root.present().map_err(draw_error)?;
@@ -404,6 +409,37 @@ fn event_colour(kind: &str) -> RGBColor {
     }
 }
 
+/// Above this many events in a picture's time range, events are drawn as short marks in a strip
+/// at the top of each panel (a row per kind, one mark per pixel column) instead of lines across
+/// the panels, which would hide the curves.
+pub const MANY_EVENTS: usize = 40;
+
+/// The marks of `events` in a strip `columns` pixels wide spanning `time`: one per kind and pixel
+/// column, as (the kind's row in `kinds`, the time of the column's first event of that kind).
+fn event_marks(
+    events: &[Event],
+    kinds: &[&str],
+    time: std::ops::Range<f64>,
+    columns: u32,
+) -> Vec<(usize, f64)> {
+    let span = time.end - time.start;
+    let mut seen = std::collections::HashSet::new();
+    let mut marks = Vec::new();
+    for event in events
+        .iter()
+        .filter(|e| e.t >= time.start && e.t <= time.end)
+    {
+        let Some(row) = kinds.iter().position(|k| *k == event.kind) else {
+            continue;
+        };
+        let column = ((event.t - time.start) / span * f64::from(columns)) as u32;
+        if seen.insert((row, column.min(columns.saturating_sub(1)))) {
+            marks.push((row, event.t));
+        }
+    }
+    marks
+}
+
 /// The event kinds present, in order of first appearance.
 fn event_kinds(events: &[Event]) -> Vec<&str> {
     let mut kinds: Vec<&str> = Vec::new();
@@ -465,5 +501,45 @@ fn tick_label(v: f64, step: f64) -> String {
     } else {
         let digits = (v.abs() / step).log10().ceil().clamp(1.0, 6.0) as usize;
         format!("{v:.digits$e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(t: f64, kind: &str) -> Event {
+        Event {
+            t,
+            kind: kind.into(),
+            object: None,
+        }
+    }
+
+    #[test]
+    fn many_events_become_one_mark_per_kind_and_pixel_column() {
+        // 162 events in 60 s on 100 columns: at most 100 marks a kind, every kind kept.
+        let events: Vec<Event> = (0..162)
+            .map(|i| event(i as f64 * 60.0 / 162.0, ["tense", "loosen"][i % 2]))
+            .collect();
+        let kinds = event_kinds(&events);
+        let marks = event_marks(&events, &kinds, 0.0..60.0, 100);
+        for row in 0..2 {
+            let in_row = marks.iter().filter(|m| m.0 == row).count();
+            assert!((50..=100).contains(&in_row), "{in_row} marks of kind {row}");
+        }
+        // Two events of one kind in one column give one mark; of two kinds, two.
+        let close = [
+            event(1.0, "tense"),
+            event(1.001, "tense"),
+            event(1.002, "stick"),
+        ];
+        let kinds = event_kinds(&close);
+        assert_eq!(
+            event_marks(&close, &kinds, 0.0..10.0, 100),
+            vec![(0, 1.0), (1, 1.002)]
+        );
+        // Events outside the time range are not marked.
+        assert!(event_marks(&close, &kinds, 2.0..10.0, 100).is_empty());
     }
 }

@@ -5,11 +5,13 @@ use std::io::Write;
 use std::ops::Range;
 
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use super::{
-    check_size, draw_error, draw_title, event_colour, event_kinds, legend_entry, loose_intervals,
-    render_still, tick_label, Columns, Event, Format, Picture, PlotError, SERIES_COLOURS,
+    check_size, draw_error, draw_title, event_colour, event_kinds, event_marks, legend_entry,
+    loose_intervals, render_still, tick_label, Columns, Event, Format, Picture, PlotError,
+    MANY_EVENTS, SERIES_COLOURS,
 };
 use crate::output::table::Table;
 
@@ -276,8 +278,26 @@ impl Series<'_> {
         }
         if !any && self.events.is_empty() {
             legend_entry(area, (x, y), &|_, _| Ok(()), "no events")?;
+        } else if self.many_events() {
+            let count = self.events_drawn();
+            let text = format!("{count} events: marks at each panel's top, a row per kind");
+            legend_entry(area, (x, y), &|_, _| Ok(()), &text)?;
         }
         Ok(())
+    }
+
+    /// True when the events are too many for lines across the panels (see [`MANY_EVENTS`]).
+    fn many_events(&self) -> bool {
+        self.events_drawn() > MANY_EVENTS
+    }
+
+    /// The number of events within the time range drawn.
+    fn events_drawn(&self) -> usize {
+        let (t0, t1) = (self.t[0], self.t[self.t.len() - 1]);
+        self.events
+            .iter()
+            .filter(|e| e.t >= t0 && e.t <= t1)
+            .count()
     }
 
     fn panel<DB: DrawingBackend>(
@@ -302,13 +322,26 @@ impl Series<'_> {
             (lo, hi) = (middle - 0.5 * least, middle + 0.5 * least);
         }
         let pad = 0.06 * (hi - lo);
-        let (y0, y1) = (lo - pad, hi + pad);
+        let (margin_bottom, label_area) = if last { (0, 44) } else { (4, 22) };
+        let (y0, mut y1) = (lo - pad, hi + pad);
+        if self.many_events() {
+            // Room above the curves for the strip of event marks.
+            let strip = f64::from(4 * event_kinds(self.events).len() as u32 + 2);
+            let plot = f64::from(
+                area.dim_in_pixel()
+                    .1
+                    .saturating_sub(10 + margin_bottom + label_area),
+            );
+            if plot > 2.0 * strip {
+                y1 += (y1 - y0) * strip / (plot - strip);
+            }
+        }
         let mut chart = ChartBuilder::on(area)
             .margin_left(8)
             .margin_right(24)
             .margin_top(10)
-            .margin_bottom(if last { 0 } else { 4 })
-            .x_label_area_size(if last { 44 } else { 22 })
+            .margin_bottom(margin_bottom)
+            .x_label_area_size(label_area)
             .y_label_area_size(78)
             .build_cartesian_2d(time.clone(), y0..y1)
             .map_err(draw_error)?;
@@ -337,29 +370,58 @@ impl Series<'_> {
                     .map(|&(a, b)| Rectangle::new([(a, y0), (b, y1)], BLACK.mix(0.12).filled())),
             )
             .map_err(draw_error)?;
-        chart
-            .draw_series(
-                self.events
-                    .iter()
-                    .filter(|e| time.contains(&e.t) || e.t == time.end)
-                    .map(|e| {
-                        PathElement::new(
-                            vec![(e.t, y0), (e.t, y1)],
-                            event_colour(&e.kind).stroke_width(1),
-                        )
-                    }),
-            )
-            .map_err(draw_error)?;
+        let (columns, rows) = chart.plotting_area().dim_in_pixel();
+        if self.many_events() {
+            // A strip at the top: a row of 4 px per kind, one mark per pixel column.
+            let kinds = event_kinds(self.events);
+            let row = (y1 - y0) * 4.0 / f64::from(rows.max(1));
+            let marks = event_marks(self.events, &kinds, time.clone(), columns);
+            chart
+                .draw_series(marks.into_iter().map(|(k, t)| {
+                    let top = y1 - row * k as f64;
+                    PathElement::new(
+                        vec![(t, top), (t, top - row)],
+                        event_colour(kinds[k]).stroke_width(1),
+                    )
+                }))
+                .map_err(draw_error)?;
+        } else {
+            chart
+                .draw_series(
+                    self.events
+                        .iter()
+                        .filter(|e| time.contains(&e.t) || e.t == time.end)
+                        .map(|e| {
+                            PathElement::new(
+                                vec![(e.t, y0), (e.t, y1)],
+                                event_colour(&e.kind).stroke_width(1),
+                            )
+                        }),
+                )
+                .map_err(draw_error)?;
+        }
         let buckets = 2 * width as usize;
+        // A curve that coincides with an earlier one (within a pixel) is dashed, so both show.
+        let pixel = (y1 - y0) / f64::from(rows.max(1));
         for (i, (name, values)) in panel.lines.iter().enumerate() {
             let colour = SERIES_COLOURS[i % SERIES_COLOURS.len()];
-            chart
-                .draw_series(LineSeries::new(
-                    decimate(self.t, values, buckets),
-                    colour.stroke_width(2),
-                ))
+            let points = decimate(self.t, values, buckets);
+            let twin = panel.lines[..i]
+                .iter()
+                .find(|(_, earlier)| coincide(earlier, values, pixel));
+            let style = colour.stroke_width(2);
+            let label = match twin {
+                Some((earlier, _)) => format!("{name} (= {earlier}, dashed)"),
+                None => name.to_string(),
+            };
+            let drawn = if twin.is_some() {
+                chart.draw_series(std::iter::once(DashedPathElement::new(points, 7, 7, style)))
+            } else {
+                chart.draw_series(LineSeries::new(points, style))
+            };
+            drawn
                 .map_err(draw_error)?
-                .label(*name)
+                .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour));
         }
         if panel.lines.len() > 1 {
@@ -374,6 +436,14 @@ impl Series<'_> {
         }
         Ok(())
     }
+}
+
+/// True when two series of one panel are drawn on the same pixels: every pair of values within
+/// `pixel` of each other (NaN where the other is NaN too).
+fn coincide(a: &[f64], b: &[f64], pixel: f64) -> bool {
+    a.iter()
+        .zip(b)
+        .all(|(&a, &b)| (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= pixel)
 }
 
 /// The finite points of a series, at most about `buckets` x 2 of them: when there are more, each
@@ -446,6 +516,14 @@ mod tests {
         let min = kept.iter().map(|p| p.1).fold(f64::MAX, f64::min);
         assert!(max > 0.9999 && min < -0.9999);
         assert!(kept.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+
+    #[test]
+    fn curves_within_a_pixel_coincide_and_others_do_not() {
+        let a = [0.0, 1.0, f64::NAN, 2.0];
+        assert!(coincide(&a, &[0.0, 1.004, f64::NAN, 2.0], 0.01));
+        assert!(!coincide(&a, &[0.0, 1.02, f64::NAN, 2.0], 0.01));
+        assert!(!coincide(&a, &[0.0, 1.0, 3.0, 2.0], 0.01));
     }
 
     #[test]

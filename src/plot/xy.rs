@@ -177,6 +177,7 @@ impl Picture for Paths<'_> {
 
         // The string at a few instants, darker as time goes on.
         let (t0, t1) = (self.t[0], self.t[self.t.len() - 1]);
+        let mut labels = Vec::new();
         let radius = (DIABOLO_RADIUS * scale).round().max(3.0) as i32;
         for j in 0..self.instants {
             let at = if self.instants == 1 {
@@ -240,14 +241,22 @@ impl Picture for Paths<'_> {
             let style = TextStyle::from(("sans-serif", 12).into_font())
                 .color(&BLACK)
                 .pos(text_anchor::Pos::new(anchor, text_anchor::VPos::Center));
-            chart
-                .plotting_area()
-                .draw(&Text::new(
-                    format!("t = {:.2} s", self.t[row]),
-                    (px + reach * dx / norm, py + reach * dy / norm),
-                    style,
-                ))
-                .map_err(draw_error)?;
+            let text = format!("t = {:.2} s", self.t[row]);
+            let at = (px + reach * dx / norm, py + reach * dy / norm);
+            let (w, h) = body.estimate_text_size(&text, &style).map_err(draw_error)?;
+            let (x, y) = chart.backend_coord(&at);
+            let left = if dx >= 0.0 { x } else { x - w as i32 };
+            let h = h as i32;
+            let label_box = [left, y - h / 2, left + w as i32, y + h - h / 2];
+            labels.push((label_box, Text::new(text, at, style)));
+        }
+        // A time label that would overlap one drawn before it is left out.
+        let boxes: Vec<[i32; 4]> = labels.iter().map(|(b, _)| *b).collect();
+        let kept = apart(&boxes);
+        for ((_, label), keep) in labels.into_iter().zip(kept) {
+            if keep {
+                chart.plotting_area().draw(&label).map_err(draw_error)?;
+            }
         }
 
         // Events where the object they name was (a diabolo or a stick; the first diabolo when
@@ -320,6 +329,24 @@ impl Paths<'_> {
     }
 }
 
+/// Which of the boxes [left, top, right, bottom] (px) to keep: each one that overlaps no box kept
+/// before it.
+fn apart(boxes: &[[i32; 4]]) -> Vec<bool> {
+    let overlap =
+        |a: &[i32; 4], b: &[i32; 4]| a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+    let mut kept: Vec<[i32; 4]> = Vec::new();
+    boxes
+        .iter()
+        .map(|b| {
+            let free = kept.iter().all(|k| !overlap(k, b));
+            if free {
+                kept.push(*b);
+            }
+            free
+        })
+        .collect()
+}
+
 /// The row nearest to time `at`.
 fn nearest_row(t: &[f64], at: f64) -> usize {
     let (i, f) = locate(t, at);
@@ -327,5 +354,22 @@ fn nearest_row(t: &[f64], at: f64) -> usize {
         i + 1
     } else {
         i
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_overlapping_one_kept_before_it_is_left_out() {
+        let boxes = [
+            [0, 0, 60, 14],
+            [30, 5, 90, 19],    // overlaps the first
+            [60, 0, 120, 14],   // touches the first only at its edge
+            [100, 20, 160, 34], // below the others
+            [40, 10, 100, 24],  // overlaps the third
+        ];
+        assert_eq!(apart(&boxes), vec![true, false, true, true, false]);
     }
 }

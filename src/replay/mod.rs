@@ -426,6 +426,15 @@ pub fn recording_params(rec: &Recording, options: &ReplayOptions) -> Result<Para
 
 /// Replays every start of the recording (in parallel; results in start order).
 pub fn replay(rec: &Recording, options: &ReplayOptions) -> Result<Vec<StartResult>, ReplayError> {
+    replay_with_progress(rec, options, &|_, _| {})
+}
+
+/// [`replay`], calling `progress(done, starts)` as each start is replayed (from any thread).
+pub fn replay_with_progress(
+    rec: &Recording,
+    options: &ReplayOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<StartResult>, ReplayError> {
     let bad = |what: &str, reason: &str| ReplayError::Options {
         what: what.into(),
         reason: reason.into(),
@@ -512,9 +521,15 @@ pub fn replay(rec: &Recording, options: &ReplayOptions) -> Result<Vec<StartResul
         .map(|k| first + margin + k as f64 * options.stride)
         .take_while(|s| s + shortest <= last)
         .collect();
+    let done = std::sync::atomic::AtomicUsize::new(0);
     Ok(starts
         .par_iter()
-        .map(|&start| replay_start(rec, options, &params, start))
+        .map(|&start| {
+            let result = replay_start(rec, options, &params, start);
+            let done = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(done, starts.len());
+            result
+        })
         .collect())
 }
 
