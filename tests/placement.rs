@@ -287,3 +287,29 @@ fn mixing_x_and_pos_or_disordered_x_exits_2_naming_the_diabolo() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("initial.diabolos[2].x"), "{stderr}");
 }
+
+#[test]
+fn extreme_shapes_are_placed_on_the_taut_string() {
+    // Nearly straight strings, very long ones, and diabolos a hair from a tip or each other.
+    let (left, right) = (Vector2::new(-0.4, 1.5), Vector2::new(0.4, 1.2));
+    let distance = (right - left).norm();
+    let abscissas: [&[f64]; 4] = [
+        &[-0.4 + 1e-9, 0.0],
+        &[-0.1, 0.4 - 1e-9],
+        &[0.1, 0.1 + 1e-9],
+        &[-0.3, -0.2, -0.1, 0.0, 0.1, 0.2, 0.3],
+    ];
+    for factor in [1.0 + 1e-9, 1.001, 3.0, 100.0] {
+        let length = distance * factor;
+        for xs in abscissas {
+            let p = lowest_taut_positions(left, right, xs, length).unwrap();
+            assert!(p.iter().all(|q| q.y.is_finite()), "{factor} {xs:?}: {p:?}");
+            let total = used(left, right, &p);
+            assert!(
+                (total - length).abs() <= 1e-12 * length,
+                "L/D = {factor}, xs = {xs:?}: sum l - L = {}",
+                total - length
+            );
+        }
+    }
+}

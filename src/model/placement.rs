@@ -22,16 +22,18 @@
 //! to the tips' distance D < L as u -> 0 (a straight string) and to infinity as u -> 2 / N (the
 //! end segments turn vertical). Bisection on u therefore brackets the one root and converges
 //! to round-off; a last Newton step on a common vertical shift of the diabolos puts the string
-//! length at L to round-off.
+//! length at L to round-off. The sines are held as their distances to +-1 (1 + s_0 and
+//! 1 - s_N, each bisected from whichever end it is near), so a nearly vertical end segment, a
+//! diabolo a hair from a stick on a long string, keeps its cosine to full precision.
 
 use std::cmp::Ordering;
 
 use nalgebra::Vector2;
 use thiserror::Error;
 
-/// Halvings of a bracket: more than the 2^-200 needed to reach adjacent doubles in any bracket
-/// of width 2 away from zero.
-const BISECTIONS: usize = 200;
+/// Halvings of a bracket (0, h], h <= 2: enough to reach adjacent doubles even for a root among
+/// the subnormals (2^-1074); a root of size 2^-e takes about e + 53.
+const BISECTIONS: usize = 1100;
 
 /// Newton steps of the final common vertical shift (each doubles the digits; 4 reach round-off
 /// from the bisection's result).
@@ -85,19 +87,14 @@ pub fn lowest_taut_positions(
     if distance.partial_cmp(&length) != Some(Ordering::Less) {
         return Err(PlacementError::SticksTooFarApart { distance, length });
     }
-    let rise = right.y - left.y;
-    let n = xs.len() as f64;
-    let u = bisect(0.0, 2.0 / n, |u| {
-        string_length(&spans, first_sine(&spans, rise, u), u) - length
-    });
-    let s0 = first_sine(&spans, rise, u);
+    let sines = equilibrium_sines(&spans, right.y - left.y, length);
     let mut y = left.y;
     let mut positions: Vec<Vector2<f64>> = xs
         .iter()
         .zip(&spans)
         .enumerate()
         .map(|(i, (&x, &dx))| {
-            y += dx * tangent(s0 + i as f64 * u);
+            y += dx * sines.tangent(i);
             Vector2::new(x, y)
         })
         .collect();
@@ -136,39 +133,83 @@ fn horizontal_spans(
     Ok(edges.windows(2).map(|w| w[1] - w[0]).collect())
 }
 
-/// cos of a slope whose sine is `s` (0 where round-off puts |s| at or past 1).
-fn cosine(s: f64) -> f64 {
-    ((1.0 - s) * (1.0 + s)).max(0.0).sqrt()
+/// The segments' sines s_i = s_0 + i u, held as the distances to vertical, 1 + s_i = q + i u
+/// and 1 - s_i = r + (N - i) u with q + r + N u = 2: sums of positive numbers, so that a
+/// nearly vertical segment (cos s_i ~ 1e-9) keeps its cosine to full relative precision.
+#[derive(Clone, Copy, Debug)]
+struct Sines {
+    /// 1 + s_0.
+    q: f64,
+    /// 1 - s_N.
+    r: f64,
+    /// The step u = m g / T.
+    u: f64,
+    /// N, the index of the last segment.
+    last: usize,
 }
 
-/// tan of a slope whose sine is `s` (+-inf for a vertical segment).
-fn tangent(s: f64) -> f64 {
-    s / cosine(s)
+impl Sines {
+    /// (sin, cos) of segment i's slope.
+    fn slope(&self, i: usize) -> (f64, f64) {
+        let up = self.q + i as f64 * self.u;
+        let down = self.r + (self.last - i) as f64 * self.u;
+        (0.5 * (up - down), (up * down).sqrt())
+    }
+
+    /// tan of segment i's slope.
+    fn tangent(&self, i: usize) -> f64 {
+        let (sin, cos) = self.slope(i);
+        sin / cos
+    }
+
+    /// Sum of the segments' rises dx_i tan s_i.
+    fn total_rise(&self, spans: &[f64]) -> f64 {
+        spans
+            .iter()
+            .enumerate()
+            .map(|(i, dx)| dx * self.tangent(i))
+            .sum()
+    }
+
+    /// Sum of the segments' lengths dx_i / cos s_i.
+    fn string_length(&self, spans: &[f64]) -> f64 {
+        spans
+            .iter()
+            .enumerate()
+            .map(|(i, dx)| dx / self.slope(i).1)
+            .sum()
+    }
 }
 
-/// Sum of the segments' rises dx_i tan(s_i), with s_i = s0 + i u.
-fn total_rise(spans: &[f64], s0: f64, u: f64) -> f64 {
-    spans
-        .iter()
-        .enumerate()
-        .map(|(i, dx)| dx * tangent(s0 + i as f64 * u))
-        .sum()
+/// The sines of the lowest configuration: N u (with the free width w = 2 - N u) by the length
+/// (increasing in u), and for each u, q (with r = w - q) by the rise (increasing in q).
+fn equilibrium_sines(spans: &[f64], rise: f64, length: f64) -> Sines {
+    let last = spans.len() - 1;
+    let with_step = |steps: f64, width: f64| {
+        let u = steps / last as f64;
+        let (q, r) = split_root(width, |q, r| {
+            Sines { q, r, u, last }.total_rise(spans) - rise
+        });
+        Sines { q, r, u, last }
+    };
+    let (steps, width) = split_root(2.0, |steps, width| {
+        with_step(steps, width).string_length(spans) - length
+    });
+    with_step(steps, width)
 }
 
-/// Sum of the segments' lengths dx_i / cos(s_i), with s_i = s0 + i u.
-fn string_length(spans: &[f64], s0: f64, u: f64) -> f64 {
-    spans
-        .iter()
-        .enumerate()
-        .map(|(i, dx)| dx / cosine(s0 + i as f64 * u))
-        .sum()
-}
-
-/// The sine s_0 of the first segment for which the string rises by `rise` from tip to tip,
-/// given the step u of the sines.
-fn first_sine(spans: &[f64], rise: f64, u: f64) -> f64 {
-    let last = (spans.len() - 1) as f64;
-    bisect(-1.0, 1.0 - last * u, |s0| total_rise(spans, s0, u) - rise)
+/// The root of f(a, b) on a + b = `total`, a, b > 0, f increasing in a: the smaller part at
+/// the root is bisected, the other taken as the rest, so that both keep full relative
+/// precision however close the root is to either end.
+fn split_root(total: f64, f: impl Fn(f64, f64) -> f64) -> (f64, f64) {
+    let half = 0.5 * total;
+    if f(half, total - half) > 0.0 {
+        let a = bisect(0.0, half, |a| f(a, total - a));
+        (a, total - a)
+    } else {
+        let b = bisect(0.0, total - half, |b| -f(total - b, b));
+        (total - b, b)
+    }
 }
 
 /// The root of `f`, non-decreasing on (lo, hi), negative near lo and positive near hi: the
