@@ -223,7 +223,7 @@ fn three_by_x(friction: f64) -> String {
 }
 
 #[test]
-fn a_three_diabolo_x_start_is_the_lowest_placement_and_starts_taut() {
+fn a_three_diabolo_x_start_is_the_lowest_placement_and_starts_taut_and_gripping() {
     let scenario = Scenario::parse(&three_by_x(2.0), &[]).unwrap();
     let sim = scenario.build(std::path::Path::new(".")).unwrap();
     let mut rows = Vec::new();
@@ -250,6 +250,18 @@ fn a_three_diabolo_x_start_is_the_lowest_placement_and_starts_taut() {
         report.events
     );
     assert!(rows.iter().all(|r| r.tensions.iter().all(|t| *t > 0.0)));
+    // With friction 2 every axle grips from t = 0 (the grip needs far less).
+    for object in 1..=3 {
+        assert!(
+            report
+                .events
+                .iter()
+                .any(|e| e.t == 0.0 && e.kind == EventKind::Stick && e.object == Some(object)),
+            "diabolo {object} does not grip at t = 0: {:?}",
+            report.events
+        );
+    }
+    assert!(report.grip_needed.is_some_and(|c| c < 2.0));
 }
 
 fn run_cli(scenario: &str) -> (Option<i32>, String) {
