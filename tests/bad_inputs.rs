@@ -179,7 +179,7 @@ fn cases() -> Vec<Case> {
             "initial.diabolos[0].x",
         ),
         c(
-            "x with two diabolos",
+            "x mixed with pos among diabolos",
             Changed(|d| {
                 set(
                     d,

@@ -11,6 +11,7 @@ pub mod geometry;
 pub mod grip;
 pub mod impulse;
 pub mod params;
+pub mod placement;
 pub mod state;
 pub mod tension;
 
@@ -20,6 +21,7 @@ pub use friction::{filippov_mode, slip_at_capstan_bound, AxleContact, AxleMode, 
 pub use geometry::Kinematics;
 pub use impulse::{tensing_impulse, tensing_impulse_with_restitution, TensingImpulse};
 pub use params::{ranges, FrictionLaw, ParamError, ParamValues, Params, Range};
+pub use placement::{lowest_taut_positions, PlacementError};
 pub use state::{
     close_onto_string, taut_point_below, Body, CartesianState, DiaboloState, ReducedLayout,
     ReducedState, StateError,

@@ -13,6 +13,7 @@ use thiserror::Error;
 
 use super::geometry::{self, Kinematics};
 use super::params::Params;
+use super::placement::{lowest_taut_positions, PlacementError};
 
 /// A stick tip: a point mass with position (m) and velocity (m/s).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -179,6 +180,38 @@ impl CartesianState {
                 spin,
                 knot: 0,
             }],
+        })
+    }
+}
+
+impl CartesianState {
+    /// Diabolos at rest at abscissas `xs` (left to right, strictly between the stick tips' x) on
+    /// the taut string below two still sticks, in the lowest configuration (least potential
+    /// energy, see [`lowest_taut_positions`]), each spinning at `spin` (m/s).
+    pub fn hanging_lowest(
+        params: &Params,
+        left: [f64; 2],
+        right: [f64; 2],
+        xs: &[f64],
+        spin: f64,
+    ) -> Result<Self, PlacementError> {
+        let still = |p: [f64; 2]| Body {
+            pos: p.into(),
+            vel: Vector2::zeros(),
+        };
+        let positions = lowest_taut_positions(left.into(), right.into(), xs, params.string_length)?;
+        Ok(Self {
+            left: still(left),
+            right: still(right),
+            diabolos: positions
+                .into_iter()
+                .map(|pos| DiaboloState {
+                    pos,
+                    vel: Vector2::zeros(),
+                    spin,
+                    knot: 0,
+                })
+                .collect(),
         })
     }
 }

@@ -7,8 +7,8 @@ use nalgebra::Vector2;
 
 use crate::display::{compact, echoed, Compact};
 use crate::model::{
-    taut_point_below, Body, CartesianState, DiaboloState, FrictionLaw, Kinematics, ParamValues,
-    Params, Range, StateError,
+    lowest_taut_positions, taut_point_below, Body, CartesianState, DiaboloState, FrictionLaw,
+    Kinematics, ParamValues, Params, PlacementError, Range, StateError,
 };
 use crate::simulation::drive::{
     reach_warning, ClampedSpline, Drive, DriveError, MonotoneCubic, Path, Polyline, ReachWarning,
@@ -227,13 +227,14 @@ impl Scenario {
                 "add one, e.g. {\"x\": 0.0}",
             ));
         }
+        let lowest = lowest_placement(diabolos, &sticks, length)?;
         let mut state = CartesianState {
             left: sticks[0],
             right: sticks[1],
             diabolos: diabolos
                 .iter()
                 .enumerate()
-                .map(|(k, d)| diabolo(d, k, diabolos.len(), &sticks, length))
+                .map(|(k, d)| diabolo(d, k, lowest.as_ref().map(|p| p[k]), &sticks, length))
                 .collect::<Result<_, _>>()?,
         };
         for k in 1..state.diabolos.len() {
@@ -257,7 +258,7 @@ impl Scenario {
                 "initial.diabolos",
                 format!("sum l = {} m", Compact(state.string_used())),
                 format!("the diabolos are off the string: reaching them takes {} m more string than L = {} m", Compact(excess), Compact(length)),
-                "move the diabolos within reach of the string (sum of the segment lengths at most L), or give a single diabolo by \"x\"",
+                "move the diabolos within reach of the string (sum of the segment lengths at most L), or give the diabolos by \"x\"",
             ));
         }
         if excess.abs() <= TAUT_SNAP_TOLERANCE {
@@ -519,17 +520,95 @@ fn stick(given: Option<&BodySpec>, drive: &Drive, side: &str) -> Result<Body, Sc
     }
 }
 
+/// Several diabolos all given by "x": their lowest taut configuration (None for a single
+/// diabolo, placed by [`taut_point_below`], or for diabolos given by "pos"). A mix of "x" and
+/// "pos" is refused.
+fn lowest_placement(
+    diabolos: &[DiaboloSpec],
+    sticks: &[Body; 2],
+    length: f64,
+) -> Result<Option<Vec<Vector2<f64>>>, ScenarioError> {
+    if diabolos.len() < 2 {
+        return Ok(None);
+    }
+    let by_x = diabolos
+        .iter()
+        .position(|d| d.x.is_some() && d.pos.is_none());
+    let by_pos = diabolos
+        .iter()
+        .position(|d| d.pos.is_some() && d.x.is_none());
+    match (by_x, by_pos) {
+        (Some(k), Some(j)) => Err(mixed_placement(diabolos, k, j)),
+        (Some(_), None) if diabolos.iter().all(|d| d.x.is_some() && d.pos.is_none()) => {
+            let xs: Vec<f64> = diabolos.iter().filter_map(|d| d.x).collect();
+            lowest_taut_positions(sticks[0].pos, sticks[1].pos, &xs, length)
+                .map(Some)
+                .map_err(placement_error)
+        }
+        // None placed by x, or one with both or neither (reported with that diabolo).
+        _ => Ok(None),
+    }
+}
+
+/// Diabolo `k` placed by "x" and diabolo `j` by "pos": refused at `k`'s x.
+fn mixed_placement(diabolos: &[DiaboloSpec], k: usize, j: usize) -> ScenarioError {
+    invalid(
+        format!("initial.diabolos[{k}].x"),
+        compact(diabolos[k].x.unwrap_or_default()),
+        format!(
+            "diabolo {k} is placed by x and diabolo {j} by pos: several diabolos are placed all by \"x\" (together, on the taut string) or all by \"pos\""
+        ),
+        "give every diabolo an \"x\" (the lowest taut string through those abscissas) or every diabolo its \"pos\": [x, y]",
+    )
+}
+
+/// A placement by "x" that cannot be made, named by the diabolo or the stick at fault.
+fn placement_error(e: PlacementError) -> ScenarioError {
+    match e {
+        PlacementError::OutOfOrder { index, x, lower, upper } => invalid(
+            format!("initial.diabolos[{index}].x"),
+            compact(x),
+            format!(
+                "several diabolos placed by x sit strictly between the stick tips, left to right: this x must lie strictly between {} and {}",
+                Compact(lower),
+                Compact(upper)
+            ),
+            "list the diabolos left to right with increasing x, all strictly between the sticks' x",
+        ),
+        PlacementError::SticksNotApart { left, right } => invalid(
+            "initial.right.pos",
+            compact(right),
+            format!(
+                "several diabolos placed by x need the right stick tip to the right of the left one (x = {})",
+                Compact(left)
+            ),
+            "put the right stick to the right of the left one, or give each diabolo its \"pos\"",
+        ),
+        PlacementError::SticksTooFarApart { distance, length } => invalid(
+            "initial.right.pos",
+            compact(distance),
+            format!(
+                "the sticks are {} m apart, not closer than the string length {} m",
+                Compact(distance),
+                Compact(length)
+            ),
+            "bring the sticks closer together or lengthen params.string_length",
+        ),
+    }
+}
+
 fn diabolo(
     spec: &DiaboloSpec,
     k: usize,
-    count: usize,
+    placed: Option<Vector2<f64>>,
     sticks: &[Body; 2],
     length: f64,
 ) -> Result<DiaboloState, ScenarioError> {
     let at = format!("initial.diabolos[{k}]");
-    let pos = match (spec.pos, spec.x) {
-        (Some(p), None) => vector(p),
-        (None, Some(x)) if count == 1 => taut_point_below(sticks[0].pos, sticks[1].pos, x, length)
+    let pos = match (spec.pos, spec.x, placed) {
+        (Some(p), None, _) => vector(p),
+        (None, Some(_), Some(p)) => p,
+        (None, Some(x), None) => taut_point_below(sticks[0].pos, sticks[1].pos, x, length)
             .map_err(|e| match e {
                 StateError::OffString { .. } => invalid(
                     format!("{at}.x"),
@@ -544,15 +623,7 @@ fn diabolo(
                     "check the stick positions",
                 ),
             })?,
-        (None, Some(x)) => {
-            return Err(invalid(
-                format!("{at}.x"),
-                compact(x),
-                "placement by x needs a single diabolo",
-                "give each diabolo its \"pos\": [x, y]",
-            ))
-        }
-        (Some(_), Some(x)) => {
+        (Some(_), Some(x), _) => {
             return Err(invalid(
                 format!("{at}.x"),
                 compact(x),
@@ -560,12 +631,12 @@ fn diabolo(
                 "give either pos or x",
             ))
         }
-        (None, None) => {
+        (None, None, _) => {
             return Err(invalid(
                 at,
                 "no position",
                 "a diabolo needs a position",
-                "add \"pos\": [x, y] (or \"x\" for a single diabolo on the taut string)",
+                "add \"pos\": [x, y], or \"x\" to place it on the taut string",
             ))
         }
     };

@@ -111,8 +111,8 @@ pub struct BodySpec {
     pub vel: [f64; 2],
 }
 
-/// One diabolo: a position, or (when it is the only one) a horizontal position `x` at which it
-/// is placed on the taut string below the sticks.
+/// One diabolo: a position, or a horizontal position `x` at which it is placed on the taut
+/// string below the sticks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiaboloSpec {
@@ -120,7 +120,9 @@ pub struct DiaboloSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(inner(range(min = super::ranges::COORDINATE.min, max = super::ranges::COORDINATE.max)))]
     pub pos: Option<[f64; 2]>,
-    /// Horizontal position, m: the diabolo sits on the taut string there (one diabolo only).
+    /// Horizontal position, m: the diabolo sits on the taut string there. Several diabolos are
+    /// all placed by x (not mixed with pos), left to right strictly between the sticks' x, at
+    /// the heights of the lowest taut string (least potential energy) through those abscissas.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = super::ranges::COORDINATE.min, max = super::ranges::COORDINATE.max))]
     pub x: Option<f64>,
