@@ -3,31 +3,13 @@
 //! run-time failure, and byte-identical repeated runs. The CSV numbers are checked to round-trip
 //! exactly to the library's own rows.
 
+mod common;
+use common::command::{diabolo_fed as diabolo, text};
+
 use approx::abs_diff_eq;
 use serde_json::{json, Value};
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-
-fn diabolo(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_diabolo"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    if let Some(text) = stdin {
-        pipe.write_all(text.as_bytes()).unwrap();
-    }
-    drop(pipe);
-    child.wait_with_output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).to_string()
-}
+use std::process::{Command, Stdio};
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("diabolo-cli-{}-{name}", std::process::id()));

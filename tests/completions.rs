@@ -2,18 +2,10 @@
 //! bash accepts and sources its script (and it completes the subcommands), and the manual pages
 //! are roff that groff formats without a warning.
 
+mod common;
+use common::command::{diabolo, text};
+
 use std::process::{Command, Output};
-
-fn diabolo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_diabolo"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).to_string()
-}
 
 /// Runs `script` in `bash` with the binary's folder first on PATH.
 fn bash(script: &str) -> Output {

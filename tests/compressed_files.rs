@@ -3,22 +3,14 @@
 //! `gzip -dc` as well as flate2; `check`, `plot` and `replay` read `.gz` files (and gzip content
 //! under any name) as the plain ones; a FIFO named `*.gz` is written through, compressed.
 
+mod common;
+use common::command::{diabolo, text};
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use diabolo::replay::Recording;
-
-fn diabolo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_diabolo"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).to_string()
-}
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("diabolo-gz-{}-{name}", std::process::id()));

@@ -4,18 +4,14 @@
 //! admitting every shipped scenario and parameter file, and the row and duration limits with
 //! their flags on run, validate and sweep.
 
+mod common;
+use common::command::diabolo;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use diabolo::scenario::{Limits, ParamsSpec, Scenario};
 use serde_json::{json, Value};
-
-fn diabolo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_diabolo"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).to_string()

@@ -3,10 +3,12 @@
 //! PNG and GIF decode with the expected size and frame count. Also the spool angle (the
 //! integrated spin), input errors, and the command's exit codes and atomic files.
 
+mod common;
+use common::command::{diabolo, text};
+
 use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use diabolo::output::table::Table;
@@ -59,17 +61,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-fn diabolo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_diabolo"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).to_string()
 }
 
 /// Parses an SVG, failing the test when it is not XML or not an `<svg>` document.

@@ -4,15 +4,11 @@
 //! reproducible random samples inside their ranges, refused ranges (exit 2); and `check`
 //! passing identical trajectories, failing a moved one with the column and time named.
 
+mod common;
+use common::command::diabolo;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn diabolo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_diabolo"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn scenario(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -4,26 +4,18 @@
 //! files, pictures thin long files evenly), the check contract (nothing compared is not a pass, a
 //! column of the actual trajectory only fails), and the limits of the pictures' sizes.
 
+mod common;
+use common::command::{diabolo, text};
+
 use approx::abs_diff_eq;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use diabolo::check::{compare, CheckOptions};
 use diabolo::output::table::Table;
 use diabolo::plot::{self, AnimateOptions, Format, MAX_SVG_VALUES};
-
-fn diabolo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_diabolo"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).to_string()
-}
 
 /// A clean folder for one test, under the target folder (emptied at each run, not left in the
 /// system's temporary folder).

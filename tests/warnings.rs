@@ -2,25 +2,11 @@
 //! `--set`, `--max-rows`, `--max-duration`), the messages for files that are not scenarios, and
 //! the picture formats each command suggests: exit codes, messages, and outputs unchanged.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
+use common::command::diabolo_fed as diabolo;
 
-fn diabolo(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_diabolo"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    if let Some(text) = stdin {
-        pipe.write_all(text.as_bytes()).unwrap();
-    }
-    drop(pipe);
-    child.wait_with_output().unwrap()
-}
+use std::path::{Path, PathBuf};
+use std::process::Output;
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).to_string()

@@ -2,6 +2,7 @@
 //! Cartesian Newton solve of the taut string (docs/model.md, "Independent cross-check").
 #![allow(dead_code)]
 
+pub mod command;
 pub mod reference;
 
 use diabolo::model::{
