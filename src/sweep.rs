@@ -15,7 +15,7 @@ use thiserror::Error;
 use crate::display::{compact, echoed};
 use crate::output::table::CsvLine;
 use crate::output::{AtomicFile, Summary, TrajectoryWriter};
-use crate::scenario::{overrides, Limits, Scenario, ScenarioError};
+use crate::scenario::{overrides, Limits, Scenario, ScenarioError, Warning};
 use crate::simulation::run::Simulation;
 use crate::simulation::run::{EventKind, RunReport};
 
@@ -411,19 +411,45 @@ impl Sweep {
     }
 
     /// Builds every point of `range` (on `jobs` threads) without running any: the first invalid
-    /// one, by index, is an error naming it, its axis values and what is wrong. Call it before
-    /// [`Sweep::run`], which reports a point that cannot be built as failed.
-    pub fn check(&self, range: std::ops::Range<usize>, jobs: usize) -> Result<(), SweepError> {
-        let invalid_at = |i: usize| self.simulation(i).err().map(|e| (i, e));
-        // Without threads the check runs here; `run` then reports the thread failure.
-        let invalid = match thread_pool(thread_count(jobs, range.len())) {
-            Ok(pool) => pool.install(|| range.into_par_iter().find_map_first(invalid_at)),
-            Err(_) => range.into_iter().find_map(invalid_at),
+    /// one, by index, is an error naming it, its axis values and what is wrong. Otherwise the
+    /// points' plausibility warnings, one per JSON path (the first point's that has it). Call
+    /// it before [`Sweep::run`], which reports a point that cannot be built as failed.
+    pub fn check(
+        &self,
+        range: std::ops::Range<usize>,
+        jobs: usize,
+    ) -> Result<Vec<Warning>, SweepError> {
+        let checked = |i: usize| match self.checked_point(i) {
+            Ok(warnings) => Checked {
+                invalid: None,
+                warnings,
+            },
+            Err(error) => Checked {
+                invalid: Some((i, error)),
+                warnings: Vec::new(),
+            },
         };
-        match invalid {
-            None => Ok(()),
+        // Without threads the check runs here; `run` then reports the thread failure.
+        let all = match thread_pool(thread_count(jobs, range.len())) {
+            Ok(pool) => pool.install(|| {
+                range
+                    .into_par_iter()
+                    .map(checked)
+                    .reduce(Checked::default, Checked::then)
+            }),
+            Err(_) => range.map(checked).fold(Checked::default(), Checked::then),
+        };
+        match all.invalid {
+            None => Ok(all.warnings),
             Some((index, error)) => Err(self.invalid_point(index, error)),
         }
+    }
+
+    /// Point `i` typed and built: its plausibility warnings, or why it cannot be built.
+    fn checked_point(&self, i: usize) -> Result<Vec<Warning>, ScenarioError> {
+        let scenario = self.scenario(i)?;
+        scenario.build_within(&self.base_dir, &self.limits)?;
+        Ok(scenario.warnings())
     }
 
     /// The error of point `index`, named with its axis values.
@@ -671,6 +697,28 @@ fn show_value(v: &Value) -> String {
             _ => n.to_string(),
         },
         other => other.to_string(),
+    }
+}
+
+/// What checking a stretch of points found, in point order: the first invalid point, and the
+/// warnings by JSON path.
+#[derive(Default)]
+struct Checked {
+    invalid: Option<(usize, ScenarioError)>,
+    warnings: Vec<Warning>,
+}
+
+impl Checked {
+    /// This stretch followed by the `later` one: the earlier invalid point, the warnings of
+    /// paths not warned yet.
+    fn then(mut self, later: Self) -> Self {
+        self.invalid = self.invalid.or(later.invalid);
+        for warning in later.warnings {
+            if self.warnings.iter().all(|w| w.path() != warning.path()) {
+                self.warnings.push(warning);
+            }
+        }
+        self
     }
 }
 

@@ -134,6 +134,14 @@ pub struct PlotArgs {
     pub window: WindowArgs,
 }
 
+/// The progress flag of a long command that writes nothing else on standard error.
+#[derive(Debug, Args)]
+pub struct ProgressArgs {
+    /// No progress bar on standard error (it shows only on a terminal, after a second).
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
 /// `--from` and `--to`: a time window of the trajectory (shared by `plot` and `animate`).
 #[derive(Debug, Args)]
 pub struct WindowArgs {
@@ -170,9 +178,8 @@ pub struct AnimateArgs {
     pub spin_slowdown: Option<f64>,
     #[command(flatten)]
     pub window: WindowArgs,
-    /// No progress bar on standard error (it shows only on a terminal, after a second).
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 #[derive(Debug, Args)]
@@ -309,9 +316,8 @@ pub struct ReplayArgs {
     /// Per-start errors CSV.
     #[arg(short, long, value_name = "ERRORS.csv")]
     pub output: Option<PathBuf>,
-    /// No progress bar on standard error (it shows only on a terminal, after a second).
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// How a replay estimates the string length, the initial diabolo state and the hand paths
@@ -380,7 +386,6 @@ pub struct FitArgs {
     /// Write the fitted parameters here (a `params` object in the scenario format).
     #[arg(short, long, value_name = "PARAMS.json")]
     pub output: Option<PathBuf>,
-    /// No progress bar on standard error (it shows only on a terminal, after a second).
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }

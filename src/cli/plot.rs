@@ -56,7 +56,7 @@ pub fn animate(args: &AnimateArgs) -> Result<(), CliError> {
         ..AnimateOptions::default()
     };
     let mut file = create(&args.output)?;
-    let mut progress = CountProgress::new("frames", args.quiet);
+    let mut progress = CountProgress::new("frames", args.progress.quiet);
     let drawn =
         plot::animate_with_progress(&table, &options, format, &mut file, &mut |done, all| {
             progress.reached(done as u64, Some(all as u64), "")

@@ -80,11 +80,15 @@ fn replay_options(
     Ok(options)
 }
 
+/// The recording at `path`; an unreadable one is an input error naming it.
+fn read_recording(path: &std::path::Path) -> Result<Recording, CliError> {
+    Recording::read(path).map_err(|e| input_error(path.display().to_string(), e.to_string()))
+}
+
 /// Replays the recording from starts along it: the errors per horizon as a table (or one JSON
 /// object), the per-start errors to `-o`.
 pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
-    let rec = Recording::read(&args.recording)
-        .map_err(|e| input_error(args.recording.display().to_string(), e.to_string()))?;
+    let rec = read_recording(&args.recording)?;
     let options = replay_options(
         args.params.as_deref(),
         &args.horizons,
@@ -92,7 +96,7 @@ pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
         &args.settings,
     )?;
     let file = args.output.as_deref().map(create).transpose()?;
-    let progress = Mutex::new(CountProgress::new("starts", args.quiet));
+    let progress = Mutex::new(CountProgress::new("starts", args.progress.quiet));
     let replayed = diabolo::replay::replay_with_progress(&rec, &options, &|done, all| {
         if let Ok(mut progress) = progress.lock() {
             progress.reached(done as u64, Some(all as u64), "");
@@ -196,9 +200,7 @@ pub fn fit(args: &FitArgs) -> Result<(), CliError> {
     let recordings = args
         .recordings
         .iter()
-        .map(|p| {
-            Recording::read(p).map_err(|e| input_error(p.display().to_string(), e.to_string()))
-        })
+        .map(|p| read_recording(p))
         .collect::<Result<Vec<_>, _>>()?;
     let free = args
         .free
@@ -218,7 +220,10 @@ pub fn fit(args: &FitArgs) -> Result<(), CliError> {
         spin_weight: args.spin_weight,
         max_iterations: args.iterations,
     };
-    let progress = Mutex::new(CountProgress::new("objective evaluations", args.quiet));
+    let progress = Mutex::new(CountProgress::new(
+        "objective evaluations",
+        args.progress.quiet,
+    ));
     let fitted = diabolo::fit::fit_with_progress(&recordings, &options, &|done, best| {
         if let Ok(mut progress) = progress.lock() {
             progress.reached(done, None, &format!("best objective so far {best:.5}"));

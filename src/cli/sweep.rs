@@ -8,7 +8,6 @@ use super::args::SweepArgs;
 use super::input::{read_document, report_warnings};
 use super::{commit, create, write_error, CliError};
 use diabolo::scenario::plausible::with_likely_mistake;
-use diabolo::scenario::Warning;
 use diabolo::sweep::{parse_shard, Axis, Sampling, Sweep, SweepError, SweepRunError};
 
 /// Runs the points (all valid, or none runs), streams their summary rows in point order and
@@ -36,10 +35,10 @@ pub fn sweep(args: &SweepArgs) -> Result<(), CliError> {
     };
     let jobs = jobs(args.jobs)?;
     // Every point of the run is valid, or nothing runs and nothing is written.
-    sweep
+    let warnings = sweep
         .check(range.clone(), jobs)
         .map_err(point_with_likely_mistake)?;
-    report_warnings(&args.input, point_warnings(&sweep, range.clone())?)?;
+    report_warnings(&args.input, warnings)?;
     if let Some(dir) = &args.save_trajectories {
         std::fs::create_dir_all(dir).map_err(|source| CliError::Output {
             what: "cannot create",
@@ -102,20 +101,6 @@ fn point_with_likely_mistake(error: SweepError) -> SweepError {
         },
         other => other,
     }
-}
-
-/// The plausibility warnings of the points of `range`: one per JSON path (the first point's),
-/// however many points have it.
-fn point_warnings(sweep: &Sweep, range: std::ops::Range<usize>) -> Result<Vec<Warning>, CliError> {
-    let mut warnings: Vec<Warning> = Vec::new();
-    for i in range {
-        for warning in sweep.scenario(i)?.warnings() {
-            if warnings.iter().all(|w| w.path() != warning.path()) {
-                warnings.push(warning);
-            }
-        }
-    }
-    Ok(warnings)
 }
 
 /// `--jobs`, else every core; 0 is an input error.

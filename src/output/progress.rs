@@ -18,55 +18,90 @@ pub const PROGRESS_AFTER_VARIABLE: &str = "DIABOLO_PROGRESS_AFTER";
 /// Bar positions over the duration (the bar shows whole percents).
 const POSITIONS: u64 = 1000;
 
-/// The progress of one run by its simulated time.
+/// A bar that appears only once the wait (`DIABOLO_PROGRESS_AFTER`, default a second) is over,
+/// and never when it is not shown (not a terminal, or quiet): what both progress kinds share.
 #[derive(Debug)]
-pub struct RunProgress {
-    /// The run's duration, s; `None` when no bar is ever shown.
-    duration: Option<f64>,
+struct DelayedBar {
+    /// Whether a bar may ever be drawn.
+    shown: bool,
     start: Instant,
     /// Wall time before the bar appears.
     quiet_start: Duration,
     bar: Option<ProgressBar>,
 }
 
-impl RunProgress {
-    /// A bar for a run of `duration` s, shown on a terminal standard error unless `quiet`.
-    pub fn new(duration: f64, quiet: bool) -> Self {
-        let shown = !quiet && std::io::stderr().is_terminal() && duration > 0.0;
-        Self::with_display(duration, shown)
-    }
-
-    /// A bar that is drawn (`shown`) or never is, whatever standard error is.
-    fn with_display(duration: f64, shown: bool) -> Self {
+impl DelayedBar {
+    fn new(shown: bool) -> Self {
         Self {
-            duration: shown.then_some(duration),
+            shown,
             start: Instant::now(),
             quiet_start: quiet_start(std::env::var(PROGRESS_AFTER_VARIABLE).ok().as_deref()),
             bar: None,
         }
     }
 
+    /// The bar, made by `make` (given the wall time so far) once the wait is over; `None`
+    /// before, and always when not shown.
+    fn bar(&mut self, make: impl FnOnce(Duration) -> ProgressBar) -> Option<&ProgressBar> {
+        if !self.shown {
+            return None;
+        }
+        if self.bar.is_none() {
+            let elapsed = self.start.elapsed();
+            if elapsed < self.quiet_start {
+                return None;
+            }
+            self.bar = Some(make(elapsed));
+        }
+        self.bar.as_ref()
+    }
+
+    /// The bar, if any, is erased.
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Whether standard error is a terminal that may show a bar, unless `quiet`.
+fn terminal_shows(quiet: bool) -> bool {
+    !quiet && std::io::stderr().is_terminal()
+}
+
+/// The progress of one run by its simulated time.
+#[derive(Debug)]
+pub struct RunProgress {
+    /// The run's duration, s.
+    duration: f64,
+    delayed: DelayedBar,
+}
+
+impl RunProgress {
+    /// A bar for a run of `duration` s, shown on a terminal standard error unless `quiet`.
+    pub fn new(duration: f64, quiet: bool) -> Self {
+        Self::with_display(duration, terminal_shows(quiet) && duration > 0.0)
+    }
+
+    /// A bar that is drawn (`shown`) or never is, whatever standard error is.
+    fn with_display(duration: f64, shown: bool) -> Self {
+        Self {
+            duration,
+            delayed: DelayedBar::new(shown),
+        }
+    }
+
     /// The run has reached simulated time `t`, s.
     pub fn reached(&mut self, t: f64) {
-        let Some(duration) = self.duration else {
-            return;
-        };
-        if self.bar.is_none() {
-            if self.start.elapsed() < self.quiet_start {
-                return;
-            }
-            self.bar = Some(bar(duration, self.start.elapsed()));
-        }
-        if let Some(bar) = &self.bar {
+        let duration = self.duration;
+        if let Some(bar) = self.delayed.bar(|elapsed| bar(duration, elapsed)) {
             bar.set_position((t / duration * POSITIONS as f64).clamp(0.0, POSITIONS as f64) as u64);
         }
     }
 
     /// The run is over: the bar, if any, is erased.
     pub fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
-        }
+        self.delayed.finish();
     }
 }
 
@@ -97,41 +132,29 @@ fn bar(duration: f64, elapsed: Duration) -> ProgressBar {
 /// once the command has taken `DIABOLO_PROGRESS_AFTER` seconds (default 1).
 #[derive(Debug)]
 pub struct CountProgress {
-    /// What is counted ("frames"); `None` when no bar is ever shown.
-    what: Option<String>,
-    start: Instant,
-    quiet_start: Duration,
-    bar: Option<ProgressBar>,
+    /// What is counted ("frames").
+    what: String,
+    delayed: DelayedBar,
 }
 
 impl CountProgress {
     /// A bar counting `what`, shown on a terminal standard error unless `quiet`.
     pub fn new(what: &str, quiet: bool) -> Self {
-        Self::with_display(what, !quiet && std::io::stderr().is_terminal())
+        Self::with_display(what, terminal_shows(quiet))
     }
 
     fn with_display(what: &str, shown: bool) -> Self {
         Self {
-            what: shown.then(|| what.to_string()),
-            start: Instant::now(),
-            quiet_start: quiet_start(std::env::var(PROGRESS_AFTER_VARIABLE).ok().as_deref()),
-            bar: None,
+            what: what.to_string(),
+            delayed: DelayedBar::new(shown),
         }
     }
 
     /// `done` of `total` (`None`: not known) are counted; `status` (for example the best error
     /// so far) follows the count.
     pub fn reached(&mut self, done: u64, total: Option<u64>, status: &str) {
-        let Some(what) = &self.what else {
-            return;
-        };
-        if self.bar.is_none() {
-            if self.start.elapsed() < self.quiet_start {
-                return;
-            }
-            self.bar = Some(count_bar(what, total, self.start.elapsed()));
-        }
-        if let Some(bar) = &self.bar {
+        let what = &self.what;
+        if let Some(bar) = self.delayed.bar(|elapsed| count_bar(what, total, elapsed)) {
             bar.set_position(done);
             bar.set_message(status.to_string());
         }
@@ -139,9 +162,7 @@ impl CountProgress {
 
     /// The command is over: the bar, if any, is erased.
     pub fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
-        }
+        self.delayed.finish();
     }
 }
 
@@ -169,47 +190,53 @@ mod tests {
     #[test]
     fn a_count_bar_appears_only_when_shown_and_after_the_wait() {
         let mut hidden = CountProgress::with_display("frames", false);
-        hidden.start -= hidden.quiet_start;
+        hidden.delayed.start -= hidden.delayed.quiet_start;
         hidden.reached(3, Some(10), "");
-        assert!(hidden.bar.is_none());
+        assert!(hidden.delayed.bar.is_none());
         let mut early = CountProgress::with_display("frames", true);
-        early.quiet_start = Duration::from_secs(3600);
+        early.delayed.quiet_start = Duration::from_secs(3600);
         early.reached(3, Some(10), "");
-        assert!(early.bar.is_none(), "no bar before the wait is over");
+        assert!(
+            early.delayed.bar.is_none(),
+            "no bar before the wait is over"
+        );
         let mut late = CountProgress::with_display("starts", true);
-        late.start -= late.quiet_start;
+        late.delayed.start -= late.delayed.quiet_start;
         late.reached(3, Some(10), "best 0.1");
-        let bar = late.bar.as_ref().expect("a bar after the wait");
+        let bar = late.delayed.bar.as_ref().expect("a bar after the wait");
         assert_eq!((bar.position(), bar.length()), (3, Some(10)));
         assert_eq!(bar.message(), "best 0.1");
         late.finish();
-        assert!(late.bar.is_none());
+        assert!(late.delayed.bar.is_none());
         let mut open = CountProgress::with_display("evaluations", true);
-        open.start -= open.quiet_start;
+        open.delayed.start -= open.delayed.quiet_start;
         open.reached(7, None, "");
-        assert_eq!(open.bar.as_ref().map(ProgressBar::length), Some(None));
+        assert_eq!(
+            open.delayed.bar.as_ref().map(ProgressBar::length),
+            Some(None)
+        );
     }
 
     #[test]
     fn no_bar_before_a_second_nor_when_not_shown() {
         let mut hidden = RunProgress::with_display(10.0, false);
         hidden.reached(5.0);
-        assert!(hidden.bar.is_none());
+        assert!(hidden.delayed.bar.is_none());
         let mut early = RunProgress::with_display(10.0, true);
         early.reached(5.0);
-        assert!(early.bar.is_none(), "no bar in the first second");
+        assert!(early.delayed.bar.is_none(), "no bar in the first second");
     }
 
     #[test]
     fn the_bar_appears_after_a_second_at_the_simulated_fraction() {
         let mut progress = RunProgress::with_display(10.0, true);
-        progress.start -= progress.quiet_start;
+        progress.delayed.start -= progress.delayed.quiet_start;
         progress.reached(2.5);
-        let bar = progress.bar.as_ref().expect("a bar after a second");
+        let bar = progress.delayed.bar.as_ref().expect("a bar after a second");
         assert_eq!(bar.position(), 250);
         assert_eq!(bar.length(), Some(POSITIONS));
         progress.finish();
-        assert!(progress.bar.is_none());
+        assert!(progress.delayed.bar.is_none());
     }
 
     #[test]

@@ -181,9 +181,9 @@ impl Hybrid<'_> {
     }
 
     /// A path stick's velocity jumps at `knot` (a keyframe of a linear path; the run is at t,
-    /// within round-off of it): each such stick takes its path's velocity after the knot (its position stays, on the path up to the drift the
-    /// path drive pulls back), and the hand does the work of the change, 1/2 m (v_after^2 -
-    /// v_before^2).
+    /// within round-off of it): each such stick takes its path's velocity after the knot (its
+    /// position stays, on the path up to the drift the path drive pulls back), and the hand does
+    /// the work of the change, 1/2 M (v_after^2 - v_before^2).
     /// With the string taut, a jump that stretches it is caught as a tensing impulse (the
     /// stick, infinitely heavy, keeps its velocity; the diabolos take the impulse), one that
     /// shortens it slackens it; with the string loose only the sticks change.
