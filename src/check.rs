@@ -12,7 +12,7 @@ use std::path::Path;
 use thiserror::Error;
 
 use crate::display::{echoed, Compact};
-use crate::output::table::{Row, RowSource, Table, TableError, TrajectoryReader, TEXT_COLUMNS};
+use crate::output::table::{is_text_column, Row, RowSource, Table, TableError, TrajectoryReader};
 
 /// A file that cannot be compared, or a comparison with nothing to compare.
 #[derive(Debug, Error)]
@@ -309,7 +309,7 @@ fn selection(
                 compared.push(Compared {
                     actual: a,
                     expected: e,
-                    text: TEXT_COLUMNS.contains(&name.as_str()),
+                    text: is_text_column(&name),
                 });
                 reports.push(ColumnReport::new(&name));
             }

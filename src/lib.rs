@@ -83,4 +83,6 @@ pub mod simulation;
 pub mod sweep;
 
 pub use scenario::{Scenario, ScenarioError};
-pub use simulation::{Event, EventKind, Row, RunError, RunReport, Settings, Simulation};
+pub use simulation::{
+    DiaboloMode, Event, EventKind, Row, RunError, RunReport, Settings, Simulation,
+};

@@ -348,7 +348,7 @@ pub struct SweepOutcome {
     pub failed: usize,
 }
 
-const EVENT_KINDS: [EventKind; 8] = [
+const EVENT_KINDS: [EventKind; 13] = [
     EventKind::Loosen,
     EventKind::Tense,
     EventKind::SlipReversal,
@@ -357,6 +357,11 @@ const EVENT_KINDS: [EventKind; 8] = [
     EventKind::KnotChange,
     EventKind::ZenoSettle,
     EventKind::Failure,
+    EventKind::Leave,
+    EventKind::Land,
+    EventKind::Contact,
+    EventKind::Separate,
+    EventKind::Drop,
 ];
 
 impl Sweep {
@@ -542,6 +547,12 @@ impl Sweep {
                 h.push(format!("d{k}_{f}_final"));
             }
         }
+        h.push("contacts".into());
+        for k in 1..=self.diabolos {
+            for f in ["leaves", "landings", "airtime", "max_height", "dropped"] {
+                h.push(format!("d{k}_{f}"));
+            }
+        }
         h
     }
 
@@ -643,6 +654,20 @@ impl Sweep {
                     for v in [d.pos.x, d.pos.y, d.vel.x, d.vel.y, d.spin] {
                         row.push(number(v));
                     }
+                }
+                None => row.extend(std::iter::repeat_n(String::new(), 5)),
+            }
+        }
+        row.push(report.contacts.to_string());
+        let heights = summary.max_heights(report);
+        for k in 0..self.diabolos {
+            match report.flights.get(k) {
+                Some(f) => {
+                    row.push(f.leaves.to_string());
+                    row.push(f.landings.to_string());
+                    row.push(number(f.airtime));
+                    row.push(heights.get(k).map(|&h| number(h)).unwrap_or_default());
+                    row.push(f.dropped.to_string());
                 }
                 None => row.extend(std::iter::repeat_n(String::new(), 5)),
             }

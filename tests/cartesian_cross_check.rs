@@ -99,10 +99,12 @@ fn spinning_diabolo_with_friction_and_a_sine_hand_matches_the_cartesian_referenc
 #[test]
 fn two_diabolos_match_the_cartesian_reference() {
     // Two diabolos spinning against each other with strong capstan friction: the spins hold
-    // them apart on the string for the whole 2 s, each slipping one way throughout.
+    // them apart on the string for the whole 2 s, each slipping one way throughout (small
+    // diabolos: 127 mm ones would touch at 0.88 s).
     let p = Params::new(ParamValues {
         spin_drag: 0.02,
         friction: 0.5,
+        diabolo_radius: 0.02,
         ..Default::default()
     })
     .unwrap();

@@ -175,15 +175,15 @@ fn same_scenario_gives_byte_identical_output() {
 
 #[test]
 fn a_run_time_failure_exits_1_with_the_trajectory_so_far() {
-    // Two diabolos on one string slide together and meet.
+    // The right hand walks away farther than the string reaches (the diabolo flies beside).
     let doc = json!({
         "params": {"string_length": 1.46, "friction": 0.17},
         "initial": {
-            "diabolos": [{"pos": [-0.15, -0.4625], "spin": 2.0}, {"pos": [0.15, -0.4625], "spin": -2.0}]
+            "diabolos": [{"mode": "flying", "pos": [3.0, 0.0], "vel": [0.0, 3.0], "spin": 0.5}]
         },
         "drive": {
             "left": {"type": "path", "keyframes": [[0.0, -0.5, 0.0]]},
-            "right": {"type": "path", "keyframes": [[0.0, 0.5, 0.0]]}
+            "right": {"type": "path", "keyframes": [[0.0, 0.5, 0.0], [2.0, 1.5, 0.0]]}
         },
         "sim": {"duration": 2.0, "output_interval": 0.01}
     });
@@ -204,7 +204,7 @@ fn a_run_time_failure_exits_1_with_the_trajectory_so_far() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let message = text(&out.stderr);
     assert!(
-        message.contains("diabolo 1 and diabolo 2 meet") && message.contains("t = "),
+        message.contains("the paths hold the sticks") && message.contains("t = "),
         "{message}"
     );
     let (header, rows) = parse_csv(&std::fs::read_to_string(&traj).unwrap());

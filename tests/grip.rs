@@ -60,6 +60,7 @@ fn general_solve_without_grip_reproduces_the_closed_form() {
                 &sticks,
                 dynamics.axles().tension_ratios(),
                 &modes,
+                &[],
                 &spins,
                 |k| contacts[k - 1].side,
             )

@@ -90,7 +90,7 @@ fn slip_speed(row: &Row) -> f64 {
     let d = &row.state.diabolos[0];
     let along = (d.pos - left.pos).normalize();
     let feed = along.dot(&(d.vel - left.vel));
-    let theta = row.thetas[0];
+    let theta = row.thetas[0].unwrap_or(0.0);
     let side = if theta > std::f64::consts::PI {
         1.0
     } else if theta < -std::f64::consts::PI {
@@ -230,7 +230,7 @@ fn every_scenario_at_every_friction_up_to_5_runs_or_stops_for_a_physical_reason(
                     None => assert_eq!(report.end_time, duration, "{what}"),
                     Some(
                         failure @ (RunError::Collision { .. }
-                        | RunError::LeftString { .. }
+                        | RunError::Recaptured { .. }
                         | RunError::CaughtFlying { .. }),
                     ) => {
                         // The failure is logged, and named, at the last time reached.

@@ -51,6 +51,9 @@ pub struct TautDynamics {
     grip: GripSolver,
     tensions: Vec<f64>,
     slip_rates: Vec<f64>,
+    /// The segments across which a contact rests (docs/flight.md), in the order their contact
+    /// forces are reported.
+    resting: Vec<usize>,
 }
 
 impl TautDynamics {
@@ -69,6 +72,29 @@ impl TautDynamics {
             grip: GripSolver::new(n),
             tensions: vec![0.0; n + 1],
             slip_rates: vec![0.0; n],
+            resting: Vec::new(),
+        }
+    }
+
+    /// Sets the segments across which a contact rests: the objects at each one's ends are held
+    /// at their distance by a contact force (see [`TautDynamics::contact_forces`]).
+    pub fn set_resting(&mut self, segments: &[usize]) {
+        self.resting.clear();
+        self.resting.extend_from_slice(segments);
+    }
+
+    /// The segments across which a contact rests.
+    pub fn resting(&self) -> &[usize] {
+        &self.resting
+    }
+
+    /// lambda of each resting contact at the last evaluation, N (in the order of
+    /// [`TautDynamics::resting`]).
+    pub fn contact_forces(&self) -> &[f64] {
+        if self.resting.is_empty() {
+            &[]
+        } else {
+            self.grip.contact_forces()
         }
     }
 
@@ -140,7 +166,7 @@ impl TautDynamics {
             SlipReference::LeftSide,
         );
         // Phases 3 and 4: tension and accelerations.
-        if modes.contains(&AxleMode::Stuck) {
+        if modes.contains(&AxleMode::Stuck) || !self.resting.is_empty() {
             self.solve_with_grip(inputs, modes)?;
         } else {
             self.solution = tension::solve(
@@ -200,26 +226,30 @@ impl TautDynamics {
         });
         let contacts = self.axles.contacts();
         let sides = |k: usize| contacts[k - 1].side;
-        let tensions = self
-            .grip
+        self.grip
             .solve(
                 params,
                 &self.kin,
                 &sticks,
                 self.axles.tension_ratios(),
                 modes,
+                &self.resting,
                 &self.spins,
                 sides,
             )
             .map_err(|_| DynamicsError::SingularGrip)?;
+        let forces = self.grip.segment_forces();
         grip::frame_accelerations(
             params,
             &self.kin,
             &sticks,
-            tensions,
+            forces,
             &mut self.accelerations,
         );
-        let (first, last) = (tensions[0], tensions[n]);
+        // The sticks feel their segments' forces (a contact at a stick tip pushes it too).
+        let (first, last) = (forces[0], forces[n]);
+        let tensions = self.grip.tensions();
+        let string_first = tensions[0];
         self.axles.set_solved_tensions(tensions, modes);
         let ratios = self.axles.tension_ratios();
         let shape_sum = tension::shape_sum(&self.kin, ratios);
@@ -238,8 +268,8 @@ impl TautDynamics {
             shape_sum,
             gear_ratio,
             centrifugal_term: tension::centrifugal_term(&self.kin),
-            drive: first / (params.stick_mass * gear_ratio),
-            base_tension: first,
+            drive: string_first / (params.stick_mass * gear_ratio),
+            base_tension: string_first,
             normalised_forces,
             hand_forces: [0, 1].map(|s| {
                 params.stick_mass

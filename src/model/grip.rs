@@ -142,7 +142,23 @@ pub fn slip_accelerations(
     }
 }
 
-/// Workspace for the tension solve with gripping axles (allocated once, for N diabolos).
+/// l_s'' of segment s for frame accelerations `acc`, m/s^2: e_s . (a_{s+1} - a_s) + l_s omega_s^2.
+pub fn segment_acceleration(kin: &Kinematics, acc: &[(f64, f64)], s: usize) -> f64 {
+    let o = kin.objects();
+    let world = |k: usize| o[k].to_world(acc[k].0, acc[k].1);
+    let segment = &kin.segments()[s];
+    kin.segment_direction(s).dot(&(world(s + 1) - world(s)))
+        + segment.length * segment.angular_rate * segment.angular_rate
+}
+
+/// Workspace for the tension solve with gripping axles and resting contacts (allocated once,
+/// for N diabolos).
+///
+/// A resting contact between the two objects of segment s (docs/flight.md, "Resting contact")
+/// holds l_s at the contact distance with a contact force lambda_s >= 0 pushing them apart
+/// along e_s, against the string's pull T_s: the objects feel the segment force T_s - lambda_s,
+/// the axles' friction the string's tensions. lambda_s is one more unknown, with l_s'' = 0 its
+/// equation; everything stays linear.
 #[derive(Clone, Debug)]
 pub struct GripSolver {
     /// rho_j: tension of segment j relative to its block's first segment.
@@ -157,6 +173,10 @@ pub struct GripSolver {
     base: Vec<f64>,
     acc: Vec<(f64, f64)>,
     slips: Vec<f64>,
+    /// The segment forces T_j - lambda_j the objects feel, N.
+    forces: Vec<f64>,
+    /// lambda_s of each resting segment (in the order given), N.
+    contact_forces: Vec<f64>,
 }
 
 /// The grip system has no unique solution (a straight string between driven sticks).
@@ -176,11 +196,32 @@ impl GripSolver {
             base: vec![0.0; n + 1],
             acc: vec![(0.0, 0.0); n + 2],
             slips: vec![0.0; n],
+            forces: vec![0.0; n + 1],
+            contact_forces: Vec::with_capacity(n + 1),
         }
     }
 
+    /// The segment tensions T_j of the last solve, N.
+    pub fn tensions(&self) -> &[f64] {
+        &self.tensions
+    }
+
+    /// The segment forces T_j - lambda_j of the last solve, N (the tensions where no contact
+    /// rests).
+    pub fn segment_forces(&self) -> &[f64] {
+        &self.forces
+    }
+
+    /// lambda_s of each resting segment of the last solve, N.
+    pub fn contact_forces(&self) -> &[f64] {
+        &self.contact_forces
+    }
+
     /// Segment tensions T_0..T_N with the axles in `modes` gripping where `Stuck`, the others
-    /// carrying the capstan ratios `ratios` (`ratios[k] / ratios[k-1]` across slipping axle k).
+    /// carrying the capstan ratios `ratios` (`ratios[k] / ratios[k-1]` across slipping axle k),
+    /// and a contact resting across each segment of `resting` (its force in
+    /// [`GripSolver::contact_forces`], the objects' segment forces in
+    /// [`GripSolver::segment_forces`]).
     #[allow(clippy::too_many_arguments)]
     pub fn solve(
         &mut self,
@@ -189,6 +230,7 @@ impl GripSolver {
         sticks: &[FrameInput; 2],
         ratios: &[f64],
         modes: &[AxleMode],
+        resting: &[usize],
         spins: &[f64],
         sides: impl Fn(usize) -> f64 + Copy,
     ) -> Result<&[f64], SingularGrip> {
@@ -205,10 +247,20 @@ impl GripSolver {
             }
             self.block[k] = self.starts.len();
         }
-        let size = 1 + self.starts.len();
-        // Residuals at zero tension, then one column per block.
+        let blocks = 1 + self.starts.len();
+        let size = blocks + resting.len();
+        if self.matrix.len() < size * size {
+            // Resting contacts add unknowns beyond the grip workspace (at an event, not per
+            // step: the contacts are set at events).
+            self.matrix.resize(size * size, 0.0);
+            self.rhs.resize(size, 0.0);
+            self.base.resize(size, 0.0);
+        }
+        self.contact_forces.clear();
+        self.contact_forces.resize(resting.len(), 0.0);
+        // Residuals at zero tension and contact force, then one column per unknown.
         self.tensions.iter_mut().for_each(|t| *t = 0.0);
-        self.residuals(params, kin, sticks, spins, sides);
+        self.residuals(params, kin, sticks, resting, spins, sides);
         self.base[..size].copy_from_slice(&self.rhs[..size]);
         for b in 0..size {
             for j in 0..=n {
@@ -218,7 +270,10 @@ impl GripSolver {
                     0.0
                 };
             }
-            self.residuals(params, kin, sticks, spins, sides);
+            for (c, force) in self.contact_forces.iter_mut().enumerate() {
+                *force = if blocks + c == b { 1.0 } else { 0.0 };
+            }
+            self.residuals(params, kin, sticks, resting, spins, sides);
             for r in 0..size {
                 self.matrix[r * size + b] = self.rhs[r] - self.base[r];
             }
@@ -230,20 +285,34 @@ impl GripSolver {
         for j in 0..=n {
             self.tensions[j] = self.rhs[self.block[j]] * self.relative[j];
         }
+        for (c, force) in self.contact_forces.iter_mut().enumerate() {
+            *force = self.rhs[blocks + c];
+        }
+        self.segment_forces_from(resting);
         Ok(&self.tensions)
     }
 
-    /// Writes L'' and the gripping axles' slip accelerations at the current tensions into
-    /// `rhs[0..=s]`.
+    /// forces = tensions minus the contact forces across the resting segments.
+    fn segment_forces_from(&mut self, resting: &[usize]) {
+        self.forces.copy_from_slice(&self.tensions);
+        for (c, &s) in resting.iter().enumerate() {
+            self.forces[s] -= self.contact_forces[c];
+        }
+    }
+
+    /// Writes L'', the gripping axles' slip accelerations and the resting segments' l_s'' at
+    /// the current tensions and contact forces into `rhs`.
     fn residuals(
         &mut self,
         params: &Params,
         kin: &Kinematics,
         sticks: &[FrameInput; 2],
+        resting: &[usize],
         spins: &[f64],
         sides: impl Fn(usize) -> f64,
     ) {
-        frame_accelerations(params, kin, sticks, &self.tensions, &mut self.acc);
+        self.segment_forces_from(resting);
+        frame_accelerations(params, kin, sticks, &self.forces, &mut self.acc);
         self.rhs[0] = length_acceleration(kin, &self.acc);
         slip_accelerations(
             params,
@@ -256,6 +325,10 @@ impl GripSolver {
         );
         for (r, &k) in self.starts.iter().enumerate() {
             self.rhs[r + 1] = self.slips[k - 1];
+        }
+        let blocks = 1 + self.starts.len();
+        for (c, &s) in resting.iter().enumerate() {
+            self.rhs[blocks + c] = segment_acceleration(kin, &self.acc, s);
         }
     }
 }

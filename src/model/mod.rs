@@ -5,7 +5,9 @@
 //! Segment i joins object i and i+1. Everything is SI (m, kg, s, N) and angles are radians.
 
 pub mod dynamics;
+pub mod contact;
 pub mod energy;
+pub mod flight;
 pub mod friction;
 pub mod geometry;
 pub mod grip;
@@ -16,7 +18,9 @@ pub mod state;
 pub mod tension;
 
 pub use dynamics::{DynamicsError, TautDynamics};
+pub use contact::{apply_impact, Constraint, ImpactBody, ImpactError, ImpactOutcome, ImpactRule};
 pub use energy::{mechanical_energy, PowerBalance};
+pub use flight::{chord_normal, FreeKind, FreeMotion};
 pub use friction::{filippov_mode, slip_at_capstan_bound, AxleContact, AxleMode, SlipDirection};
 pub use geometry::Kinematics;
 pub use impulse::{tensing_impulse, tensing_impulse_with_restitution, TensingImpulse};

@@ -42,6 +42,12 @@ pub struct ParamValues {
     pub restitution: f64,
     /// The friction law at every axle.
     pub friction_law: FrictionLaw,
+    /// R: radius of a diabolo's disc for contact, m (a 127 mm diabolo has 0.0635 m). For
+    /// contact only: the string still runs through the axle centre.
+    pub diabolo_radius: f64,
+    /// e_c: coefficient of restitution of an impact between two diabolos or a diabolo and a
+    /// stick tip, 0 (plastic) to 1 (elastic).
+    pub contact_restitution: f64,
 }
 
 impl Default for ParamValues {
@@ -56,6 +62,8 @@ impl Default for ParamValues {
             gravity: 9.81,
             restitution: 0.0,
             friction_law: FrictionLaw::Step,
+            diabolo_radius: 0.0635,
+            contact_restitution: 0.5,
         }
     }
 }
@@ -173,6 +181,20 @@ pub mod ranges {
         unit: "",
         why: "0 is plastic, 1 elastic",
     };
+    /// R, m. Real diabolos are 10 to 15 cm across.
+    pub const DIABOLO_RADIUS: Range = Range {
+        min: 1e-3,
+        max: 1.0,
+        unit: "m",
+        why: "real diabolos are 10 to 15 cm across (R = 0.05 to 0.075 m)",
+    };
+    /// e_c.
+    pub const CONTACT_RESTITUTION: Range = Range {
+        min: 0.0,
+        max: 1.0,
+        unit: "",
+        why: "0 is plastic, 1 elastic",
+    };
     /// The slip-speed width of the tanh law, m/s: tanh(w' / width) must be resolvable by the
     /// integrator (1e-300 makes it a step the adaptive steps cannot cross).
     pub const FRICTION_WIDTH: Range = Range {
@@ -197,6 +219,12 @@ impl ParamValues {
             ("spin_drag", self.spin_drag, ranges::SPIN_DRAG),
             ("gravity", self.gravity, ranges::GRAVITY),
             ("restitution", self.restitution, ranges::RESTITUTION),
+            ("diabolo_radius", self.diabolo_radius, ranges::DIABOLO_RADIUS),
+            (
+                "contact_restitution",
+                self.contact_restitution,
+                ranges::CONTACT_RESTITUTION,
+            ),
         ];
         if let FrictionLaw::Tanh { width } = self.friction_law {
             checks.push(("friction_width", width, ranges::FRICTION_WIDTH));
@@ -222,7 +250,7 @@ impl Params {
     pub fn new(values: ParamValues) -> Result<Self, ParamError> {
         let positive = "it must be a finite number greater than 0";
         let non_negative = "it must be a finite number of at least 0";
-        let checks: [(&'static str, f64, bool, &'static str); 8] = [
+        let checks: [(&'static str, f64, bool, &'static str); 10] = [
             (
                 "string_length",
                 values.string_length,
@@ -269,6 +297,18 @@ impl Params {
                 "restitution",
                 values.restitution,
                 (0.0..=1.0).contains(&values.restitution),
+                "it must be between 0 (plastic) and 1 (elastic)",
+            ),
+            (
+                "diabolo_radius",
+                values.diabolo_radius,
+                values.diabolo_radius > 0.0,
+                positive,
+            ),
+            (
+                "contact_restitution",
+                values.contact_restitution,
+                (0.0..=1.0).contains(&values.contact_restitution),
                 "it must be between 0 (plastic) and 1 (elastic)",
             ),
         ];

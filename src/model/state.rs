@@ -148,6 +148,22 @@ impl CartesianState {
         }
     }
 
+    /// L' = sum_i e_i . (v_{i+1} - v_i): the rate of the sum of segment lengths, m/s (0 for a
+    /// segment of zero length).
+    pub fn length_rate(&self) -> f64 {
+        (0..=self.diabolos.len())
+            .map(|i| {
+                let d = self.position(i + 1) - self.position(i);
+                let norm = d.norm();
+                if norm > 0.0 {
+                    d.dot(&(self.velocity(i + 1) - self.velocity(i))) / norm
+                } else {
+                    0.0
+                }
+            })
+            .sum()
+    }
+
     /// Sum of segment lengths, m.
     pub fn string_used(&self) -> f64 {
         (0..=self.diabolos.len())
@@ -259,9 +275,8 @@ pub struct ReducedLayout {
 }
 
 impl ReducedLayout {
-    /// Layout for `n` diabolos (n >= 1).
+    /// Layout for `n` diabolos (n = 0: the string joins the two sticks directly).
     pub fn new(n: usize) -> Self {
-        assert!(n >= 1, "a reduced state needs at least one diabolo");
         Self { n }
     }
     /// N, the number of diabolos.
@@ -272,7 +287,7 @@ impl ReducedLayout {
     pub fn len(&self) -> usize {
         5 * self.n + 6
     }
-    /// Never empty (N >= 1); present for clippy's len-without-is-empty rule.
+    /// Never empty (6 entries at least); present for clippy's len-without-is-empty rule.
     pub fn is_empty(&self) -> bool {
         false
     }

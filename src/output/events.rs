@@ -4,10 +4,12 @@ use std::io::{self, Write};
 
 use serde_json::{json, Map, Value};
 
+use crate::simulation::report::Partner;
 use crate::simulation::run::Event;
 
 /// One event as a JSON object: `t`, `kind`, `object` (null when none), then whatever the event
-/// carries (`impulse`, `energy_lost`, `length_rate_before`/`_after`, `knot`, `reason`).
+/// carries (`impulse`, `energy_lost`, `length_rate_before`/`_after`, `knot`, `slot`, `other`,
+/// `speed`, `resting`, `reason`).
 pub fn event_json(event: &Event) -> Value {
     let mut object = Map::new();
     object.insert("t".into(), json!(event.t));
@@ -25,6 +27,23 @@ pub fn event_json(event: &Event) -> Value {
     }
     if let Some(k) = event.knot {
         object.insert("knot".into(), json!(k));
+    }
+    if let Some(slot) = event.slot {
+        object.insert("slot".into(), json!(slot));
+    }
+    if let Some(other) = event.other {
+        let other = match other {
+            Partner::Diabolo(k) => json!(k),
+            Partner::Left => json!("left"),
+            Partner::Right => json!("right"),
+        };
+        object.insert("other".into(), other);
+    }
+    if let Some(speed) = event.speed {
+        object.insert("speed".into(), json!(speed));
+    }
+    if let Some(resting) = event.resting {
+        object.insert("resting".into(), json!(resting));
     }
     if let Some(reason) = &event.reason {
         object.insert("reason".into(), json!(reason));

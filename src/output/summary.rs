@@ -18,6 +18,8 @@ pub struct Summary {
     pub min_base_tension: f64,
     /// The diabolos of the last row (None before the first row).
     pub final_diabolos: Option<Vec<DiaboloState>>,
+    /// The highest centre of each diabolo over the rows, m.
+    pub max_heights: Vec<f64>,
 }
 
 impl Default for Summary {
@@ -26,6 +28,7 @@ impl Default for Summary {
             max_tension: 0.0,
             min_base_tension: f64::INFINITY,
             final_diabolos: None,
+            max_heights: Vec::new(),
         }
     }
 }
@@ -41,10 +44,31 @@ impl Summary {
                 self.min_base_tension = self.min_base_tension.min(t0);
             }
         }
+        let heights = &mut self.max_heights;
+        heights.resize(row.state.diabolo_count(), f64::NEG_INFINITY);
+        for (h, d) in heights.iter_mut().zip(&row.state.diabolos) {
+            *h = h.max(d.pos.y);
+        }
         // Reuses the buffer: no allocation per row.
         let last = self.final_diabolos.get_or_insert_with(Vec::new);
         last.clear();
         last.extend_from_slice(&row.state.diabolos);
+    }
+
+    /// The highest centre of each diabolo over the run, m: over the rows, and the apex of
+    /// every flight (which may fall between rows).
+    pub fn max_heights(&self, report: &RunReport) -> Vec<f64> {
+        let count = self.max_heights.len().max(report.flights.len());
+        (0..count)
+            .map(|k| {
+                let rows = self.max_heights.get(k).copied().unwrap_or(f64::NEG_INFINITY);
+                let flight = report
+                    .flights
+                    .get(k)
+                    .map_or(f64::NEG_INFINITY, |f| f.highest_flight);
+                rows.max(flight)
+            })
+            .collect()
     }
 
     /// The summary object.
@@ -74,6 +98,12 @@ impl Summary {
             "energy_final": e1,
             "energy_change": e1 - e0,
             "grip_needed": report.grip_needed,
+            "leaves": report.flights.iter().map(|f| f.leaves).collect::<Vec<_>>(),
+            "landings": report.flights.iter().map(|f| f.landings).collect::<Vec<_>>(),
+            "airtime": report.flights.iter().map(|f| f.airtime).collect::<Vec<_>>(),
+            "max_height": self.max_heights(report).iter().map(|&h| finite(h)).collect::<Vec<_>>(),
+            "dropped": report.flights.iter().map(|f| f.dropped).collect::<Vec<_>>(),
+            "contacts": report.contacts,
             "wall_time": wall.as_secs_f64(),
         })
     }

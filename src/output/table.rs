@@ -23,8 +23,31 @@ use thiserror::Error;
 
 use crate::display::{echoed, Compact};
 
-/// The columns of a trajectory that hold text, not numbers.
+/// The columns of a trajectory that hold text, not numbers, besides each diabolo's `dK_mode`.
 pub const TEXT_COLUMNS: [&str; 1] = ["phase"];
+
+/// Whether the column `name` holds text: `phase` and each diabolo's `dK_mode` (`string`,
+/// `flying`, `dropped`).
+pub fn is_text_column(name: &str) -> bool {
+    TEXT_COLUMNS.contains(&name) || diabolo_field(name).is_some_and(|f| f == "mode")
+}
+
+/// Whether a cell of column `name` may be empty (read as missing, NaN): a diabolo's theta and
+/// knot while it is off the string, and the tensions T1..TN of segments the string does not
+/// have while diabolos are off it.
+pub fn may_be_empty(name: &str) -> bool {
+    diabolo_field(name).is_some_and(|f| f == "theta" || f == "knot")
+        || name
+            .strip_prefix('T')
+            .is_some_and(|j| !j.is_empty() && j.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The field of a per-diabolo column `dK_field` (K a number), if `name` is one.
+fn diabolo_field(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix('d')?;
+    let (k, field) = rest.split_once('_')?;
+    (!k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())).then_some(field)
+}
 
 /// A trajectory file that cannot be read as a table.
 #[derive(Debug, Error)]
@@ -39,9 +62,9 @@ pub enum TableError {
     },
     /// A cell of a numeric column is not a number.
     #[error(
-        "{file}: row {row}, column {column}: {value} is not a number (every column but {text} \
-         holds numbers, NaN or inf); fix the cell or regenerate the file with diabolo run",
-        text = TEXT_COLUMNS.join(", ")
+        "{file}: row {row}, column {column}: {value} is not a number (every column but phase \
+         and the dK_mode columns holds numbers, NaN or inf; dK_theta, dK_knot and T1..TN may \
+         be empty); fix the cell or regenerate the file with diabolo run"
     )]
     NotANumber {
         /// The file, as named in messages.
@@ -125,6 +148,8 @@ pub struct TrajectoryReader<R: Read> {
     file: String,
     names: Vec<String>,
     text: Vec<bool>,
+    /// Whether each column's cells may be empty.
+    empty: Vec<bool>,
     csv: csv::Reader<R>,
     previous_t: Option<f64>,
 }
@@ -159,14 +184,13 @@ impl<R: Read> TrajectoryReader<R> {
                 "the first column must be t (a trajectory written by diabolo run)".into(),
             ));
         }
-        let text = names
-            .iter()
-            .map(|n| TEXT_COLUMNS.contains(&n.as_str()))
-            .collect();
+        let text = names.iter().map(|n| is_text_column(n)).collect();
+        let empty = names.iter().map(|n| may_be_empty(n)).collect();
         Ok(Self {
             file,
             names,
             text,
+            empty,
             csv,
             previous_t: None,
         })
@@ -179,7 +203,7 @@ impl<R: Read> TrajectoryReader<R> {
 
     /// The cell of `column` as a number (NaN in a text column).
     fn number(&self, line: u64, column: usize, field: &str) -> Result<f64, TableError> {
-        if self.text[column] {
+        if self.text[column] || (field.is_empty() && self.empty[column]) {
             return Ok(f64::NAN);
         }
         field.parse().map_err(|_| TableError::NotANumber {

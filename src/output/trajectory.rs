@@ -40,6 +40,10 @@ pub fn trajectory_header(n: usize) -> Vec<String> {
     ] {
         columns.push(name.to_string());
     }
+    for k in 1..=n {
+        columns.push(format!("d{k}_mode"));
+        columns.push(format!("d{k}_slot"));
+    }
     columns
 }
 
@@ -49,7 +53,7 @@ pub fn trajectory_header(n: usize) -> Vec<String> {
 /// without string angles). The string is slack, so neither acts on the motion; they show how
 /// close the state is to what the taut string would do.
 pub fn loose_taut_terms(params: &Params, row: &Row) -> (f64, f64) {
-    let state = &row.state;
+    let state = &row.string_state();
     let n = state.diabolo_count();
     let mut kinematics = Kinematics::new(n);
     if kinematics.load_cartesian(state).is_err() {
@@ -110,12 +114,18 @@ impl<W: Write> TrajectoryWriter<W> {
                 .number(d.pos.y)
                 .number(d.vel.x)
                 .number(d.vel.y)
-                .number(d.spin)
-                .number(row.thetas.get(k).copied().unwrap_or(f64::NAN))
-                .plain(d.knot);
+                .number(d.spin);
+            // theta and the knot degree exist on the string only.
+            match row.thetas.get(k).copied().flatten() {
+                Some(theta) => line.number(theta).plain(d.knot),
+                None => line.plain("").plain(""),
+            };
         }
-        for &t in &row.tensions {
-            line.number(t);
+        for j in 0..=row.state.diabolo_count() {
+            match row.tensions.get(j) {
+                Some(&t) => line.number(t),
+                None => line.plain(""),
+            };
         }
         for v in [
             gear_ratio,
@@ -132,6 +142,9 @@ impl<W: Write> TrajectoryWriter<W> {
             row.impulse_loss,
         ] {
             line.number(v);
+        }
+        for (mode, slot) in row.modes.iter().zip(&row.slots) {
+            line.plain(mode.name()).plain(slot);
         }
         line.end(&mut self.out)
     }

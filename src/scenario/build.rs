@@ -15,7 +15,7 @@ use crate::simulation::drive::{
     SampledPath, Schedule, Tracking,
 };
 use crate::simulation::run::{Settings, SetupError, Simulation};
-use crate::simulation::Method;
+use crate::simulation::{DiaboloMode, Method};
 
 use super::error::ScenarioError;
 use super::limits::{row_count, Limits};
@@ -23,7 +23,7 @@ use super::ranges;
 use super::spec::defaults;
 use super::spec::{
     BodySpec, DiaboloSpec, DriveSpec, FrictionLawName, InterpolationName, MethodName, ParamsSpec,
-    PathSpec, Scenario, ScheduleSpec, SimSpec,
+    PathSpec, Scenario, ScheduleSpec, SimSpec, StartMode,
 };
 
 /// A start whose string is within this of taut (m) is put exactly on the taut string, by
@@ -111,7 +111,8 @@ impl Scenario {
         self.check_initial_ranges()?;
         self.check_capstan()?;
         let initial = self.build_initial(&params, &drives)?;
-        Simulation::new(params, drives, initial, settings).map_err(|e| match e {
+        let modes = self.start_modes();
+        Simulation::with_modes(params, drives, initial, modes, settings).map_err(|e| match e {
             SetupError::Settings { field, reason } => invalid(
                 format!("sim.{field}"),
                 "",
@@ -227,24 +228,31 @@ impl Scenario {
                 "add one, e.g. {\"x\": 0.0}",
             ));
         }
-        let lowest = lowest_placement(diabolos, &sticks, length)?;
+        // The diabolos on the string, with their index in the list.
+        let on_string: Vec<(usize, &DiaboloSpec)> = diabolos
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.mode.is_string())
+            .collect();
+        let string_specs: Vec<DiaboloSpec> = on_string.iter().map(|(_, d)| (*d).clone()).collect();
+        let lowest = lowest_placement(&string_specs, &sticks, length)?;
         let mut state = CartesianState {
             left: sticks[0],
             right: sticks[1],
-            diabolos: diabolos
+            diabolos: on_string
                 .iter()
                 .enumerate()
-                .map(|(k, d)| diabolo(d, k, lowest.as_ref().map(|p| p[k]), &sticks, length))
+                .map(|(i, &(k, d))| diabolo(d, k, lowest.as_ref().map(|p| p[i]), &sticks, length))
                 .collect::<Result<_, _>>()?,
         };
-        for k in 1..state.diabolos.len() {
-            let (a, b) = (state.diabolos[k - 1].pos.x, state.diabolos[k].pos.x);
+        for i in 1..state.diabolos.len() {
+            let (a, b) = (state.diabolos[i - 1].pos.x, state.diabolos[i].pos.x);
             if b < a {
                 return Err(invalid(
-                    format!("initial.diabolos[{k}].pos"),
-                    show(state.diabolos[k].pos),
+                    format!("initial.diabolos[{}].pos", on_string[i].0),
+                    show(state.diabolos[i].pos),
                     format!(
-                        "diabolos are listed left to right: x = {} comes after x = {}",
+                        "diabolos on the string are listed left to right: x = {} comes after x = {}",
                         Compact(b),
                         Compact(a)
                     ),
@@ -261,11 +269,40 @@ impl Scenario {
                 "move the diabolos within reach of the string (sum of the segment lengths at most L), or give the diabolos by \"x\"",
             ));
         }
-        if excess.abs() <= TAUT_SNAP_TOLERANCE {
+        if excess.abs() <= TAUT_SNAP_TOLERANCE && !state.diabolos.is_empty() {
             snap_taut(&mut state, length);
         }
-        check_below_string(&state)?;
-        Ok(state)
+        check_below_string(&state, &on_string)?;
+        // Every diabolo in index order: the on-string ones placed, the flying ones as given.
+        let mut string_placed = state.diabolos.into_iter();
+        let all = diabolos
+            .iter()
+            .enumerate()
+            .map(|(k, d)| match d.mode {
+                StartMode::String => Ok(string_placed.next().expect("one per on-string entry")),
+                StartMode::Flying => flying_diabolo(d, k),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let full = CartesianState {
+            left: state.left,
+            right: state.right,
+            diabolos: all,
+        };
+        let modes = self.start_modes();
+        check_flying_starts(params, &full, &modes, self.sim.floor)?;
+        Ok(full)
+    }
+
+    /// Where each diabolo starts, in index order.
+    pub fn start_modes(&self) -> Vec<DiaboloMode> {
+        self.initial
+            .diabolos
+            .iter()
+            .map(|d| match d.mode {
+                StartMode::String => DiaboloMode::String,
+                StartMode::Flying => DiaboloMode::Flying,
+            })
+            .collect()
     }
 }
 
@@ -296,6 +333,8 @@ impl From<ParamValues> for ParamsSpec {
             restitution: values.restitution,
             friction_law,
             friction_width,
+            diabolo_radius: values.diabolo_radius,
+            contact_restitution: values.contact_restitution,
         }
     }
 }
@@ -318,6 +357,8 @@ fn build_params(spec: &ParamsSpec) -> Result<Params, ScenarioError> {
         gravity: spec.gravity,
         restitution: spec.restitution,
         friction_law,
+        diabolo_radius: spec.diabolo_radius,
+        contact_restitution: spec.contact_restitution,
     };
     values
         .check_ranges()
@@ -455,6 +496,7 @@ fn build_settings(spec: &SimSpec, limits: &Limits) -> Result<Settings, ScenarioE
         max_events_per_second: spec.max_events_per_second,
         meeting_distance: spec.meeting_distance,
         max_wall: spec.max_wall,
+        floor: spec.floor,
         ..Settings::default()
     };
     if settings.output_interval > settings.duration && settings.duration > 0.0 {
@@ -652,6 +694,171 @@ fn diabolo(
     })
 }
 
+/// A diabolo that starts flying: its `pos` and `vel`, no `x` and no knot.
+fn flying_diabolo(spec: &DiaboloSpec, k: usize) -> Result<DiaboloState, ScenarioError> {
+    let at = format!("initial.diabolos[{k}]");
+    if let Some(x) = spec.x {
+        return Err(invalid(
+            format!("{at}.x"),
+            compact(x),
+            "a flying diabolo is not on the string, so it cannot be placed on it by x",
+            "give its \"pos\": [x, y], or drop \"mode\": \"flying\"",
+        ));
+    }
+    if spec.knot != 0 {
+        return Err(invalid(
+            format!("{at}.knot"),
+            spec.knot.to_string(),
+            "a flying diabolo has no knot degree (the string is not around it)",
+            "remove \"knot\", or start it on the string",
+        ));
+    }
+    let Some(pos) = spec.pos else {
+        return Err(invalid(
+            at,
+            "no position",
+            "a flying diabolo needs a position",
+            "add \"pos\": [x, y]",
+        ));
+    };
+    Ok(DiaboloState {
+        pos: vector(pos),
+        vel: vector(spec.vel),
+        spin: spec.spin,
+        knot: 0,
+    })
+}
+
+/// The start of the diabolos off the string: above the floor, no two discs overlapping (nor a
+/// disc and a stick tip), and no flying diabolo below a chord of the string that its flight
+/// would cross from below (with the sticks where they start).
+fn check_flying_starts(
+    params: &Params,
+    state: &CartesianState,
+    modes: &[DiaboloMode],
+    floor: Option<f64>,
+) -> Result<(), ScenarioError> {
+    let radius = params.diabolo_radius;
+    let n = state.diabolo_count();
+    if let Some(floor) = floor {
+        for (k, d) in state.diabolos.iter().enumerate() {
+            if d.pos.y - radius < floor {
+                return Err(invalid(
+                    "sim.floor",
+                    compact(floor),
+                    format!(
+                        "diabolo {} starts with its lowest point at y = {} m, below the floor (centre y - params.diabolo_radius)",
+                        k + 1,
+                        Compact(d.pos.y - radius)
+                    ),
+                    "lower the floor below every diabolo's start, or raise the diabolo",
+                ));
+            }
+        }
+    }
+    for a in 0..n {
+        for b in a + 1..n {
+            let distance = (state.diabolos[a].pos - state.diabolos[b].pos).norm();
+            if distance < 2.0 * radius * (1.0 - 1e-9) {
+                return Err(invalid(
+                    "params.diabolo_radius",
+                    compact(radius),
+                    format!(
+                        "diabolos {} and {} start {} m apart: their discs (2R = {} m) overlap",
+                        a + 1,
+                        b + 1,
+                        Compact(distance),
+                        Compact(2.0 * radius)
+                    ),
+                    "move them apart, or give a smaller params.diabolo_radius",
+                ));
+            }
+        }
+        for (side, tip) in SIDES.iter().zip([state.left.pos, state.right.pos]) {
+            let distance = (state.diabolos[a].pos - tip).norm();
+            if distance < radius * (1.0 - 1e-9) {
+                return Err(invalid(
+                    "params.diabolo_radius",
+                    compact(radius),
+                    format!(
+                        "diabolo {} starts {} m from the {side} stick tip, inside its disc (R = {} m)",
+                        a + 1,
+                        Compact(distance),
+                        Compact(radius)
+                    ),
+                    "move it away from the stick, or give a smaller params.diabolo_radius",
+                ));
+            }
+        }
+    }
+    let string: Vec<usize> = (0..n).filter(|&k| modes[k] == DiaboloMode::String).collect();
+    let mut objects = vec![state.left.pos];
+    objects.extend(string.iter().map(|&k| state.diabolos[k].pos));
+    objects.push(state.right.pos);
+    for (k, d) in state.diabolos.iter().enumerate() {
+        if modes[k] != DiaboloMode::Flying {
+            continue;
+        }
+        for (segment, ends) in objects.windows(2).enumerate() {
+            if let Some(time) = rises_through_chord(d, ends[0], ends[1], params.gravity) {
+                return Err(invalid(
+                    format!("initial.diabolos[{k}].pos"),
+                    show(d.pos),
+                    format!(
+                        "the flying diabolo starts below the chord of segment {segment} of the string and would meet the string from below after {} s (with the sticks where they start), which is not modelled",
+                        Compact(time)
+                    ),
+                    "start it above the string, or give it a velocity that keeps it below",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The time a diabolo flying from `d` first crosses the chord from a to b upward, strictly
+/// between its ends, if it does (its height above the chord is a quadratic in time).
+fn rises_through_chord(
+    d: &DiaboloState,
+    a: Vector2<f64>,
+    b: Vector2<f64>,
+    gravity: f64,
+) -> Option<f64> {
+    let chord = b - a;
+    if chord.x == 0.0 {
+        return None;
+    }
+    let normal = crate::model::chord_normal(a, b);
+    // h(t) = h0 + h1 t + h2 t^2, the height above the chord's line.
+    let h0 = normal.dot(&(d.pos - a));
+    let h1 = normal.dot(&d.vel);
+    let h2 = -0.5 * gravity * normal.y;
+    if h0 >= 0.0 {
+        return None;
+    }
+    let roots = if h2 == 0.0 {
+        if h1 > 0.0 {
+            vec![-h0 / h1]
+        } else {
+            vec![]
+        }
+    } else {
+        let disc = h1 * h1 - 4.0 * h2 * h0;
+        if disc < 0.0 {
+            vec![]
+        } else {
+            let r = disc.sqrt();
+            let mut roots = vec![(-h1 - r) / (2.0 * h2), (-h1 + r) / (2.0 * h2)];
+            roots.sort_by(f64::total_cmp);
+            roots
+        }
+    };
+    let time = roots.into_iter().find(|&t| t > 0.0)?;
+    let p = d.pos + d.vel * time + Vector2::new(0.0, -0.5 * gravity * time * time);
+    let along = (p - a).dot(&chord) / chord.norm_squared();
+    (along > 0.0 && along < 1.0).then_some(time)
+}
+
 /// Moves every diabolo vertically by one amount so that sum l = L exactly (Newton).
 fn snap_taut(state: &mut CartesianState, length: f64) {
     for _ in 0..50 {
@@ -677,8 +884,12 @@ fn snap_taut(state: &mut CartesianState, length: f64) {
     }
 }
 
-/// Each diabolo must hang in the string (|theta| > pi): not above the line of its neighbours.
-fn check_below_string(state: &CartesianState) -> Result<(), ScenarioError> {
+/// Each diabolo on the string must hang in it (|theta| > pi): not above the line of its
+/// neighbours. `entries` gives each one's index in the scenario's list.
+fn check_below_string(
+    state: &CartesianState,
+    entries: &[(usize, &DiaboloSpec)],
+) -> Result<(), ScenarioError> {
     let n = state.diabolo_count();
     let mut kin = Kinematics::new(n);
     kin.load_cartesian(state).map_err(|e| match e {
@@ -699,7 +910,7 @@ fn check_below_string(state: &CartesianState) -> Result<(), ScenarioError> {
         let theta = kin.objects()[i].theta;
         if theta.abs() <= std::f64::consts::PI {
             return Err(invalid(
-                format!("initial.diabolos[{}].pos", i - 1),
+                format!("initial.diabolos[{}].pos", entries[i - 1].0),
                 show(state.diabolos[i - 1].pos),
                 format!("the diabolo is above the string (the string would bend the wrong way over it: theta = {} rad)", Compact(theta)),
                 "place it below the line joining its neighbours on the string",

@@ -68,6 +68,39 @@ pub struct ParamsSpec {
     #[serde(default = "defaults::friction_width")]
     #[schemars(range(min = crate::model::ranges::FRICTION_WIDTH.min, max = crate::model::ranges::FRICTION_WIDTH.max))]
     pub friction_width: f64,
+    /// R: radius of a diabolo's disc for contact between diabolos and with the stick tips, m.
+    #[serde(
+        default = "defaults::diabolo_radius",
+        skip_serializing_if = "defaults::is_diabolo_radius"
+    )]
+    #[schemars(range(min = crate::model::ranges::DIABOLO_RADIUS.min, max = crate::model::ranges::DIABOLO_RADIUS.max))]
+    pub diabolo_radius: f64,
+    /// e_c: coefficient of restitution of an impact between two diabolos or a diabolo and a
+    /// stick tip, 0 (plastic) to 1.
+    #[serde(
+        default = "defaults::contact_restitution",
+        skip_serializing_if = "defaults::is_contact_restitution"
+    )]
+    #[schemars(range(min = crate::model::ranges::CONTACT_RESTITUTION.min, max = crate::model::ranges::CONTACT_RESTITUTION.max))]
+    pub contact_restitution: f64,
+}
+
+/// Where a diabolo starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum StartMode {
+    /// On the string, in the order of the list among the on-string diabolos.
+    #[default]
+    String,
+    /// Off the string, in free flight from `pos` with `vel`.
+    Flying,
+}
+
+impl StartMode {
+    /// Whether this is the default, on the string.
+    pub fn is_string(&self) -> bool {
+        *self == Self::String
+    }
 }
 
 /// The friction law of the axles.
@@ -134,6 +167,10 @@ pub struct DiaboloSpec {
     #[serde(default)]
     #[schemars(range(min = super::ranges::SPIN.min, max = super::ranges::SPIN.max))]
     pub spin: f64,
+    /// Where it starts: on the string (default) or flying (then it gives `pos`, and no `x`
+    /// or `knot`).
+    #[serde(default, skip_serializing_if = "StartMode::is_string")]
+    pub mode: StartMode,
     /// k: knot degree (turns of the string around the axle).
     #[serde(default)]
     #[schemars(range(min = super::ranges::KNOT.min, max = super::ranges::KNOT.max))]
@@ -315,6 +352,11 @@ pub struct SimSpec {
     /// Wall-clock budget of the run, s: a run that takes longer ends with a failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_wall: Option<f64>,
+    /// Height of the floor, m: a flying diabolo whose lowest point (centre y minus
+    /// params.diabolo_radius) reaches it is dropped there. No floor: it falls on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = super::ranges::COORDINATE.min, max = super::ranges::COORDINATE.max))]
+    pub floor: Option<f64>,
 }
 
 /// The integration method.
@@ -374,6 +416,8 @@ impl ParamsSpec {
             restitution: 0.0,
             friction_law: FrictionLawName::default(),
             friction_width: defaults::friction_width(),
+            diabolo_radius: defaults::diabolo_radius(),
+            contact_restitution: defaults::contact_restitution(),
         }
     }
 }
@@ -407,7 +451,17 @@ impl DiaboloSpec {
             x: Some(x),
             vel: [0.0, 0.0],
             spin: 0.0,
+            mode: StartMode::String,
             knot: 0,
+        }
+    }
+
+    /// A diabolo flying from `pos` [x, y] (m) with velocity `vel` [vx, vy] (m/s), without spin.
+    pub fn flying(pos: [f64; 2], vel: [f64; 2]) -> Self {
+        Self {
+            vel,
+            mode: StartMode::Flying,
+            ..Self::at(pos)
         }
     }
 
@@ -418,6 +472,7 @@ impl DiaboloSpec {
             x: None,
             vel: [0.0, 0.0],
             spin: 0.0,
+            mode: StartMode::String,
             knot: 0,
         }
     }
@@ -483,6 +538,7 @@ impl SimSpec {
             max_events_per_second: defaults::max_events_per_second(),
             meeting_distance: defaults::meeting_distance(),
             max_wall: None,
+            floor: None,
         }
     }
 }
@@ -505,6 +561,18 @@ pub(super) mod defaults {
     }
     pub fn gravity() -> f64 {
         ParamValues::default().gravity
+    }
+    pub fn diabolo_radius() -> f64 {
+        ParamValues::default().diabolo_radius
+    }
+    pub fn contact_restitution() -> f64 {
+        ParamValues::default().contact_restitution
+    }
+    pub fn is_diabolo_radius(value: &f64) -> bool {
+        *value == diabolo_radius()
+    }
+    pub fn is_contact_restitution(value: &f64) -> bool {
+        *value == contact_restitution()
     }
     pub fn friction_width() -> f64 {
         0.01

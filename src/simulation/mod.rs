@@ -8,6 +8,7 @@ pub mod observe;
 pub mod ode;
 pub(crate) mod phase;
 pub mod report;
+pub mod roster;
 pub mod setup;
 
 pub use ode::{events, integrate};
@@ -33,4 +34,5 @@ pub use integrate::{
 pub use observe::Row;
 pub use phase::{Phase, Quantity, TautSystem};
 pub use report::{Event, EventKind, RunError, RunReport, RunStats, Settings};
+pub use roster::DiaboloMode;
 pub use setup::{SetupError, Simulation};

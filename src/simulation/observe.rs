@@ -8,6 +8,7 @@ use crate::model::{energy::mechanical_energy, CartesianState, Kinematics};
 use super::hybrid::Hybrid;
 use super::phase::{hand_inputs, Phase, ACCUMULATORS};
 use super::report::RunError;
+use super::roster::DiaboloMode;
 
 /// One output row (docs/interface.md, "Trajectory CSV").
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -16,12 +17,21 @@ pub struct Row {
     pub t: f64,
     /// The phase of the string (`None` only in a default row, before any is filled).
     pub phase: Option<Phase>,
-    /// Positions, velocities, spins and knot degrees of all objects.
+    /// Positions, velocities, spins and knot degrees of all objects: the sticks and every
+    /// diabolo in index order K = 1..N (on the string or not; knot 0 off it).
     pub state: CartesianState,
-    /// theta_i of each diabolo, rad.
-    pub thetas: Vec<f64>,
-    /// T_0..T_N, N (0 while loose).
+    /// Where each diabolo is (index order).
+    pub modes: Vec<DiaboloMode>,
+    /// The slot of each diabolo on the string (1..n from the left stick), 0 off it (index
+    /// order).
+    pub slots: Vec<usize>,
+    /// theta of each diabolo on the string, rad; `None` off it (index order).
+    pub thetas: Vec<Option<f64>>,
+    /// T_0..T_n, N: the tensions of the string's segments in slot order (0 while loose).
     pub tensions: Vec<f64>,
+    /// The contacts resting now: the pair (the run's numbering: 0 the left stick, 1..N a
+    /// diabolo, N + 1 the right stick) and lambda, the force holding them apart, N.
+    pub resting: Vec<([usize; 2], f64)>,
     /// G: the gear ratio of the taut string (dimensionless); `None` while loose, where no
     /// tension acts (the trajectory CSV shows the taut formulas on the loose state there).
     pub gear_ratio: Option<f64>,
@@ -41,6 +51,28 @@ pub struct Row {
     pub drag_loss: f64,
     /// Energy lost in tensing impulses since the start, J.
     pub impulse_loss: f64,
+}
+
+impl Row {
+    /// The string's objects: the sticks and the diabolos on the string in slot order.
+    pub fn string_state(&self) -> CartesianState {
+        let mut on_string: Vec<(usize, usize)> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, &slot)| slot > 0)
+            .map(|(k, &slot)| (slot, k))
+            .collect();
+        on_string.sort_unstable();
+        CartesianState {
+            left: self.state.left,
+            right: self.state.right,
+            diabolos: on_string
+                .iter()
+                .map(|&(_, k)| self.state.diabolos[k])
+                .collect(),
+        }
+    }
 }
 
 /// The rows of a run: the grid cursor, the row being filled and its state buffer.
@@ -107,44 +139,70 @@ fn fill_row(row: &mut Row, hybrid: &mut Hybrid, t: f64, y: &[f64]) -> Result<(),
     hybrid.ledger.extra_evaluations += 1;
     row.t = t;
     row.phase = Some(hybrid.modes.phase);
-    match hybrid.modes.phase {
+    let mut string_thetas = Vec::with_capacity(n);
+    let string = match hybrid.modes.phase {
         Phase::Taut => {
             hybrid.modes.evaluate_taut(t, y)?;
             let dynamics = &hybrid.modes.taut.system.dynamics;
-            row.state = dynamics.cartesian(&y[..dynamics.layout().len()]);
-            row.thetas.clear();
-            row.thetas
-                .extend((1..=n).map(|i| dynamics.kinematics().objects()[i].theta));
+            let string = dynamics.cartesian(&y[..dynamics.layout().len()]);
+            string_thetas.extend((1..=n).map(|i| dynamics.kinematics().objects()[i].theta));
             row.tensions.clear();
             row.tensions
                 .extend((0..=n).map(|j| dynamics.segment_tension(j)));
+            row.resting.clear();
+            row.resting.extend(
+                hybrid
+                    .roster
+                    .resting()
+                    .iter()
+                    .copied()
+                    .zip(dynamics.contact_forces().iter().copied()),
+            );
             let tension = dynamics.tension();
             row.gear_ratio = Some(tension.gear_ratio);
             row.centrifugal_term = Some(tension.centrifugal_term);
             row.hand_forces = tension.hand_forces;
+            string
         }
         Phase::Loose => {
-            row.state = hybrid.modes.loose.system.state(t, y);
+            let string = hybrid.modes.loose.system.state(t, y);
             let drives = &hybrid.sim.drives;
-            let inputs = hand_inputs(drives, t, &[row.state.left, row.state.right]);
+            let inputs = hand_inputs(drives, t, &[string.left, string.right]);
             let motion = crate::model::loose_accelerations(&params, &inputs);
             row.hand_forces = [motion[0].1, motion[1].1];
             let mut kin = Kinematics::new(n);
-            row.thetas = match kin.load_cartesian(&row.state) {
-                Ok(()) => (1..=n).map(|i| kin.objects()[i].theta).collect(),
-                Err(_) => vec![f64::NAN; n],
-            };
-            row.tensions = vec![0.0; n + 1];
+            match kin.load_cartesian(&string) {
+                Ok(()) => string_thetas.extend((1..=n).map(|i| kin.objects()[i].theta)),
+                Err(_) => string_thetas.resize(n, f64::NAN),
+            }
+            row.tensions.clear();
+            row.tensions.resize(n + 1, 0.0);
+            row.resting.clear();
             row.gear_ratio = None;
             row.centrifugal_term = None;
+            string
         }
-    }
+    };
+    let roster = &hybrid.roster;
+    roster.fill_state(&params, t, &string, &mut row.state);
+    let count = roster.diabolos();
+    row.modes.clear();
+    row.modes.extend((1..=count).map(|k| roster.mode(k)));
+    row.slots.clear();
+    row.slots
+        .extend((1..=count).map(|k| roster.slot_of(k).unwrap_or(0)));
+    row.thetas.clear();
+    row.thetas.extend(
+        row.slots
+            .iter()
+            .map(|&slot| (slot > 0).then(|| string_thetas[slot - 1])),
+    );
     let [hand_work, friction_loss, drag_loss] = accounts;
     row.energy = mechanical_energy(&params, &row.state);
-    row.slack = params.string_length - row.state.string_used();
+    row.slack = params.string_length - string.string_used();
     row.hand_work = hand_work;
     row.friction_loss = friction_loss;
-    row.drag_loss = drag_loss;
+    row.drag_loss = drag_loss + roster.drag_loss(&params, t);
     row.impulse_loss = hybrid.ledger.impulse_loss;
     debug_assert_eq!(ACCUMULATORS, 3);
     Ok(())

@@ -15,7 +15,7 @@ use crate::model::{
 use nalgebra::Vector2;
 
 use super::drive::Drive;
-use super::hybrid::guards::{LooseGuards, TautGuards};
+use super::hybrid::guards::{shared_guards, FlightView, LooseGuards, TautGuards};
 use super::ode::events::{EventSpec, EventSystem};
 use super::ode::integrate::OdeSystem;
 
@@ -102,23 +102,35 @@ pub struct TautSystem {
     pub(crate) modes: Vec<AxleMode>,
     /// Knot degree k_i of each diabolo at the start of the current segment.
     pub(crate) knots: Vec<i32>,
-    /// Two objects closer than this along the string have met, m.
-    pub(crate) meeting_distance: f64,
+    /// What the shared guards watch besides the string (the diabolos off it).
+    pub(crate) flight: FlightView,
     /// The guards (event functions) and their layout.
     pub(crate) guards: TautGuards,
+    /// The string's objects' positions at the last event evaluation, m (a buffer).
+    positions: Vec<Vector2<f64>>,
 }
 
 impl TautSystem {
     /// The taut phase of `n` diabolos with these parameters and hand drives, every axle
     /// gripping and every knot degree 0 until set.
     pub fn new(params: &Params, n: usize, drives: [Drive; 2]) -> Self {
+        Self::watching(params, FlightView::all_on_string(params, n, &drives))
+    }
+
+    /// The taut phase of the string of `view` (its slots), watching its flying diabolos.
+    pub(crate) fn watching(params: &Params, view: FlightView) -> Self {
+        let n = view.on_string();
+        let drives = view.drives.clone();
+        let mut dynamics = TautDynamics::new(params, n);
+        dynamics.set_resting(&view.resting);
         Self {
-            dynamics: TautDynamics::new(params, n),
-            guards: TautGuards::new(params, n, &drives),
+            dynamics,
+            guards: TautGuards::new(params, n, &view.resting, &shared_guards(&view)),
             drives,
             modes: vec![AxleMode::from_slip(0.0); n],
             knots: vec![0; n],
-            meeting_distance: 0.0,
+            flight: view,
+            positions: vec![Vector2::zeros(); n + 2],
         }
     }
 
@@ -215,9 +227,19 @@ impl TautSystem {
         self.guards.specs()
     }
 
-    /// The guards' values (the taut guards, in their layout's order) on the last evaluated state.
-    pub fn event_values(&self, t: f64, out: &mut [f64]) {
-        self.guards.write_values(self, t, out);
+    /// The guards' values (the taut guards, in their layout's order) on the last evaluated state
+    /// y at t.
+    pub fn event_values(&mut self, t: f64, y: &[f64], out: &mut [f64]) {
+        if self.flight.needs_positions() {
+            let kin = self.dynamics.kinematics();
+            let mut p = Vector2::new(y[0], y[1]);
+            self.positions[0] = p;
+            for (i, segment) in kin.segments().iter().enumerate() {
+                p += kin.segment_direction(i) * segment.length;
+                self.positions[i + 1] = p;
+            }
+        }
+        self.guards.write_values(self, t, &self.positions, out);
     }
 }
 
@@ -243,7 +265,7 @@ impl OdeSystem for TautSystem {
 impl EventSystem for TautSystem {
     fn events(&mut self, t: f64, y: &[f64], out: &mut [f64]) -> Result<(), DynamicsError> {
         self.evaluate(t, y)?;
-        self.event_values(t, out);
+        self.event_values(t, y, out);
         Ok(())
     }
 }
@@ -334,27 +356,32 @@ pub struct LooseSystem {
     pub(crate) hand_forces: [Vector2<f64>; 2],
     /// Knot degree k_i of each diabolo.
     pub(crate) knots: Vec<i32>,
-    /// Two objects closer than this have met, m.
-    pub(crate) meeting_distance: f64,
+    /// What the shared guards watch besides the string (the diabolos off it).
+    pub(crate) flight: FlightView,
     /// The component of the last derivative that was not finite, if it was not.
     pub(crate) non_finite_rate: Option<usize>,
     /// The guards (event functions) and their layout.
     pub(crate) guards: LooseGuards,
     /// The segment lengths of the last event evaluation, m (a buffer).
     lengths: Vec<f64>,
+    /// The string's objects' positions of the last event evaluation, m (a buffer).
+    positions: Vec<Vector2<f64>>,
 }
 
 impl LooseSystem {
-    pub fn new(params: &Params, n: usize, drives: [Drive; 2]) -> Self {
+    /// The loose phase of the string of `view` (its slots), watching its flying diabolos.
+    pub(crate) fn watching(params: &Params, view: FlightView) -> Self {
+        let n = view.on_string();
         Self {
             params: *params,
             layout: LooseLayout::new(n),
-            guards: LooseGuards::new(n, &drives),
+            guards: LooseGuards::new(n, &shared_guards(&view)),
             lengths: vec![0.0; n + 1],
-            drives,
+            positions: vec![Vector2::zeros(); n + 2],
+            drives: view.drives.clone(),
             hand_forces: [Vector2::zeros(); 2],
             knots: vec![0; n],
-            meeting_distance: 0.0,
+            flight: view,
             non_finite_rate: None,
         }
     }
@@ -454,15 +481,22 @@ impl LooseSystem {
     /// The guards' values ([`LooseGuards`]) at (t, y), allocation-free.
     pub fn event_values(&mut self, t: f64, y: &[f64], out: &mut [f64]) {
         let n = self.layout.diabolos();
+        for k in 0..n + 2 {
+            self.positions[k] = self.position(t, y, k);
+        }
         let mut used = 0.0;
         for i in 0..=n {
-            let l = (self.position(t, y, i + 1) - self.position(t, y, i)).norm();
+            let l = (self.positions[i + 1] - self.positions[i]).norm();
             used += l;
             self.lengths[i] = l;
         }
         let slack = self.params.string_length - used;
-        self.guards
-            .write_values(self, (t, y), (&self.lengths, slack), out);
+        self.guards.write_values(
+            self,
+            (t, y),
+            (&self.positions, &self.lengths, slack),
+            out,
+        );
     }
 
     /// (L', L'') of the string at y, from the free motion of every object (sum over segments

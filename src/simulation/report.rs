@@ -5,6 +5,8 @@ use thiserror::Error;
 
 use crate::display::Compact;
 
+use super::roster::FlightRecord;
+
 use super::ode::integrate::Method;
 use crate::model::Regularisation;
 
@@ -42,6 +44,9 @@ pub struct Settings {
     /// met and the run ends, m. Point masses have no size: this stands for it, and keeps the
     /// segment directions defined.
     pub meeting_distance: f64,
+    /// The floor's height, m: a flying diabolo whose lowest point (centre y - R) reaches it is
+    /// dropped. `None`: no floor, a flying diabolo falls for as long as the run lasts.
+    pub floor: Option<f64>,
 }
 
 impl Default for Settings {
@@ -60,6 +65,7 @@ impl Default for Settings {
             max_wall: None,
             regularisation: Regularisation::default(),
             meeting_distance: 1e-3,
+            floor: None,
         }
     }
 }
@@ -96,6 +102,16 @@ pub enum EventKind {
     KnotChange,
     /// A bounce sequence settles into the taut phase (see [`Settings::zeno_speed`]).
     ZenoSettle,
+    /// A diabolo leaves the string (its string angle reaches pi from above) and flies.
+    Leave,
+    /// A flying diabolo lands on the string (crosses a segment's chord downward).
+    Land,
+    /// Two diabolos, or a diabolo and a stick tip, touch: an impact.
+    Contact,
+    /// A resting contact ends: its contact force would pull.
+    Separate,
+    /// A flying diabolo reaches the floor and stays there.
+    Drop,
     /// The run stops early (see [`RunError`]).
     Failure,
 }
@@ -111,6 +127,11 @@ impl EventKind {
             Self::Unstick => "unstick",
             Self::KnotChange => "knot_change",
             Self::ZenoSettle => "zeno_settle",
+            Self::Leave => "leave",
+            Self::Land => "land",
+            Self::Contact => "contact",
+            Self::Separate => "separate",
+            Self::Drop => "drop",
             Self::Failure => "failure",
         }
     }
@@ -125,9 +146,25 @@ impl EventKind {
             Self::Unstick => "unstick",
             Self::KnotChange => "knot change",
             Self::ZenoSettle => "bounce settling",
+            Self::Leave => "leaving the string",
+            Self::Land => "landing",
+            Self::Contact => "contact",
+            Self::Separate => "separation",
+            Self::Drop => "drop",
             Self::Failure => "failure",
         }
     }
+}
+
+/// The other object of a contact: a diabolo or a stick tip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Partner {
+    /// Diabolo K (1..N).
+    Diabolo(usize),
+    /// The left stick's tip.
+    Left,
+    /// The right stick's tip.
+    Right,
 }
 
 /// One logged event.
@@ -149,6 +186,15 @@ pub struct Event {
     pub length_rates: Option<(f64, f64)>,
     /// The reason of a failure, or the account of a bounce settling.
     pub reason: Option<String>,
+    /// The slot a diabolo left or took (1..n, counted from the left stick).
+    pub slot: Option<usize>,
+    /// The other object of a contact or a separation.
+    pub other: Option<Partner>,
+    /// The approach speed of a landing (normal to the chord) or a contact (along the line of
+    /// centres), m/s, positive.
+    pub speed: Option<f64>,
+    /// Whether a contact settles into resting contact.
+    pub resting: Option<bool>,
 }
 
 impl Event {
@@ -163,6 +209,10 @@ impl Event {
             knot: None,
             length_rates: None,
             reason: None,
+            slot: None,
+            other: None,
+            speed: None,
+            resting: None,
         }
     }
 }
@@ -170,7 +220,7 @@ impl Event {
 /// Why a run stopped before its end. Every variant carries the time.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum RunError {
-    #[error("t = {t:.6} s: {what} meet (segment {segment} between them is shorter than the meeting distance, {distance} m); contact between objects is not modelled yet", distance = Compact(*distance))]
+    #[error("t = {t:.6} s: {what} meet (segment {segment} between them is shorter than the meeting distance, {distance} m)", distance = Compact(*distance))]
     /// Two neighbours on the string meet.
     Collision {
         /// Time, s.
@@ -182,15 +232,43 @@ pub enum RunError {
         /// The meeting distance they came within, m (0 for a segment that collapsed).
         distance: f64,
     },
-    #[error("t = {t:.6} s: diabolo {diabolo} leaves the string (theta = {theta:.4} rad, the flying regime); leaving and re-catching is not modelled yet")]
-    /// A diabolo leaves the taut string (the flying regime).
-    LeftString {
+    #[error("t = {t:.6} s: diabolo {diabolo}'s string angle reaches -pi from below (theta = {theta:.4} rad): a diabolo on the string's other face (a recaptured state, theta < -pi) leaving the string is not modelled")]
+    /// A diabolo in a recaptured state (theta < -pi) would leave the string.
+    Recaptured {
         /// Time, s.
         t: f64,
         /// The diabolo, 1..N.
         diabolo: usize,
         /// theta: string angle at the diabolo, rad.
         theta: f64,
+    },
+    #[error("t = {t:.6} s: diabolo {diabolo} lands on a straight taut string between path-driven sticks: an inextensible string would need infinite tension; bring the sticks closer or give the string a stiffness")]
+    /// A flying diabolo lands on a taut string with nothing on it between path-driven sticks.
+    LandsOnStraightString {
+        /// Time, s.
+        t: f64,
+        /// The diabolo, 1..N.
+        diabolo: usize,
+    },
+    #[error("t = {t:.6} s: diabolo {diabolo} reaches the string from below (between {what}); a diabolo meeting the string from below is not modelled")]
+    /// A flying diabolo crosses a segment's chord upward, between its ends.
+    FromBelow {
+        /// Time, s.
+        t: f64,
+        /// The diabolo, 1..N.
+        diabolo: usize,
+        /// The segment's end objects, in words.
+        what: String,
+    },
+    #[error("t = {t:.6} s: the impact of {what} cannot be solved: {reason}")]
+    /// An impact between objects has no solution.
+    Impact {
+        /// Time, s.
+        t: f64,
+        /// The objects, in words.
+        what: String,
+        /// Why, in words.
+        reason: String,
     },
     #[error("t = {t:.6} s: the paths hold the sticks {distance:.4} m apart, farther than the string length {length:.4} m")]
     /// The drive paths hold the sticks farther apart than the string is long.
@@ -284,7 +362,7 @@ pub enum RunError {
         /// The simulated time asked for, s.
         duration: f64,
     },
-    #[error("t = {t:.6} s: the string snaps taut with diabolo {diabolo} in the flying regime (theta = {theta:.4} rad); re-catching is not modelled yet")]
+    #[error("t = {t:.6} s: the string snaps taut with diabolo {diabolo} on it in the flying regime (theta = {theta:.4} rad): it should have left the string before")]
     /// The string snaps taut with a diabolo in the flying regime.
     CaughtFlying {
         /// Time, s.
@@ -325,6 +403,10 @@ pub struct RunReport {
     pub grip_needed: Option<f64>,
     /// Mechanical energy at the start and at the end, J.
     pub energy: (f64, f64),
+    /// What each diabolo did off the string (index order).
+    pub flights: Vec<FlightRecord>,
+    /// Impacts between diabolos, or a diabolo and a stick tip.
+    pub contacts: usize,
 }
 
 impl RunError {
@@ -333,7 +415,10 @@ impl RunError {
     pub fn object(&self) -> Option<usize> {
         match self {
             Self::Collision { segment, .. } => Some(*segment),
-            Self::LeftString { diabolo, .. } | Self::CaughtFlying { diabolo, .. } => Some(*diabolo),
+            Self::Recaptured { diabolo, .. }
+            | Self::LandsOnStraightString { diabolo, .. }
+            | Self::FromBelow { diabolo, .. }
+            | Self::CaughtFlying { diabolo, .. } => Some(*diabolo),
             Self::EventFlood { object, .. } | Self::NonFinite { object, .. } => *object,
             _ => None,
         }

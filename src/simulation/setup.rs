@@ -10,6 +10,7 @@ use super::hybrid::mode::stepper_options;
 use super::observe::Row;
 use super::ode::integrate::{Method, OptionsError};
 use super::report::{RunReport, Settings};
+use super::roster::{DiaboloMode, Roster};
 
 /// A scenario ready to run: parameters, drives, initial state, settings.
 #[derive(Clone, Debug)]
@@ -18,8 +19,11 @@ pub struct Simulation {
     pub params: Params,
     /// What the left and the right hand do.
     pub drives: [Drive; 2],
-    /// The state at t = 0 (a path-driven stick starts on its path).
+    /// The state at t = 0 (a path-driven stick starts on its path): every diabolo of the run,
+    /// in index order K = 1..N (the on-string ones left to right among themselves).
     pub initial: CartesianState,
+    /// Where each diabolo starts, in index order: on the string or flying (never dropped).
+    pub modes: Vec<DiaboloMode>,
     /// How the run is integrated and reported.
     pub settings: Settings,
 }
@@ -30,6 +34,20 @@ pub enum SetupError {
     /// The initial state is not a valid state of diabolos on a string.
     #[error("initial state: {0}")]
     State(#[from] StateError),
+    /// A diabolo cannot start dropped.
+    #[error("initial state: diabolo {diabolo} cannot start dropped (start it flying above the floor)")]
+    StartsDropped {
+        /// The diabolo, 1..N.
+        diabolo: usize,
+    },
+    /// The start modes do not match the diabolos.
+    #[error("initial state: {modes} start modes for {diabolos} diabolos")]
+    ModeCount {
+        /// Modes given.
+        modes: usize,
+        /// Diabolos in the state.
+        diabolos: usize,
+    },
     /// The initial positions need more string than there is.
     #[error("initial state: the string is {excess:.6} m too short for the positions (sum l > L)")]
     StringTooShort {
@@ -52,7 +70,20 @@ impl Simulation {
     pub fn new(
         params: Params,
         drives: [Drive; 2],
+        initial: CartesianState,
+        settings: Settings,
+    ) -> Result<Self, SetupError> {
+        let modes = vec![DiaboloMode::String; initial.diabolo_count()];
+        Self::with_modes(params, drives, initial, modes, settings)
+    }
+
+    /// As [`Simulation::new`], with each diabolo's start mode given (index order): a flying
+    /// diabolo is off the string from the start, and the string runs through the others only.
+    pub fn with_modes(
+        params: Params,
+        drives: [Drive; 2],
         mut initial: CartesianState,
+        modes: Vec<DiaboloMode>,
         settings: Settings,
     ) -> Result<Self, SetupError> {
         for (drive, stick) in drives.iter().zip([&mut initial.left, &mut initial.right]) {
@@ -65,7 +96,16 @@ impl Simulation {
         if initial.diabolo_count() == 0 {
             return Err(StateError::NoDiabolo.into());
         }
-        let excess = initial.string_used() - params.string_length;
+        if modes.len() != initial.diabolo_count() {
+            return Err(SetupError::ModeCount {
+                modes: modes.len(),
+                diabolos: initial.diabolo_count(),
+            });
+        }
+        if let Some(k) = modes.iter().position(|m| *m == DiaboloMode::Dropped) {
+            return Err(SetupError::StartsDropped { diabolo: k + 1 });
+        }
+        let excess = Roster::new(&modes).string_state(&initial).string_used() - params.string_length;
         if excess > 1e-9 * params.string_length {
             return Err(SetupError::StringTooShort { excess });
         }
@@ -107,6 +147,7 @@ impl Simulation {
             params,
             drives,
             initial,
+            modes,
             settings,
         })
     }

@@ -53,6 +53,7 @@ pub fn random_params(rng: &mut SplitMix, law: FrictionLaw, string_length: f64) -
         gravity: rng.uniform(0.0, 15.0),
         restitution: rng.uniform(0.0, 1.0),
         friction_law: law,
+        ..ParamValues::default()
     })
     .unwrap()
 }

@@ -10,7 +10,9 @@
 
 use std::f64::consts::{PI, TAU};
 
-use crate::model::{grip, AxleMode, Params};
+use nalgebra::Vector2;
+
+use crate::model::{chord_normal, grip, AxleMode, FreeMotion, Params};
 
 use crate::simulation::drive::Drive;
 use crate::simulation::ode::events::{Direction, EventSpec};
@@ -33,10 +35,11 @@ pub enum TautGuard {
     Knot { k: usize, up: bool },
     /// |theta_k| - pi, rad: diabolo k would leave the string (the flying regime).
     Leave { k: usize },
-    /// l_segment - the meeting distance, m: the objects at the ends of the segment meet.
-    Meet { segment: usize },
-    /// L - |p_right - p_left| of sticks that both follow paths, m.
-    SticksApart,
+    /// lambda, N: the force of the contact resting across `segment` (the `index`-th resting
+    /// contact) would pull: the pair separates.
+    Separate { segment: usize, index: usize },
+    /// A guard both phases share: contact, landing, the floor, the sticks' distance.
+    Shared(SharedGuard),
 }
 
 /// A slot of the taut layout: a guard, or an axle's pair of slots whose guards follow the
@@ -82,8 +85,9 @@ pub struct TautGuards {
 }
 
 impl TautGuards {
-    /// The layout for `n` diabolos.
-    pub fn new(params: &Params, n: usize, drives: &[Drive; 2]) -> Self {
+    /// The layout for `n` diabolos on the string, with the `shared` guards (see
+    /// [`shared_guards`]).
+    pub fn new(params: &Params, n: usize, resting: &[usize], shared: &[SharedGuard]) -> Self {
         let mut slots = vec![TautSlot::Fixed(TautGuard::Loosen)];
         if params.has_switching_friction() {
             for k in 1..=n {
@@ -96,10 +100,17 @@ impl TautGuards {
             slots.push(TautSlot::Fixed(TautGuard::Knot { k, up: true }));
         }
         slots.extend((1..=n).map(|k| TautSlot::Fixed(TautGuard::Leave { k })));
-        slots.extend((0..=n).map(|segment| TautSlot::Fixed(TautGuard::Meet { segment })));
-        if both_on_paths(drives) {
-            slots.push(TautSlot::Fixed(TautGuard::SticksApart));
-        }
+        slots.extend(
+            resting
+                .iter()
+                .enumerate()
+                .map(|(index, &segment)| TautSlot::Fixed(TautGuard::Separate { segment, index })),
+        );
+        slots.extend(
+            shared
+                .iter()
+                .map(|&guard| TautSlot::Fixed(TautGuard::Shared(guard))),
+        );
         Self { slots }
     }
 
@@ -113,9 +124,18 @@ impl TautGuards {
         self.slots[member].guard(modes)
     }
 
-    /// The locator's members: all fall, all armed (see [`TautGuards::arm`]).
+    /// The locator's members: all fall but the landings (either way), all armed (see
+    /// [`TautGuards::armed`]).
     pub fn specs(&self) -> Vec<EventSpec> {
-        vec![EventSpec::new(Direction::Falling); self.len()]
+        self.slots
+            .iter()
+            .map(|slot| {
+                EventSpec::new(match slot {
+                    TautSlot::Fixed(TautGuard::Shared(shared)) => shared.direction(),
+                    _ => Direction::Falling,
+                })
+            })
+            .collect()
     }
 
     /// Whether each member is armed under the friction `modes`, in member order.
@@ -123,11 +143,23 @@ impl TautGuards {
         self.slots.iter().map(|slot| slot.guard(modes).is_some())
     }
 
-    /// Writes the value of every armed guard of `sys` (last evaluated at t, s) into `out`.
-    pub fn write_values(&self, sys: &TautSystem, t: f64, out: &mut [f64]) {
+    /// Writes the value of every armed guard of `sys` (last evaluated at t, s) into `out`;
+    /// `positions` holds the string's objects' positions when the shared guards need them.
+    pub fn write_values(
+        &self,
+        sys: &TautSystem,
+        t: f64,
+        positions: &[Vector2<f64>],
+        out: &mut [f64],
+    ) {
+        let lengths = |segment: usize| sys.dynamics.kinematics().segments()[segment].length;
         for (slot, value) in self.slots.iter().zip(out.iter_mut()) {
-            if let Some(guard) = slot.guard(&sys.modes) {
-                *value = guard.value(sys, t);
+            match slot.guard(&sys.modes) {
+                Some(TautGuard::Shared(guard)) => {
+                    *value = guard.value(&sys.flight, t, positions, &lengths)
+                }
+                Some(guard) => *value = guard.value(sys),
+                None => {}
             }
         }
     }
@@ -135,7 +167,7 @@ impl TautGuards {
 
 impl TautGuard {
     /// The guard's value on the last evaluation of `sys` at t (s).
-    fn value(self, sys: &TautSystem, t: f64) -> f64 {
+    fn value(self, sys: &TautSystem) -> f64 {
         let dynamics = &sys.dynamics;
         let params = dynamics.params();
         let theta = |k: usize| dynamics.kinematics().objects()[k].theta;
@@ -169,31 +201,44 @@ impl TautGuard {
             Self::Knot { k, up: false } => theta(k) - floor(k),
             Self::Knot { k, up: true } => floor(k) + TAU - theta(k),
             Self::Leave { k } => theta(k).abs() - PI,
-            Self::Meet { segment } => {
-                dynamics.kinematics().segments()[segment].length - sys.meeting_distance
-            }
-            Self::SticksApart => path_margin(&sys.drives, params.string_length, t),
+            Self::Separate { index, .. } => dynamics.contact_forces()[index],
+            Self::Shared(_) => unreachable!("shared guards are valued by SharedGuard::value"),
         }
     }
 
-    /// What the guard watches, in words (for a failure of its value), with its object.
-    pub fn words(self) -> (String, Option<usize>) {
-        let diabolo = |k: usize| format!("diabolo {k}");
+    /// What the guard watches, in words (for a failure of its value), with its object (the
+    /// run's numbering: slots are named by their diabolo).
+    pub fn words(self, view: &FlightView) -> (String, Option<usize>) {
+        let diabolo = |slot: usize| format!("diabolo {}", view.slots[slot - 1]);
+        let k = |slot: usize| view.slots[slot - 1];
         match self {
             Self::Loosen => ("the string's tension".to_string(), None),
-            Self::Slip { k } => (format!("the slip of {}", diabolo(k)), Some(k)),
-            Self::GripBound { k, upper } => (
+            Self::Slip { k: slot } => (format!("the slip of {}", diabolo(slot)), Some(k(slot))),
+            Self::GripBound { k: slot, upper } => (
                 format!(
                     "the grip margin of {} to its {} capstan bound",
-                    diabolo(k),
+                    diabolo(slot),
                     if upper { "upper" } else { "lower" }
                 ),
-                Some(k),
+                Some(k(slot)),
             ),
-            Self::Knot { k, .. } => (format!("the knot bound of {}", diabolo(k)), Some(k)),
-            Self::Leave { k } => (format!("the string angle of {}", diabolo(k)), Some(k)),
-            Self::Meet { segment } => (format!("the length of segment {segment}"), None),
-            Self::SticksApart => ("the distance of the sticks".to_string(), None),
+            Self::Knot { k: slot, .. } => (
+                format!("the knot bound of {}", diabolo(slot)),
+                Some(k(slot)),
+            ),
+            Self::Leave { k: slot } => (
+                format!("the string angle of {}", diabolo(slot)),
+                Some(k(slot)),
+            ),
+            Self::Separate { segment, .. } => (
+                format!(
+                    "the contact force between {} and {}",
+                    view.name(Body::String(segment)),
+                    view.name(Body::String(segment + 1))
+                ),
+                None,
+            ),
+            Self::Shared(guard) => guard.words(view),
         }
     }
 }
@@ -204,12 +249,11 @@ pub enum LooseGuard {
     /// The slack L - sum l_i, m: the string snaps taut (falling).
     Tense,
     /// cross(e_{k-1}, e_k) at diabolo k: zero when the string folds back through diabolo k (a
-    /// knot change, when the segments point opposite ways) or runs straight (either way).
+    /// knot change, when the segments point opposite ways) or runs straight (either way: the
+    /// diabolo leaves the string when its string angle falls through pi).
     Fold { k: usize },
-    /// l_segment - the meeting distance, m (falling).
-    Meet { segment: usize },
-    /// L - |p_right - p_left| of sticks that both follow paths, m (falling).
-    SticksApart,
+    /// A guard both phases share: contact, landing, the floor, the sticks' distance.
+    Shared(SharedGuard),
 }
 
 /// The guards of the loose phase in locator-member order: the slack, the folds, the meetings,
@@ -220,14 +264,12 @@ pub struct LooseGuards {
 }
 
 impl LooseGuards {
-    /// The layout for `n` diabolos.
-    pub fn new(n: usize, drives: &[Drive; 2]) -> Self {
+    /// The layout for `n` diabolos on the string, with the `shared` guards (see
+    /// [`shared_guards`]).
+    pub fn new(n: usize, shared: &[SharedGuard]) -> Self {
         let mut guards = vec![LooseGuard::Tense];
         guards.extend((1..=n).map(|k| LooseGuard::Fold { k }));
-        guards.extend((0..=n).map(|segment| LooseGuard::Meet { segment }));
-        if both_on_paths(drives) {
-            guards.push(LooseGuard::SticksApart);
-        }
+        guards.extend(shared.iter().map(|&guard| LooseGuard::Shared(guard)));
         Self { guards }
     }
 
@@ -248,19 +290,20 @@ impl LooseGuards {
             .map(|guard| {
                 EventSpec::new(match guard {
                     LooseGuard::Fold { .. } => Direction::Either,
-                    _ => Direction::Falling,
+                    LooseGuard::Shared(shared) => shared.direction(),
+                    LooseGuard::Tense => Direction::Falling,
                 })
             })
             .collect()
     }
 
-    /// Writes every guard's value at (t, y) into `out`; `lengths` holds the segment lengths
-    /// at (t, y), `slack` the slack.
+    /// Writes every guard's value at (t, y) into `out`; `positions` and `lengths` hold the
+    /// string's objects' positions and segment lengths at (t, y), `slack` the slack.
     pub fn write_values(
         &self,
         sys: &LooseSystem,
         (t, y): (f64, &[f64]),
-        (lengths, slack): (&[f64], f64),
+        (positions, lengths, slack): (&[Vector2<f64>], &[f64], f64),
         out: &mut [f64],
     ) {
         for (guard, value) in self.guards.iter().zip(out.iter_mut()) {
@@ -271,19 +314,262 @@ impl LooseGuards {
                     let (a, b) = (pos(k) - pos(k - 1), pos(k + 1) - pos(k));
                     (a.x * b.y - a.y * b.x) / (a.norm() * b.norm()).max(f64::MIN_POSITIVE)
                 }
-                LooseGuard::Meet { segment } => lengths[segment] - sys.meeting_distance,
-                LooseGuard::SticksApart => path_margin(&sys.drives, sys.params.string_length, t),
+                LooseGuard::Shared(guard) => {
+                    guard.value(&sys.flight, t, positions, &|segment| lengths[segment])
+                }
             };
         }
     }
 
-    /// What the guard watches, in words, with its object.
-    pub fn words(guard: LooseGuard) -> (String, Option<usize>) {
+    /// What the guard watches, in words, with its object (the run's numbering).
+    pub fn words(guard: LooseGuard, view: &FlightView) -> (String, Option<usize>) {
         match guard {
             LooseGuard::Tense => ("the string's slack".to_string(), None),
-            LooseGuard::Fold { k } => (format!("the turn of the string at diabolo {k}"), Some(k)),
-            LooseGuard::Meet { segment } => (format!("the length of segment {segment}"), None),
-            LooseGuard::SticksApart => ("the distance of the sticks".to_string(), None),
+            LooseGuard::Fold { k: slot } => {
+                let k = view.slots[slot - 1];
+                (format!("the turn of the string at diabolo {k}"), Some(k))
+            }
+            LooseGuard::Shared(guard) => guard.words(view),
+        }
+    }
+}
+
+/// What the shared guards watch besides the string: the diabolos off it, the disc radius, the
+/// floor, the hands. Built anew whenever a diabolo leaves, lands or drops.
+#[derive(Clone, Debug)]
+pub struct FlightView {
+    /// The run's parameters (radius R, gravity, string length).
+    pub params: Params,
+    /// The hands.
+    pub drives: [Drive; 2],
+    /// The floor's height, m, if any.
+    pub floor: Option<f64>,
+    /// The diabolo K in each slot (1..n), left to right.
+    pub slots: Vec<usize>,
+    /// N: diabolos in the run.
+    pub diabolos: usize,
+    /// The flying diabolos: K and free motion.
+    pub flying: Vec<(usize, FreeMotion)>,
+    /// Two sticks joined directly (n = 0) closer than this have met, m.
+    pub meeting_distance: f64,
+    /// The segments across which a contact rests (their objects' distance is held).
+    pub resting: Vec<usize>,
+}
+
+impl FlightView {
+    /// Every diabolo on the string (`n` of them, index order), none flying.
+    pub fn all_on_string(params: &Params, n: usize, drives: &[Drive; 2]) -> Self {
+        Self {
+            params: *params,
+            drives: drives.clone(),
+            floor: None,
+            slots: (1..=n).collect(),
+            diabolos: n,
+            flying: Vec::new(),
+            meeting_distance: 1e-3,
+            resting: Vec::new(),
+        }
+    }
+
+    /// n: diabolos on the string.
+    pub fn on_string(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the shared guards need the string's objects' positions (not only the segment
+    /// lengths): a pair that is not a segment, or something flying.
+    pub fn needs_positions(&self) -> bool {
+        self.on_string() >= 2 || !self.flying.is_empty()
+    }
+
+    /// The object in words ("the left stick", "diabolo 2").
+    pub fn name(&self, body: Body) -> String {
+        match body {
+            Body::String(0) => "the left stick".to_string(),
+            Body::String(o) if o == self.on_string() + 1 => "the right stick".to_string(),
+            Body::String(slot) => format!("diabolo {}", self.slots[slot - 1]),
+            Body::Free(j) => format!("diabolo {}", self.flying[j].0),
+        }
+    }
+
+    /// The run's object number (0 the left stick, 1..N a diabolo K, N + 1 the right stick).
+    pub fn object(&self, body: Body) -> usize {
+        match body {
+            Body::String(0) => 0,
+            Body::String(o) if o == self.on_string() + 1 => self.diabolos + 1,
+            Body::String(slot) => self.slots[slot - 1],
+            Body::Free(j) => self.flying[j].0,
+        }
+    }
+
+    /// Whether `body` is a stick tip (a point for contact) rather than a diabolo (a disc).
+    pub fn is_stick(&self, body: Body) -> bool {
+        matches!(body, Body::String(o) if o == 0 || o == self.on_string() + 1)
+    }
+
+    /// The centre distance at which two bodies touch: 2R for two diabolos, R for a diabolo and
+    /// a stick tip, m.
+    pub fn contact_distance(&self, a: Body, b: Body) -> f64 {
+        let discs = [a, b].iter().filter(|&&x| !self.is_stick(x)).count();
+        self.params.diabolo_radius * discs as f64
+    }
+
+    /// The position of `body` at t, m; string objects from `positions`.
+    pub fn position(&self, body: Body, t: f64, positions: &[Vector2<f64>]) -> Vector2<f64> {
+        match body {
+            Body::String(o) => positions[o],
+            Body::Free(j) => self.flying[j].1.position(&self.params, t),
+        }
+    }
+}
+
+/// An object the shared guards watch: one of the string's objects (0 the left stick, 1..n the
+/// slots, n + 1 the right stick) or a flying diabolo (its index among [`FlightView::flying`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Body {
+    /// The string's object o.
+    String(usize),
+    /// The j-th flying diabolo.
+    Free(usize),
+}
+
+/// A guard that both string phases carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharedGuard {
+    /// |p_a - p_b| - the contact distance (2R, or R with a stick tip), m (falling): an impact.
+    Touch {
+        /// One body.
+        a: Body,
+        /// The other.
+        b: Body,
+    },
+    /// The height of flying diabolo `free` above the chord of `segment` (along the chord's
+    /// upward normal), m (either way): falling, it lands if between the chord's ends; rising
+    /// there, it meets the string from below.
+    Land {
+        /// Index among the flying diabolos.
+        free: usize,
+        /// The segment (0 from the left stick).
+        segment: usize,
+    },
+    /// y - R - floor of flying diabolo `free`, m (falling): it is dropped.
+    Drop {
+        /// Index among the flying diabolos.
+        free: usize,
+    },
+    /// |p_right - p_left| - the meeting distance with no diabolo on the string, m (falling).
+    Meet,
+    /// L - |p_right - p_left| of sticks that both follow paths, m (falling).
+    SticksApart,
+}
+
+/// The shared guards of a string with the view's diabolos: every pair of bodies that can touch
+/// (the string's neighbours, the string's other pairs, each flying diabolo with everything),
+/// the chords each flying diabolo can land on, the floor, the sticks' distance.
+pub fn shared_guards(view: &FlightView) -> Vec<SharedGuard> {
+    let n = view.on_string();
+    let mut guards = Vec::new();
+    if n == 0 {
+        guards.push(SharedGuard::Meet);
+    }
+    for a in 0..=n + 1 {
+        for b in a + 1..=n + 1 {
+            let resting = b == a + 1 && view.resting.contains(&a);
+            if !(a == 0 && b == n + 1) && !resting {
+                guards.push(SharedGuard::Touch {
+                    a: Body::String(a),
+                    b: Body::String(b),
+                });
+            }
+        }
+    }
+    for free in 0..view.flying.len() {
+        for o in 0..=n + 1 {
+            guards.push(SharedGuard::Touch {
+                a: Body::String(o),
+                b: Body::Free(free),
+            });
+        }
+        for other in free + 1..view.flying.len() {
+            guards.push(SharedGuard::Touch {
+                a: Body::Free(free),
+                b: Body::Free(other),
+            });
+        }
+        guards.extend((0..=n).map(|segment| SharedGuard::Land { free, segment }));
+        if view.floor.is_some() {
+            guards.push(SharedGuard::Drop { free });
+        }
+    }
+    if both_on_paths(&view.drives) {
+        guards.push(SharedGuard::SticksApart);
+    }
+    guards
+}
+
+impl SharedGuard {
+    /// The direction filter of its locator member.
+    pub fn direction(self) -> Direction {
+        match self {
+            Self::Land { .. } => Direction::Either,
+            _ => Direction::Falling,
+        }
+    }
+
+    /// The guard's value at t; `positions` holds the string's objects' positions (when
+    /// [`FlightView::needs_positions`]), `length` gives a segment's length.
+    pub fn value(
+        self,
+        view: &FlightView,
+        t: f64,
+        positions: &[Vector2<f64>],
+        length: &dyn Fn(usize) -> f64,
+    ) -> f64 {
+        let params = &view.params;
+        match self {
+            Self::Touch {
+                a: Body::String(a),
+                b: Body::String(b),
+            } if b == a + 1 => length(a) - view.contact_distance(Body::String(a), Body::String(b)),
+            Self::Touch { a, b } => {
+                (view.position(a, t, positions) - view.position(b, t, positions)).norm()
+                    - view.contact_distance(a, b)
+            }
+            Self::Land { free, segment } => {
+                let (a, b) = (positions[segment], positions[segment + 1]);
+                let p = view.flying[free].1.position(params, t);
+                chord_normal(a, b).dot(&(p - a))
+            }
+            Self::Drop { free } => {
+                view.flying[free].1.position(params, t).y
+                    - params.diabolo_radius
+                    - view.floor.unwrap_or(f64::NEG_INFINITY)
+            }
+            Self::Meet => length(0) - view.meeting_distance,
+            Self::SticksApart => path_margin(&view.drives, params.string_length, t),
+        }
+    }
+
+    /// What the guard watches, in words (for a failure of its value), with its object.
+    pub fn words(self, view: &FlightView) -> (String, Option<usize>) {
+        match self {
+            Self::Touch { a, b } => (
+                format!("the distance between {} and {}", view.name(a), view.name(b)),
+                Some(view.object(b)),
+            ),
+            Self::Land { free, segment } => (
+                format!(
+                    "the height of {} above the chord of segment {segment}",
+                    view.name(Body::Free(free))
+                ),
+                Some(view.object(Body::Free(free))),
+            ),
+            Self::Drop { free } => (
+                format!("the height of {} above the floor", view.name(Body::Free(free))),
+                Some(view.object(Body::Free(free))),
+            ),
+            Self::Meet => ("the distance of the sticks".to_string(), None),
+            Self::SticksApart => ("the distance of the sticks".to_string(), None),
         }
     }
 }

@@ -45,16 +45,20 @@
 
 pub mod diagnose;
 pub mod errors;
+pub mod flight;
 pub mod guards;
 pub mod mode;
 pub mod run;
 pub mod transitions;
 
 use crate::model::energy::mechanical_energy;
+use crate::simulation::ode::integrate::StepStats;
 
 use super::phase::{LooseSystem, TautSystem};
 use super::report::Event;
+use super::roster::Roster;
 use super::setup::Simulation;
+use guards::FlightView;
 use mode::Modes;
 use transitions::Tolerances;
 
@@ -62,7 +66,7 @@ use transitions::Tolerances;
 #[derive(Clone, Debug, Default)]
 pub struct Ledger {
     pub events: Vec<Event>,
-    /// Energy lost in tensing impulses since the start, J.
+    /// Energy lost in impulses (tensing, contact) and drops since the start, J.
     pub impulse_loss: f64,
     /// Rebounds in a row (a bounce sequence).
     pub bounces: usize,
@@ -70,44 +74,100 @@ pub struct Ledger {
     pub grip_needed: Option<f64>,
     /// Derivative evaluations outside the steppers (rows, restarts, the Filippov rule).
     pub extra_evaluations: usize,
+    /// The counters of the steppers retired when the string's objects changed.
+    pub retired: StepStats,
+    /// Impacts between diabolos, or a diabolo and a stick.
+    pub contacts: usize,
+    /// The last pair to collide (sorted, the run's numbering) and its impacts in a row.
+    pub pair_bounces: Option<([usize; 2], usize)>,
 }
 
 /// The hybrid state of a run: the time, the modes, the ledger.
 #[derive(Clone, Debug)]
 pub struct Hybrid<'a> {
     pub sim: &'a Simulation,
-    /// Number of diabolos.
+    /// Number of diabolos on the string, n.
     pub n: usize,
     /// The time reached, s.
     pub t: f64,
     pub modes: Modes,
+    /// Who is on the string, and the motion of those off it.
+    pub(crate) roster: Roster,
     pub ledger: Ledger,
     pub tolerances: Tolerances,
     /// Mechanical energy at the start, J.
     pub initial_energy: f64,
+    /// The diabolos (K) whose axles gripped before the string was rebuilt: entering the taut
+    /// phase again does not log a new grip for them.
+    pub(crate) gripping_before: Vec<usize>,
+    /// The slot of a diabolo landing now: it enters at theta = pi.
+    pub(crate) landed: Option<usize>,
 }
 
 impl<'a> Hybrid<'a> {
     /// The run of `sim` before its first mode is entered ([`Hybrid::start`]).
     pub fn new(sim: &'a Simulation) -> Self {
-        let n = sim.initial.diabolo_count();
-        let settings = &sim.settings;
-        let mut taut = TautSystem::new(&sim.params, n, sim.drives.clone());
-        taut.meeting_distance = settings.meeting_distance;
-        taut.dynamics = taut
-            .dynamics
-            .clone()
-            .with_regularisation(settings.regularisation);
-        let mut loose = LooseSystem::new(&sim.params, n, sim.drives.clone());
-        loose.meeting_distance = settings.meeting_distance;
+        let roster = Roster::start(&sim.modes, &sim.initial);
         Self {
             sim,
-            n,
+            n: roster.on_string(),
             t: 0.0,
-            modes: Modes::new(taut, loose, settings),
+            modes: build_modes(sim, &roster),
+            roster,
             ledger: Ledger::default(),
             tolerances: Tolerances::default(),
             initial_energy: mechanical_energy(&sim.params, &sim.initial),
+            gripping_before: Vec::new(),
+            landed: None,
         }
     }
+
+    /// The string's phases built anew for the roster's objects (after a leave, a landing or a
+    /// drop); the retired steppers' counters are kept in the ledger.
+    pub(crate) fn rebuild(&mut self) {
+        for stats in [self.modes.taut.stepper.stats(), self.modes.loose.stepper.stats()] {
+            let retired = &mut self.ledger.retired;
+            retired.rhs_evaluations += stats.rhs_evaluations;
+            retired.accepted_steps += stats.accepted_steps;
+            retired.rejected_steps += stats.rejected_steps;
+        }
+        let phase = self.modes.phase;
+        self.modes = build_modes(self.sim, &self.roster);
+        self.modes.phase = phase;
+        self.n = self.roster.on_string();
+    }
+
+    /// The view of the diabolos off the string the guards watch.
+    pub(crate) fn flight_view(&self) -> FlightView {
+        flight_view(self.sim, &self.roster)
+    }
+}
+
+/// What the shared guards of `sim` watch with `roster`.
+fn flight_view(sim: &Simulation, roster: &Roster) -> FlightView {
+    FlightView {
+        params: sim.params,
+        drives: sim.drives.clone(),
+        floor: sim.settings.floor,
+        slots: (1..=roster.on_string()).map(|s| roster.diabolo_in(s)).collect(),
+        diabolos: roster.diabolos(),
+        flying: roster
+            .flying()
+            .map(|k| (k, *roster.motion(k).expect("a flying diabolo has a motion")))
+            .collect(),
+        meeting_distance: sim.settings.meeting_distance,
+        resting: roster.resting_segments(),
+    }
+}
+
+/// Both string phases of `sim` for the objects of `roster`, loose active.
+fn build_modes(sim: &Simulation, roster: &Roster) -> Modes {
+    let view = flight_view(sim, roster);
+    let mut taut = TautSystem::watching(&sim.params, view.clone());
+    taut.dynamics = taut
+        .dynamics
+        .clone()
+        .with_regularisation(sim.settings.regularisation);
+    let loose = LooseSystem::watching(&sim.params, view);
+    Modes::new(taut, loose, &sim.settings)
 }

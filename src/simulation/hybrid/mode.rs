@@ -4,7 +4,7 @@
 use crate::model::{CartesianState, DynamicsError};
 
 use super::errors::{dynamics_failure, event_failure, integrate_failure, non_finite};
-use super::guards::{LooseGuard, TautGuard};
+use super::guards::{LooseGuard, SharedGuard, TautGuard};
 use super::transitions::Tolerances;
 use crate::simulation::ode::events::{
     Crossing, EventError, EventLocator, EventOptions, EventSpec, EventSystem,
@@ -80,6 +80,11 @@ pub fn stepper_options(settings: &Settings) -> StepperOptions {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Fired {
     Taut(TautGuard),
+    /// A guard both phases carry, and whether its value rose through zero.
+    Shared {
+        guard: SharedGuard,
+        rising: bool,
+    },
     /// A loose guard and whether its value rose through zero.
     Loose {
         guard: LooseGuard,
@@ -188,7 +193,10 @@ impl Modes {
                     t,
                     fired: members
                         .iter()
-                        .map(|&(m, _)| Fired::Taut(self.taut_guard(system, m)))
+                        .map(|&(m, rising)| match self.taut_guard(system, m) {
+                            TautGuard::Shared(guard) => Fired::Shared { guard, rising },
+                            guard => Fired::Taut(guard),
+                        })
                         .collect(),
                 }))
             }
@@ -197,9 +205,9 @@ impl Modes {
                     t,
                     fired: members
                         .iter()
-                        .map(|&(m, rising)| Fired::Loose {
-                            guard: self.loose.system.guards.guard(m),
-                            rising,
+                        .map(|&(m, rising)| match self.loose.system.guards.guard(m) {
+                            LooseGuard::Shared(guard) => Fired::Shared { guard, rising },
+                            guard => Fired::Loose { guard, rising },
                         })
                         .collect(),
                 })),
@@ -240,12 +248,14 @@ impl Modes {
                 (member < system.guards.len())
                     .then(|| system.guards.guard(member, &system.modes))
                     .flatten()
-                    .map(TautGuard::words)
+                    .map(|guard| guard.words(&system.flight))
             }
             Phase::Loose => {
-                let guards = &self.loose.system.guards;
-                (member < guards.len())
-                    .then(|| super::guards::LooseGuards::words(guards.guard(member)))
+                let system = &self.loose.system;
+                let guards = &system.guards;
+                (member < guards.len()).then(|| {
+                    super::guards::LooseGuards::words(guards.guard(member), &system.flight)
+                })
             }
         }
     }

@@ -27,6 +27,7 @@ pub fn run(sim: &Simulation, on_row: &mut dyn FnMut(&Row)) -> RunReport {
     let stats = [
         hybrid.modes.taut.stepper.stats(),
         hybrid.modes.loose.stepper.stats(),
+        hybrid.ledger.retired,
     ];
     RunReport {
         stats: RunStats {
@@ -44,6 +45,8 @@ pub fn run(sim: &Simulation, on_row: &mut dyn FnMut(&Row)) -> RunReport {
         end_time: hybrid.t,
         grip_needed: hybrid.ledger.grip_needed,
         energy: (hybrid.initial_energy, rows.row.energy),
+        flights: hybrid.roster.records(&sim.params, hybrid.t),
+        contacts: hybrid.ledger.contacts,
     }
 }
 
@@ -77,10 +80,12 @@ fn run_loop(
                 hybrid.t = hit.t;
                 budget.count_event(hit.t, &hybrid.ledger.events, hybrid.n)?;
                 hybrid.apply(&hit)?;
+                hybrid.settle_contacts()?;
             }
         }
         if let Some(knot) = jumps.reached(hybrid.t, passed) {
             hybrid.jerk(hybrid.t, knot)?;
+            hybrid.settle_contacts()?;
         }
     }
     Ok(())
@@ -158,7 +163,8 @@ impl Budget {
         self.check_wall(t)?;
         let stepper = hybrid.modes.stepper();
         let h = stepper.t() - stepper.t_old();
-        let total = hybrid.modes.steps_taken();
+        let retired = hybrid.ledger.retired;
+        let total = hybrid.modes.steps_taken() + retired.accepted_steps + retired.rejected_steps;
         let steps = self.steps.add(t, total - self.steps_counted, self.window);
         self.steps_counted = total;
         let budget = step_budget(&self.settings);

@@ -7,8 +7,9 @@
 use std::f64::consts::PI;
 
 use crate::model::{
-    close_onto_string, filippov_mode, slip_at_capstan_bound, tensing_impulse_with_restitution,
-    AxleMode, CartesianState, Kinematics, SlipDirection,
+    apply_impact, close_onto_string, filippov_mode, slip_at_capstan_bound,
+    tensing_impulse_with_restitution, AxleMode, CartesianState, Constraint, ImpactBody,
+    Kinematics, SlipDirection,
 };
 use crate::simulation::drive::{Drive, Path};
 
@@ -65,6 +66,19 @@ impl Default for Tolerances {
     }
 }
 
+/// The object of an impact for the run's object number `o` (N = `count` diabolos).
+pub fn impact_body(o: usize, count: usize) -> ImpactBody {
+    match o {
+        0 => ImpactBody::Left,
+        o if o == count + 1 => ImpactBody::Right,
+        k => ImpactBody::Diabolo(k),
+    }
+}
+
+/// A diabolo on the string within this angle (rad) of the straight string is at its chord (a
+/// landing's round-off), not in the flying regime.
+pub const STRAIGHT: f64 = 1e-9;
+
 /// How the string came to full length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Arrival {
@@ -95,17 +109,17 @@ pub fn goes_slack_at_full_length(length_rate: f64, impact_speed: f64, arrival: A
 impl Hybrid<'_> {
     /// The first mode: taut if the string starts at full length, else loose.
     pub fn start(&mut self) -> Result<(), RunError> {
-        let initial = self.sim.initial.clone();
+        let initial = self.roster.string_state(&self.sim.initial);
         let slack = self.sim.params.string_length - initial.string_used();
         let accounts = [0.0; ACCUMULATORS];
         let knots: Vec<i32> = initial.diabolos.iter().map(|d| d.knot).collect();
         self.modes.taut.system.knots = knots.clone();
         self.modes.loose.system.knots = knots;
-        if slack <= self.tolerances.taut_start * self.sim.params.string_length {
-            self.tense(initial, &accounts, 0.0, Arrival::Start)
-        } else {
-            self.enter_loose(initial, &accounts, 0.0)
+        if slack > self.tolerances.taut_start * self.sim.params.string_length {
+            return self.enter_loose(initial, &accounts, 0.0);
         }
+        self.tense(initial, &accounts, 0.0, Arrival::Start)?;
+        self.settle_contacts()
     }
 
     /// Applies the guards of `hit` (the state at the event in the modes' event buffer) in
@@ -119,6 +133,7 @@ impl Hybrid<'_> {
                 Fired::Taut(TautGuard::Loosen) => {
                     self.log(Event::new(t, EventKind::Loosen, None));
                     let state = self.taut_state(t, &y)?;
+                    self.release_resting(t);
                     return self.enter_loose(state, &accounts, t);
                 }
                 Fired::Taut(TautGuard::Slip { k }) => self.redecide_axle(t, &y, k, true)?,
@@ -135,22 +150,21 @@ impl Hybrid<'_> {
                     self.modes.evaluate_taut(t, &y)?;
                     let dynamics = &self.modes.taut.system.dynamics;
                     let theta = dynamics.kinematics().objects()[k].theta;
-                    return Err(RunError::LeftString {
-                        t,
-                        diabolo: k,
-                        theta,
-                    });
+                    return self.leave(k, theta, t, &y, &accounts);
                 }
-                Fired::Taut(TautGuard::Meet { segment })
+                Fired::Taut(TautGuard::Separate { segment, .. }) => {
+                    return self.separate(segment, t, &y);
+                }
+                Fired::Shared { guard, rising } => {
+                    if self.shared_hit(guard, rising, t, &y, &accounts)? {
+                        return Ok(());
+                    }
+                }
+                Fired::Taut(TautGuard::Shared(_))
                 | Fired::Loose {
-                    guard: LooseGuard::Meet { segment },
+                    guard: LooseGuard::Shared(_),
                     ..
-                } => return Err(self.collision(t, segment)),
-                Fired::Taut(TautGuard::SticksApart)
-                | Fired::Loose {
-                    guard: LooseGuard::SticksApart,
-                    ..
-                } => return Err(self.sticks_too_far(t)),
+                } => unreachable!("shared guards fire as Fired::Shared"),
                 Fired::Loose {
                     guard: LooseGuard::Tense,
                     ..
@@ -167,12 +181,19 @@ impl Hybrid<'_> {
                     rising,
                 } => {
                     let loose = &mut self.modes.loose.system;
+                    let knot = loose.knots[k - 1];
                     if loose.folded(&y, k) {
                         // The turn at the diabolo passes +-pi: the string wraps (the cross
                         // product falls through zero) or unwraps.
                         loose.knots[k - 1] += if rising { -1 } else { 1 };
                         let knot = loose.knots[k - 1];
                         self.log_knot(t, k, knot);
+                    } else if knot == 0 && !rising {
+                        // The string runs straight at the diabolo, its angle falling through
+                        // pi: it leaves the string.
+                        return self.leave(k, PI, t, &y, &accounts);
+                    } else if knot == -1 && rising {
+                        return self.leave(k, -PI, t, &y, &accounts);
                     }
                 }
             }
@@ -235,10 +256,10 @@ impl Hybrid<'_> {
             .map_err(|e| state_failure(e, t))?;
         for i in 1..=self.n {
             let theta = kin.objects()[i].theta;
-            if theta.abs() <= PI {
+            if theta.abs() <= PI && self.landed != Some(i) && theta.abs() < PI - STRAIGHT {
                 return Err(RunError::CaughtFlying {
                     t,
-                    diabolo: i,
+                    diabolo: self.roster.diabolo_in(i),
                     theta,
                 });
             }
@@ -290,7 +311,9 @@ impl Hybrid<'_> {
                 || self.ledger.bounces >= settings.zeno_bounces)
     }
 
-    /// The tensing impulse with restitution `restitution`, on the state and the ledger.
+    /// The tensing impulse with restitution `restitution`, on the state and the ledger. With
+    /// no diabolo on the string, or with objects touching (at their contact distance), the
+    /// impulse is one impact of the string and those contacts together.
     fn impact(
         &mut self,
         state: &mut CartesianState,
@@ -299,6 +322,13 @@ impl Hybrid<'_> {
         restitution: f64,
     ) -> Result<(), RunError> {
         let heavy = self.sim.drives.each_ref().map(|d| d.prescribes_motion());
+        let mut full = CartesianState::default();
+        self.roster
+            .fill_state(&self.sim.params, t, state, &mut full);
+        let touching = self.touching_pairs(&full);
+        if self.n == 0 || !touching.is_empty() {
+            return self.joint_impact(state, full, accounts, (t, restitution), &touching);
+        }
         let record = tensing_impulse_with_restitution(&self.sim.params, restitution, state, heavy)
             .map_err(|e| state_failure(e, t))?;
         accounts[0] += record.hand_work;
@@ -308,6 +338,73 @@ impl Hybrid<'_> {
         event.energy_lost = Some(record.energy_lost);
         event.length_rates = Some((record.length_rate_before, record.length_rate_after));
         self.log(event);
+        Ok(())
+    }
+
+    /// The tensing impulse solved as one impact with the contacts `touching` (the run's
+    /// numbering; resting pairs plastic, the others with the contact restitution), frictionless
+    /// contacts and the string's friction frozen at its pre-impact slip directions; `state` (the
+    /// string's) and the diabolos off the string take the result. With no diabolo on the string
+    /// it acts between the sticks alone; sticks that both follow paths cannot be stopped: the
+    /// run ends as for paths holding them too far apart.
+    fn joint_impact(
+        &mut self,
+        state: &mut CartesianState,
+        mut full: CartesianState,
+        accounts: &mut [f64; ACCUMULATORS],
+        (t, restitution): (f64, f64),
+        touching: &[[usize; 2]],
+    ) -> Result<(), RunError> {
+        let heavy = self.sim.drives.each_ref().map(|d| d.prescribes_motion());
+        if self.n == 0 && heavy[0] && heavy[1] {
+            return Err(self.sticks_too_far(t));
+        }
+        let params = self.sim.params;
+        let count = self.roster.diabolos();
+        let mut constraints = vec![Constraint::String { restitution }];
+        constraints.extend(touching.iter().map(|&pair| Constraint::Pair {
+            a: impact_body(pair[0], count),
+            b: impact_body(pair[1], count),
+            restitution: if self.roster.resting().contains(&pair) {
+                0.0
+            } else {
+                params.contact_restitution
+            },
+        }));
+        let rate_before = state.length_rate();
+        let slots: Vec<usize> = (1..=self.n).map(|s| self.roster.diabolo_in(s)).collect();
+        let outcome = apply_impact(&params, &mut full, &slots, heavy, &constraints).map_err(
+            |e| RunError::Impact {
+                t,
+                what: "the string".to_string(),
+                reason: e.to_string(),
+            },
+        )?;
+        accounts[0] += outcome.hand_work;
+        self.ledger.impulse_loss += outcome.energy_lost;
+        *state = self.roster.string_state(&full);
+        let flying: Vec<usize> = self.roster.flying().collect();
+        for k in flying {
+            self.roster.kick(&params, k, t, full.diabolos[k - 1]);
+        }
+        let mut event = Event::new(t, EventKind::Tense, None);
+        event.impulse = Some(outcome.impulses[0]);
+        event.energy_lost = Some(outcome.energy_lost);
+        event.length_rates = Some((rate_before, state.length_rate()));
+        self.log(event);
+        // The contacts the tensing pressed, after it.
+        for (pair, impulse) in touching.iter().zip(&outcome.impulses[1..]) {
+            if *impulse > 0.0 {
+                let (object, other) = super::flight::contact_objects(*pair, count);
+                let mut contact = Event::new(t, EventKind::Contact, Some(object));
+                contact.other = Some(other);
+                contact.impulse = Some(*impulse);
+                contact.energy_lost = Some(0.0);
+                contact.resting = Some(self.roster.resting().contains(pair));
+                self.log(contact);
+                self.ledger.contacts += 1;
+            }
+        }
         Ok(())
     }
 
@@ -387,6 +484,9 @@ impl Hybrid<'_> {
         y[..layout.len()].copy_from_slice(reduced.values());
         y[d - ACCUMULATORS..].copy_from_slice(accounts);
         self.modes.taut.system.knots = state.diabolos.iter().map(|d| d.knot).collect();
+        if let Some(slot) = self.landed {
+            self.clamp_landed_theta(&mut y[layout.theta(slot)]);
+        }
         self.decide_modes(t, &y)?;
         self.modes.evaluate_taut(t, &y)?;
         let dynamics = &self.modes.taut.system.dynamics;
@@ -401,7 +501,7 @@ impl Hybrid<'_> {
 
     /// Friction modes on entering the taut phase at (t, y): the way each axle slips; the
     /// Filippov rule where a slip is zero (a grip is logged).
-    fn decide_modes(&mut self, t: f64, y: &[f64]) -> Result<(), RunError> {
+    pub(crate) fn decide_modes(&mut self, t: f64, y: &[f64]) -> Result<(), RunError> {
         let n = self.n;
         self.modes.taut.system.modes = vec![AxleMode::from_slip(0.0); n];
         self.modes.evaluate_taut(t, y)?;
@@ -414,8 +514,9 @@ impl Hybrid<'_> {
             if slip.abs() <= self.tolerances.slip_at_zero {
                 let mode = self.decide_axle(t, y, k + 1)?;
                 self.modes.taut.system.modes[k] = mode;
-                if mode == AxleMode::Stuck {
-                    self.log(Event::new(t, EventKind::Stick, Some(k + 1)));
+                let k = self.roster.diabolo_in(k + 1);
+                if mode == AxleMode::Stuck && !self.gripping_before.contains(&k) {
+                    self.log(Event::new(t, EventKind::Stick, Some(k)));
                 }
             }
         }
@@ -460,13 +561,14 @@ impl Hybrid<'_> {
             _ => None,
         };
         if let Some(kind) = kind {
+            let k = self.roster.diabolo_in(k);
             self.log(Event::new(t, kind, Some(k)));
         }
         Ok(())
     }
 
     /// Restarts the active mode at (t, y); a taut one evaluated there must be solvable.
-    fn restart(&mut self, t: f64, y: &[f64]) -> Result<(), RunError> {
+    pub(crate) fn restart(&mut self, t: f64, y: &[f64]) -> Result<(), RunError> {
         self.modes.reset(t, y)?;
         self.t = t;
         if self.modes.phase == Phase::Taut {
@@ -502,18 +604,20 @@ impl Hybrid<'_> {
         Ok(self.modes.state(t, y))
     }
 
-    fn log(&mut self, event: Event) {
+    pub(crate) fn log(&mut self, event: Event) {
         self.ledger.events.push(event);
     }
 
-    fn log_knot(&mut self, t: f64, k: usize, knot: i32) {
+    /// Logs the knot change of the diabolo in `slot`.
+    fn log_knot(&mut self, t: f64, slot: usize, knot: i32) {
+        let k = self.roster.diabolo_in(slot);
         let mut event = Event::new(t, EventKind::KnotChange, Some(k));
         event.knot = Some(knot);
         self.log(event);
     }
 
     /// Sticks on paths farther apart than the string is long, at t.
-    fn sticks_too_far(&self, t: f64) -> RunError {
+    pub(crate) fn sticks_too_far(&self, t: f64) -> RunError {
         let length = self.sim.params.string_length;
         RunError::SticksTooFarApart {
             t,
@@ -523,7 +627,7 @@ impl Hybrid<'_> {
     }
 
     /// The objects at the ends of `segment` meet at t.
-    fn collision(&self, t: f64, segment: usize) -> RunError {
+    pub(crate) fn collision(&self, t: f64, segment: usize) -> RunError {
         RunError::Collision {
             t,
             segment,
