@@ -71,6 +71,18 @@ impl Hybrid<'_> {
         let (string, full) = self.states_at(t, y)?;
         let phase = self.modes.phase;
         let kept = self.friction_modes();
+        // Its resting contacts end with it (the string no longer holds it pressed).
+        let ending: Vec<[usize; 2]> = self
+            .roster
+            .resting()
+            .iter()
+            .copied()
+            .filter(|p| p.contains(&k))
+            .collect();
+        for pair in ending {
+            self.roster.release(pair);
+            self.log_separate(t, pair);
+        }
         self.roster.leave(k, t, full.diabolos[k - 1]);
         let mut event = Event::new(t, EventKind::Leave, Some(k));
         event.slot = Some(slot);
