@@ -565,6 +565,58 @@ fn cases() -> Vec<Case> {
             field: "drive.left.csv",
             files: &[("hand.csv", "0,-0.4,1.5\n0.01,-0.4,1.5\n")],
         },
+        c(
+            "contact restitution above 1",
+            Changed(|d| set(d, "params.contact_restitution", json!(1.5))),
+            "params.contact_restitution",
+        ),
+        c(
+            "contact restitution below 0",
+            Changed(|d| set(d, "params.contact_restitution", json!(-0.2))),
+            "params.contact_restitution",
+        ),
+        c(
+            "diabolo radius not positive",
+            Changed(|d| set(d, "params.diabolo_radius", json!(0.0))),
+            "params.diabolo_radius",
+        ),
+        c(
+            "two diabolos whose discs overlap at the start",
+            Changed(|d| {
+                set(
+                    d,
+                    "initial.diabolos",
+                    json!([{"x": 0.0, "spin": 0.5}, {"x": 0.1, "spin": 0.5}]),
+                )
+            }),
+            "diabolos 1 and 2 start",
+        ),
+        c(
+            "a floor above a diabolo's start",
+            Changed(|d| set(d, "sim.floor", json!(1.0))),
+            "sim.floor",
+        ),
+        c(
+            "a flying start below a chord, thrown up into the string",
+            Changed(|d| {
+                set(
+                    d,
+                    "initial.diabolos",
+                    json!([{"mode": "flying", "pos": [0.0, 1.0], "vel": [0.0, 4.0]}]),
+                )
+            }),
+            "initial.diabolos[0].pos",
+        ),
+        c(
+            "a flying diabolo placed by x",
+            Changed(|d| set(d, "initial.diabolos[0].mode", json!("flying"))),
+            "initial.diabolos[0].x",
+        ),
+        c(
+            "an unknown start mode",
+            Changed(|d| set(d, "initial.diabolos[0].mode", json!("dropped"))),
+            "initial.diabolos[0].mode",
+        ),
     ]
 }
 

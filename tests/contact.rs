@@ -41,7 +41,10 @@ fn free_discs(discs: &[(Vector2<f64>, Vector2<f64>)]) -> CartesianState {
 }
 
 fn momentum(p: &Params, s: &CartesianState) -> Vector2<f64> {
-    s.diabolos.iter().map(|d| d.vel * p.diabolo_mass).sum::<Vector2<f64>>()
+    s.diabolos
+        .iter()
+        .map(|d| d.vel * p.diabolo_mass)
+        .sum::<Vector2<f64>>()
         + (s.left.vel + s.right.vel) * p.stick_mass
 }
 
@@ -73,7 +76,10 @@ fn two_free_discs_collide_as_in_the_textbook() {
         let t = Vector2::new(-n.y, n.x);
         assert!((w1.dot(&t) - v1.dot(&t)).abs() < 1e-14 && (w2.dot(&t) - v2.dot(&t)).abs() < 1e-14);
         assert!((momentum(&p, &state) - momentum(&p, &before)).norm() < 1e-15);
-        assert_eq!(state.diabolos[0].spin, 0.3, "frictionless: spins pass through");
+        assert_eq!(
+            state.diabolos[0].spin, 0.3,
+            "frictionless: spins pass through"
+        );
         let lost = kinetic_energy(&p, &before) - kinetic_energy(&p, &state);
         if e == 1.0 {
             assert!(lost.abs() < 1e-10, "{lost}");
@@ -113,7 +119,14 @@ fn three_discs_in_a_row_share_one_velocity_in_a_plastic_impact() {
         (Vector2::new(d, 0.0), Vector2::zeros()),
         (Vector2::new(2.0 * d, 0.0), Vector2::zeros()),
     ]);
-    apply_impact(&p, &mut state, &[], [false; 2], &[pair(1, 2, 0.0), pair(2, 3, 0.0)]).unwrap();
+    apply_impact(
+        &p,
+        &mut state,
+        &[],
+        [false; 2],
+        &[pair(1, 2, 0.0), pair(2, 3, 0.0)],
+    )
+    .unwrap();
     for disc in &state.diabolos {
         assert!((disc.vel - Vector2::new(1.0, 0.0)).norm() < 1e-14);
     }
@@ -159,7 +172,10 @@ fn the_string_alone_is_the_tensing_impulse() {
         .unwrap();
         assert!((outcome.impulses[0] - record.magnitude).abs() < 1e-12 * (1.0 + record.magnitude));
         for k in 0..n + 2 {
-            assert!((state.velocity(k) - reference.velocity(k)).norm() < 1e-12, "trial {trial}");
+            assert!(
+                (state.velocity(k) - reference.velocity(k)).norm() < 1e-12,
+                "trial {trial}"
+            );
         }
         for (a, b) in state.diabolos.iter().zip(&reference.diabolos) {
             assert!((a.spin - b.spin).abs() < 1e-10, "trial {trial}");
@@ -270,8 +286,16 @@ fn two_diabolos_side_by_side_hang_at_the_static_equilibrium_computed_by_hand() {
     let lambda = tension * (1.0 - cos_a);
     for row in &rows {
         let d = &row.state.diabolos;
-        assert!((d[0].pos - Vector2::new(-r, 1.2 - dy)).norm() < 1e-9, "t = {}", row.t);
-        assert!((d[1].pos - Vector2::new(r, 1.2 - dy)).norm() < 1e-9, "t = {}", row.t);
+        assert!(
+            (d[0].pos - Vector2::new(-r, 1.2 - dy)).norm() < 1e-9,
+            "t = {}",
+            row.t
+        );
+        assert!(
+            (d[1].pos - Vector2::new(r, 1.2 - dy)).norm() < 1e-9,
+            "t = {}",
+            row.t
+        );
         assert!(((d[1].pos - d[0].pos).norm() - 2.0 * r).abs() < 1e-10);
         for t in &row.tensions {
             assert!((t - tension).abs() < 1e-9, "{t} vs {tension}");
@@ -305,7 +329,10 @@ fn a_resting_contact_holds_its_distance_and_never_pulls() {
         let gap = (row.state.diabolos[1].pos - row.state.diabolos[0].pos).norm();
         assert!((gap - 0.127).abs() < 1e-10, "t = {}: {gap}", row.t);
     }
-    assert!(rows.iter().filter(|r| r.t < separate.t).all(|r| !r.resting.is_empty()));
+    assert!(rows
+        .iter()
+        .filter(|r| r.t < separate.t)
+        .all(|r| !r.resting.is_empty()));
 }
 
 #[test]
@@ -326,8 +353,7 @@ fn two_free_discs_colliding_beside_a_slack_string_conserve_energy_and_momentum()
             .diabolos
             .iter()
             .map(|d| {
-                0.5 * p.diabolo_mass
-                    * (d.vel.norm_squared() + p.spin_inertia * d.spin * d.spin)
+                0.5 * p.diabolo_mass * (d.vel.norm_squared() + p.spin_inertia * d.spin * d.spin)
                     + p.diabolo_mass * p.gravity * d.pos.y
             })
             .sum::<f64>()

@@ -65,7 +65,10 @@ fn free_flight_is_the_exact_parabola_with_an_exponentially_decaying_spin() {
         let t = row.t;
         let d = &row.state.diabolos[0];
         let (x, y) = (3.0 + 0.7 * t, 1.5 + 2.5 * t - 0.5 * G * t * t);
-        assert!((d.pos.x - x).abs() < 1e-10 && (d.pos.y - y).abs() < 1e-10, "t = {t}");
+        assert!(
+            (d.pos.x - x).abs() < 1e-10 && (d.pos.y - y).abs() < 1e-10,
+            "t = {t}"
+        );
         assert!((d.vel.y - (2.5 - G * t)).abs() < 1e-10, "t = {t}");
         assert!((d.spin - 1.2 * (-0.3 * t).exp()).abs() < 1e-12, "t = {t}");
         assert_eq!(row.modes, [DiaboloMode::Flying]);
@@ -73,7 +76,11 @@ fn free_flight_is_the_exact_parabola_with_an_exponentially_decaying_spin() {
         // The string joins the sticks directly: one segment.
         assert_eq!(row.tensions.len(), 1);
     }
-    assert!(worst_ledger_gap(&rows) < 1e-8, "{}", worst_ledger_gap(&rows));
+    assert!(
+        worst_ledger_gap(&rows) < 1e-8,
+        "{}",
+        worst_ledger_gap(&rows)
+    );
     assert_eq!(report.flights[0].airtime, 1.0);
     let apex = 1.5 + 2.5 * 2.5 / (2.0 * G);
     assert!((report.flights[0].highest_flight - apex).abs() < 1e-12);
@@ -91,7 +98,11 @@ fn a_diabolo_dropped_onto_the_chord_lands_at_the_analytic_crossing() {
     assert!(report.failure.is_none(), "{:?}", report.failure);
     let land = first(&report, EventKind::Land);
     let expected = (2.0 * 0.3 / G).sqrt();
-    assert!((land.t - expected).abs() < 1e-10, "{} vs {expected}", land.t);
+    assert!(
+        (land.t - expected).abs() < 1e-10,
+        "{} vs {expected}",
+        land.t
+    );
     assert_eq!((land.object, land.slot), (Some(1), Some(1)));
     assert!((land.speed.unwrap() - G * expected).abs() < 1e-9);
     // Then it falls on the slack string and snaps it taut.
@@ -100,7 +111,11 @@ fn a_diabolo_dropped_onto_the_chord_lands_at_the_analytic_crossing() {
     let after = rows.iter().find(|r| r.t > land.t).unwrap();
     assert_eq!((after.modes[0], after.slots[0]), (DiaboloMode::String, 1));
     assert!(after.thetas[0].unwrap() > std::f64::consts::PI);
-    assert!(worst_ledger_gap(&rows) < 1e-8, "{}", worst_ledger_gap(&rows));
+    assert!(
+        worst_ledger_gap(&rows) < 1e-8,
+        "{}",
+        worst_ledger_gap(&rows)
+    );
     assert_eq!(report.flights[0].landings, 1);
 }
 
@@ -131,7 +146,11 @@ fn a_diabolo_thrown_up_from_a_hang_leaves_and_lands_at_the_analytic_crossings() 
         assert_eq!(row.thetas[0], None);
     }
     assert!((report.flights[0].airtime - (down - up)).abs() < 1e-12);
-    assert!(worst_ledger_gap(&rows) < 1e-8, "{}", worst_ledger_gap(&rows));
+    assert!(
+        worst_ledger_gap(&rows) < 1e-8,
+        "{}",
+        worst_ledger_gap(&rows)
+    );
 }
 
 #[test]
@@ -160,5 +179,9 @@ fn a_diabolo_reaching_the_floor_is_dropped_with_its_kinetic_energy_lost() {
         assert!((d.spin - 2.0 * (-0.1 * row.t).exp()).abs() < 1e-12);
     }
     assert!(report.flights[0].dropped);
-    assert!(worst_ledger_gap(&rows) < 1e-8, "{}", worst_ledger_gap(&rows));
+    assert!(
+        worst_ledger_gap(&rows) < 1e-8,
+        "{}",
+        worst_ledger_gap(&rows)
+    );
 }

@@ -728,3 +728,142 @@ fn png_curves_are_anti_aliased_with_blends_of_their_colour_and_white() {
         "{blended} blended pixels, {solid} solid"
     );
 }
+
+/// The animated values of the first `animate`/`animateTransform` child of `node` with
+/// `attribute` (or transform type), split per frame.
+fn frame_values<'a>(node: roxmltree::Node<'a, 'a>, attribute: &str) -> Vec<&'a str> {
+    node.descendants()
+        .find(|n| {
+            n.attribute("attributeName") == Some(attribute)
+                || n.attribute("type") == Some(attribute)
+        })
+        .and_then(|n| n.attribute("values"))
+        .map(|v| v.split(';').collect())
+        .unwrap_or_default()
+}
+
+fn pair(text: &str) -> (f64, f64) {
+    let (x, y) = text
+        .split_once([',', ' '])
+        .unwrap_or_else(|| panic!("a point: {text}"));
+    (x.trim().parse().unwrap(), y.trim().parse().unwrap())
+}
+
+#[test]
+fn the_animated_string_runs_through_the_diabolos_on_it_only() {
+    // The shower: in every frame the string's polyline visits the left stick, the diabolos on
+    // the string by slot, the right stick (padded with the right stick's point); a flying
+    // diabolo is drawn free, off the polyline.
+    let shower = run_shipped("shower");
+    let options = AnimateOptions {
+        fps: 10.0,
+        ..AnimateOptions::default()
+    };
+    let mut svg = Vec::new();
+    plot::animate(&shower.table, &options, Format::Svg, &mut svg).unwrap();
+    let document = svg_document(&svg);
+    let string = document
+        .descendants()
+        .find(|n| n.has_tag_name("polyline") && n.attribute("stroke-dasharray").is_none())
+        .unwrap();
+    let polylines: Vec<Vec<(f64, f64)>> = frame_values(string, "points")
+        .iter()
+        .map(|f| f.split_whitespace().map(pair).collect())
+        .collect();
+    // The diabolos' groups: translate per frame.
+    let groups: Vec<Vec<(f64, f64)>> = document
+        .descendants()
+        .filter(|n| {
+            n.has_tag_name("g")
+                && n.children()
+                    .any(|c| c.has_tag_name("circle") && c.attribute("fill-opacity").is_some())
+        })
+        .map(|g| {
+            frame_values(g, "translate")
+                .iter()
+                .map(|v| pair(v))
+                .collect()
+        })
+        .collect();
+    assert_eq!(groups.len(), 2);
+    let t = &shower.table.numbers[0];
+    let mode = |k: usize, at: f64| {
+        let column = shower
+            .table
+            .names
+            .iter()
+            .position(|n| *n == format!("d{k}_mode"))
+            .unwrap();
+        let (row, _) = diabolo::output::table::locate(t, at);
+        shower.table.text[column][row].clone()
+    };
+    let (mut flying_seen, mut string_seen) = (0, 0);
+    for (f, line) in polylines.iter().enumerate().take(polylines.len() - 1) {
+        assert_eq!(line.len(), 4, "N + 2 points in every frame");
+        for k in 1..=2 {
+            let p = groups[k - 1][f];
+            let on_line = line
+                .iter()
+                .any(|q| (q.0 - p.0).abs() < 0.6 && (q.1 - p.1).abs() < 0.6);
+            match mode(k, f as f64 / 10.0).as_str() {
+                "flying" => {
+                    assert!(!on_line, "frame {f}: flying diabolo {k} on the string");
+                    flying_seen += 1;
+                }
+                _ => {
+                    assert!(on_line, "frame {f}: diabolo {k} off the string");
+                    string_seen += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        flying_seen > 5 && string_seen > 5,
+        "{flying_seen} {string_seen}"
+    );
+}
+
+#[test]
+fn a_dropped_diabolo_is_greyed_and_the_disc_is_drawn_at_its_radius() {
+    let missed = run_shipped("missed_catch");
+    let draw = |radius: Option<f64>| {
+        let options = AnimateOptions {
+            fps: 5.0,
+            radius,
+            ..AnimateOptions::default()
+        };
+        let mut svg = Vec::new();
+        plot::animate(&missed.table, &options, Format::Svg, &mut svg).unwrap();
+        String::from_utf8(svg).unwrap()
+    };
+    let svg = draw(None);
+    let document = svg_document(svg.as_bytes());
+    let rim = document
+        .descendants()
+        .find(|n| n.has_tag_name("circle") && n.attribute("fill-opacity").is_some())
+        .unwrap();
+    let strokes = frame_values(rim, "stroke");
+    assert!(strokes.first().is_some_and(|s| *s != "#999999"));
+    assert_eq!(strokes.last(), Some(&"#999999"), "grey once dropped");
+    // Twice the radius: twice the disc (the view, fitted to the motion, barely changes).
+    let r = |svg: &str| -> f64 {
+        let document = svg_document(svg.as_bytes());
+        let rim = document
+            .descendants()
+            .find(|n| n.has_tag_name("circle") && n.attribute("fill-opacity").is_some())
+            .unwrap();
+        rim.attribute("r").unwrap().parse().unwrap()
+    };
+    let ratio = r(&draw(Some(0.127))) / r(&svg);
+    assert!((ratio - 2.0).abs() < 0.15, "{ratio}");
+    let bad = plot::animate(
+        &missed.table,
+        &AnimateOptions {
+            radius: Some(0.0),
+            ..AnimateOptions::default()
+        },
+        Format::Svg,
+        &mut Vec::new(),
+    );
+    assert!(matches!(bad, Err(PlotError::Options(m)) if m.contains("--radius")));
+}

@@ -10,7 +10,7 @@ use approx::{abs_diff_eq, assert_abs_diff_eq};
 use common::{held, pair_on_taut_string, run_collecting as run};
 use diabolo::model::{CartesianState, ParamValues, Params};
 use diabolo::simulation::drive::{ClampedSpline, Drive, Path};
-use diabolo::simulation::run::{EventKind, Row, RunError, RunReport, Settings};
+use diabolo::simulation::run::{EventKind, RunError, RunReport, Settings};
 use diabolo::simulation::Method;
 use nalgebra::Vector2;
 use std::f64::consts::TAU;
@@ -284,22 +284,6 @@ fn pair_of_size(
     (p, [held([-0.5, 0.0]), held([0.5, 0.0])], state)
 }
 
-/// The failure ends the run at its time with valid rows up to it and a logged failure event.
-fn assert_clean_stop(report: &RunReport, rows: &[Row], t: f64) {
-    assert_abs_diff_eq!(report.end_time, t, epsilon = 1e-12);
-    assert!(rows.last().unwrap().t <= t);
-    assert!(rows
-        .iter()
-        .all(|r| r.energy.is_finite() && abs_diff_eq!(r.slack, 0.0, epsilon = 1e-9)));
-    let last = report.events.last().unwrap();
-    assert_eq!(last.kind, EventKind::Failure);
-    assert!(last
-        .reason
-        .as_ref()
-        .unwrap()
-        .contains(&format!("t = {t:.6} s")));
-}
-
 #[test]
 fn two_diabolos_sliding_together_bounce_then_rest_against_each_other() {
     // They slide together on the V: contacts (restitution 0.5), each slower than the last, until
@@ -384,7 +368,10 @@ fn a_diabolo_swinging_through_the_straight_string_leaves_it_and_flies() {
     // Just before, diabolo 1's string angle approaches pi from above; after, it flies.
     let before = rows.iter().rev().find(|r| r.t < leave.t).unwrap();
     let theta = before.thetas[0].expect("on the string before");
-    assert!(theta > std::f64::consts::PI && theta < std::f64::consts::PI + 0.2, "{theta}");
+    assert!(
+        theta > std::f64::consts::PI && theta < std::f64::consts::PI + 0.2,
+        "{theta}"
+    );
     let after = rows.iter().find(|r| r.t > leave.t).unwrap();
     assert_eq!(after.modes[0], diabolo::DiaboloMode::Flying);
     assert_eq!((after.thetas[0], after.slots.clone()), (None, vec![0, 1]));

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use diabolo::scenario::Scenario;
-use diabolo::simulation::run::{Event, EventKind, Row, RunError, RunReport};
+use diabolo::simulation::run::{Event, EventKind, Row, RunReport};
 use diabolo::simulation::Phase;
 
 /// The scenarios this file checks one by one; `every_*` tests cover whatever else is there.
@@ -750,7 +750,7 @@ fn keyframe_path_sticks_stay_on_their_paths_in_rolling() {
 }
 
 /// The rows strictly between `from` and `to` (s) in which diabolo `k` (1-based) flies.
-fn flight_rows<'a>(outcome: &'a Outcome, k: usize, from: f64, to: f64) -> Vec<&'a Row> {
+fn flight_rows(outcome: &Outcome, k: usize, from: f64, to: f64) -> Vec<&Row> {
     outcome
         .rows
         .iter()
@@ -811,7 +811,12 @@ fn missed_catch_drops_where_the_parabola_meets_the_floor() {
     // y(t) = floor + R: the later root of a + v tau - g tau^2 / 2 = R (floor at 0).
     let c = a.pos.y - r;
     let tau = (a.vel.y + (a.vel.y * a.vel.y + 2.0 * g * c).sqrt()) / g;
-    assert!((drop.t - (ta + tau)).abs() < 1e-10, "{} vs {}", drop.t, ta + tau);
+    assert!(
+        (drop.t - (ta + tau)).abs() < 1e-10,
+        "{} vs {}",
+        drop.t,
+        ta + tau
+    );
     let v2 = a.vel.x * a.vel.x + (a.vel.y - g * tau).powi(2);
     assert!((drop.energy_lost.unwrap() - 0.5 * outcome.mass() * v2).abs() < 1e-9);
     assert!(outcome.report.flights[0].dropped);
@@ -842,8 +847,16 @@ fn two_side_by_side_rest_at_the_hand_computed_equilibrium_until_separated() {
 #[test]
 fn shower_throws_twice_and_catches_three_times_two_diabolos() {
     let outcome = run("shower");
-    let leaves: Vec<Option<usize>> = outcome.events(EventKind::Leave).iter().map(|e| e.object).collect();
-    let lands: Vec<Option<usize>> = outcome.events(EventKind::Land).iter().map(|e| e.object).collect();
+    let leaves: Vec<Option<usize>> = outcome
+        .events(EventKind::Leave)
+        .iter()
+        .map(|e| e.object)
+        .collect();
+    let lands: Vec<Option<usize>> = outcome
+        .events(EventKind::Land)
+        .iter()
+        .map(|e| e.object)
+        .collect();
     assert_eq!(leaves, [Some(1), Some(2)]);
     assert_eq!(lands, [Some(2), Some(1), Some(2)]);
     assert!(outcome.report.flights.iter().all(|f| !f.dropped));

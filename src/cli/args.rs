@@ -124,6 +124,10 @@ pub struct PlotArgs {
     /// With --xy: how many instants show the string (evenly spaced, both ends included).
     #[arg(long, default_value_t = 5, requires = "xy")]
     pub instants: usize,
+    /// With --xy: the diabolo's radius to draw, m (the scenario's params.diabolo_radius;
+    /// default 0.0635, a 127 mm diabolo).
+    #[arg(long, value_name = "METRES", requires = "xy")]
+    pub radius: Option<f64>,
     /// Width in pixels (default 900; --xy 800).
     #[arg(long)]
     pub width: Option<u32>,
@@ -176,6 +180,10 @@ pub struct AnimateArgs {
     /// 20, ... that keeps the turn between frames within 30 degrees).
     #[arg(long, value_name = "FACTOR")]
     pub spin_slowdown: Option<f64>,
+    /// The diabolo's radius to draw, m (the scenario's params.diabolo_radius; default 0.0635,
+    /// a 127 mm diabolo).
+    #[arg(long, value_name = "METRES")]
+    pub radius: Option<f64>,
     #[command(flatten)]
     pub window: WindowArgs,
     #[command(flatten)]

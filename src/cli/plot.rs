@@ -27,6 +27,7 @@ pub fn plot(args: &PlotArgs) -> Result<(), CliError> {
             height: args.height.unwrap_or(defaults.height),
             instants: args.instants,
             title,
+            radius: args.radius,
         };
         plot::xy(&table, &events, &options, format, &mut file)
     } else {
@@ -53,6 +54,7 @@ pub fn animate(args: &AnimateArgs) -> Result<(), CliError> {
         height: args.height,
         spin_slowdown: args.spin_slowdown,
         title: Some(file_title(&args.trajectory)),
+        radius: args.radius,
         ..AnimateOptions::default()
     };
     let mut file = create(&args.output)?;

@@ -186,7 +186,7 @@ fn rows(
             Constraint::Pair { a, b, .. } => {
                 let d = position(state, b) - position(state, a);
                 let norm = d.norm();
-                if !(norm > 0.0) {
+                if norm.is_nan() || norm <= 0.0 {
                     return Err(ImpactError::Degenerate {
                         what: format!("{a:?} and {b:?} at one point"),
                     });
@@ -234,7 +234,7 @@ fn string_rows(
     for s in 0..=n {
         let d = position(state, body(s + 1)) - position(state, body(s));
         let norm = d.norm();
-        if !(norm > 0.0) {
+        if norm.is_nan() || norm <= 0.0 {
             return Err(ImpactError::Degenerate {
                 what: format!("string segment {s} of zero length"),
             });
@@ -312,7 +312,11 @@ pub fn apply_impact(
     };
     let mut inverse_mass = DVector::from_element(layout.len(), 1.0 / params.diabolo_mass);
     for (s, i) in [0, 2].into_iter().enumerate() {
-        let w = if heavy[s] { 0.0 } else { 1.0 / params.stick_mass };
+        let w = if heavy[s] {
+            0.0
+        } else {
+            1.0 / params.stick_mass
+        };
         inverse_mass[i] = w;
         inverse_mass[i + 1] = w;
     }
@@ -373,8 +377,18 @@ pub fn apply_impact(
     let plastic = vec![0.0; constraints.len()];
     for (rule, frictionless, e, scale) in [
         (ImpactRule::Newton, false, restitution.as_slice(), 1.0),
-        (ImpactRule::ScaledPlastic, false, plastic.as_slice(), 1.0 + e_min),
-        (ImpactRule::Frictionless, true, plastic.as_slice(), 1.0 + e_min),
+        (
+            ImpactRule::ScaledPlastic,
+            false,
+            plastic.as_slice(),
+            1.0 + e_min,
+        ),
+        (
+            ImpactRule::Frictionless,
+            true,
+            plastic.as_slice(),
+            1.0 + e_min,
+        ),
     ] {
         let Ok((impulses, before, after, v1, direction)) = attempt(frictionless, e, scale) else {
             continue;
@@ -414,14 +428,13 @@ fn solve_lcp(a: &DMatrix<f64>, q: &DVector<f64>) -> Option<DVector<f64>> {
         let active: Vec<usize> = (0..m).filter(|j| set & (1 << j) != 0).collect();
         let mut z = DVector::zeros(m);
         if !active.is_empty() {
-            let sub = DMatrix::from_fn(active.len(), active.len(), |r, c| {
-                a[(active[r], active[c])]
-            });
+            let sub =
+                DMatrix::from_fn(active.len(), active.len(), |r, c| a[(active[r], active[c])]);
             let rhs = DVector::from_fn(active.len(), |r, _| -q[active[r]]);
             let Some(solution) = sub.lu().solve(&rhs) else {
                 continue;
             };
-            if solution.iter().any(|&p| !(p >= -scale)) {
+            if solution.iter().any(|&p| p.is_nan() || p < -scale) {
                 continue;
             }
             for (r, &j) in active.iter().enumerate() {

@@ -239,13 +239,7 @@ impl TautDynamics {
             )
             .map_err(|_| DynamicsError::SingularGrip)?;
         let forces = self.grip.segment_forces();
-        grip::frame_accelerations(
-            params,
-            &self.kin,
-            &sticks,
-            forces,
-            &mut self.accelerations,
-        );
+        grip::frame_accelerations(params, &self.kin, &sticks, forces, &mut self.accelerations);
         // The sticks feel their segments' forces (a contact at a stick tip pushes it too).
         let (first, last) = (forces[0], forces[n]);
         let tensions = self.grip.tensions();

@@ -4,8 +4,8 @@
 //! Objects are numbered left to right: left stick 0, diabolos 1..N, right stick N+1.
 //! Segment i joins object i and i+1. Everything is SI (m, kg, s, N) and angles are radians.
 
-pub mod dynamics;
 pub mod contact;
+pub mod dynamics;
 pub mod energy;
 pub mod flight;
 pub mod friction;
@@ -17,8 +17,8 @@ pub mod placement;
 pub mod state;
 pub mod tension;
 
-pub use dynamics::{DynamicsError, TautDynamics};
 pub use contact::{apply_impact, Constraint, ImpactBody, ImpactError, ImpactOutcome, ImpactRule};
+pub use dynamics::{DynamicsError, TautDynamics};
 pub use energy::{mechanical_energy, PowerBalance};
 pub use flight::{chord_normal, FreeKind, FreeMotion};
 pub use friction::{filippov_mode, slip_at_capstan_bound, AxleContact, AxleMode, SlipDirection};

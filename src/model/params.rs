@@ -219,7 +219,11 @@ impl ParamValues {
             ("spin_drag", self.spin_drag, ranges::SPIN_DRAG),
             ("gravity", self.gravity, ranges::GRAVITY),
             ("restitution", self.restitution, ranges::RESTITUTION),
-            ("diabolo_radius", self.diabolo_radius, ranges::DIABOLO_RADIUS),
+            (
+                "diabolo_radius",
+                self.diabolo_radius,
+                ranges::DIABOLO_RADIUS,
+            ),
             (
                 "contact_restitution",
                 self.contact_restitution,

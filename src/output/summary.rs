@@ -61,7 +61,11 @@ impl Summary {
         let count = self.max_heights.len().max(report.flights.len());
         (0..count)
             .map(|k| {
-                let rows = self.max_heights.get(k).copied().unwrap_or(f64::NEG_INFINITY);
+                let rows = self
+                    .max_heights
+                    .get(k)
+                    .copied()
+                    .unwrap_or(f64::NEG_INFINITY);
                 let flight = report
                     .flights
                     .get(k)

@@ -27,8 +27,8 @@ use super::glyphs::GlyphText;
 use super::raster::GifWriter;
 use super::xy::object_colour;
 use super::{
-    check_size, draw_error, interpolate, locate, register_fonts, Columns, Format, PlotError,
-    AXLE_RADIUS, DIABOLO_RADIUS, MAX_GIF_PIXELS, MAX_SVG_VALUES,
+    check_size, draw_error, drawn_radius, interpolate, locate, register_fonts, Columns, Format,
+    PlotError, AXLE_RADIUS, MAX_GIF_PIXELS, MAX_SVG_VALUES,
 };
 use crate::display::Compact;
 use crate::output::table::Table;
@@ -50,6 +50,8 @@ pub struct AnimateOptions {
     pub max_frames: usize,
     /// The line at the top (for example the file name).
     pub title: Option<String>,
+    /// The diabolo's radius to draw, m (`None`: 0.0635 m, a 127 mm diabolo).
+    pub radius: Option<f64>,
 }
 
 impl Default for AnimateOptions {
@@ -62,6 +64,7 @@ impl Default for AnimateOptions {
             spin_slowdown: None,
             max_frames: 3000,
             title: None,
+            radius: None,
         }
     }
 }
@@ -162,6 +165,21 @@ struct Frame<'a> {
     points: Vec<(f64, f64)>,
     /// The drawn angle of each spool, degrees clockwise.
     angles: Vec<f64>,
+    /// The objects the string runs through, in its order (indices into `points`).
+    string: Vec<usize>,
+    /// Whether each diabolo lies dropped on the floor (drawn grey).
+    dropped: Vec<bool>,
+}
+
+impl Frame<'_> {
+    /// The string's points, padded with the right stick's to the length of `points` (so that
+    /// an SVG animation interpolates polylines of one length).
+    fn string_points(&self) -> Vec<(f64, f64)> {
+        let mut points: Vec<(f64, f64)> = self.string.iter().map(|&i| self.points[i]).collect();
+        let last = *points.last().expect("the string has its two sticks");
+        points.resize(self.points.len(), last);
+        points
+    }
 }
 
 struct Scene<'a> {
@@ -172,6 +190,8 @@ struct Scene<'a> {
     frames: Vec<Frame<'a>>,
     /// Metres to pixels.
     scale: f64,
+    /// The diabolo's radius, m.
+    radius: f64,
     slowdown: f64,
     /// The scale bar: its length in px and its label.
     bar: (f64, String),
@@ -263,7 +283,8 @@ impl<'a> Scene<'a> {
         if !(x0.is_finite() && y0.is_finite()) {
             return Err(PlotError::Options("the trajectory has no positions".into()));
         }
-        let pad = DIABOLO_RADIUS + 0.03 * (x1 - x0).max(y1 - y0);
+        let radius = drawn_radius(options.radius)?;
+        let pad = radius + 0.03 * (x1 - x0).max(y1 - y0);
         (x0, x1, y0, y1) = (x0 - pad, x1 + pad, y0 - pad, y1 + pad);
         let (w, h) = (options.width as f64, options.height as f64);
         let (aw, ah) = (w - 20.0, h - HEADER - FOOTER);
@@ -285,6 +306,10 @@ impl<'a> Scene<'a> {
                 phase: phases[row],
                 points,
                 angles: angles.iter().map(|a| interpolate(t, a, at)).collect(),
+                string: columns.string_order(row),
+                dropped: (1..=n)
+                    .map(|k| columns.mode(row, k) == Some("dropped"))
+                    .collect(),
             });
         }
         let fastest = frames
@@ -319,6 +344,7 @@ impl<'a> Scene<'a> {
             title: options.title.clone().unwrap_or_default(),
             frames,
             scale,
+            radius,
             slowdown,
             bar: scale_bar(scale, aw),
         })
@@ -329,7 +355,7 @@ impl<'a> Scene<'a> {
     }
 
     fn radius(&self) -> f64 {
-        (DIABOLO_RADIUS * self.scale).max(6.0)
+        (self.radius * self.scale).max(6.0)
     }
 
     fn handle(&self, left: bool) -> (f64, f64) {
@@ -423,9 +449,9 @@ impl<'a> Scene<'a> {
             escape(&self.note())
         );
 
-        // The string.
+        // The string, through the objects on it.
         let points_of = |f: &Frame| {
-            f.points
+            f.string_points()
                 .iter()
                 .map(|&(x, y)| format!("{},{}", px(x), px(y)))
                 .collect::<Vec<_>>()
@@ -484,17 +510,36 @@ impl<'a> Scene<'a> {
             let colour = object_colour(k, n);
             let at = |f: &Frame| format!("{} {}", px(f.points[k].0), px(f.points[k].1));
             let angle = |f: &Frame| trim_to(f.angles[k - 1], 1);
+            // A dropped diabolo's rim turns grey (a discrete change, when it drops).
+            let rim = |f: &Frame| {
+                if f.dropped[k - 1] {
+                    hex(DROPPED)
+                } else {
+                    hex(colour)
+                }
+            };
+            let rim_change = if self.frames.iter().any(|f| f.dropped[k - 1]) {
+                let mut values: Vec<String> = self.frames.iter().map(rim).collect();
+                values.push(values[values.len() - 1].clone());
+                format!(
+                    "<animate attributeName=\"stroke\" dur=\"{dur}\" repeatCount=\"indefinite\" \
+                     calcMode=\"discrete\" keyTimes=\"{key_times}\" values=\"{}\"/>",
+                    values.join(";")
+                )
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 s,
                 "<g transform=\"translate({})\">{}\
-                 <circle r=\"{}\" fill=\"#ffffff\" fill-opacity=\"0.7\" stroke=\"{}\" stroke-width=\"2\"/>\
+                 <circle r=\"{}\" fill=\"#ffffff\" fill-opacity=\"0.7\" stroke=\"{}\" stroke-width=\"2\">{rim_change}</circle>\
                  <g transform=\"rotate({})\">{}\
                  <polygon points=\"{}\" fill=\"{}\"/><polygon points=\"{}\" fill=\"{}\"/></g>\
                  <circle r=\"2.5\" fill=\"#000000\"/></g>",
                 at(&self.frames[0]),
                 linear(self.frames.iter().map(at).collect(), "transform", Some("translate")),
                 px(r),
-                hex(colour),
+                rim(&self.frames[0]),
                 angle(&self.frames[0]),
                 linear(self.frames.iter().map(angle).collect(), "transform", Some("rotate")),
                 polygon(&dark),
@@ -671,13 +716,14 @@ impl<'a> Scene<'a> {
         .map_err(draw_error)?;
 
         let points: Vec<(i32, i32)> = frame.points.iter().map(|&p| ip(p)).collect();
+        let on_string: Vec<(i32, i32)> = frame.string.iter().map(|&i| points[i]).collect();
         let string = RGBColor(51, 51, 51).stroke_width(2);
         if frame.phase == "loose" {
-            root.draw(&DashedPathElement::new(points.clone(), 6, 4, string))
+            root.draw(&DashedPathElement::new(on_string.clone(), 6, 4, string))
                 .map_err(draw_error)?;
         } else {
             // Segment by segment: plotters' wide polylines come out with uneven widths.
-            for pair in points.windows(2) {
+            for pair in on_string.windows(2) {
                 root.draw(&PathElement::new(pair.to_vec(), string))
                     .map_err(draw_error)?;
             }
@@ -696,7 +742,11 @@ impl<'a> Scene<'a> {
         }
         let r = self.radius();
         for k in 1..=n {
-            let colour = object_colour(k, n);
+            let colour = if frame.dropped[k - 1] {
+                DROPPED
+            } else {
+                object_colour(k, n)
+            };
             let (cx, cy) = frame.points[k];
             root.draw(&Circle::new(points[k], r.round() as i32, WHITE.filled()))
                 .map_err(draw_error)?;
@@ -725,6 +775,9 @@ impl<'a> Scene<'a> {
         Ok(())
     }
 }
+
+/// The colour of a diabolo lying dropped on the floor.
+const DROPPED: RGBColor = RGBColor(153, 153, 153);
 
 fn phase_colour(phase: &str) -> RGBColor {
     if phase == "loose" {

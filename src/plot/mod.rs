@@ -46,8 +46,23 @@ pub use xy::{xy, XyOptions};
 
 /// The axle radius r of docs/model.md's realistic diabolo (m): w = r omega.
 pub const AXLE_RADIUS: f64 = 0.0065;
-/// Half of the diabolo's 127 mm width (m): the drawn size of a spool.
+/// Half of the diabolo's 127 mm width (m): the drawn size of a spool unless `--radius` says
+/// otherwise (the scenario's `params.diabolo_radius`).
 pub const DIABOLO_RADIUS: f64 = 0.0635;
+
+/// The disc radius to draw, m: `radius`, or [`DIABOLO_RADIUS`]; refused unless positive and
+/// finite.
+pub fn drawn_radius(radius: Option<f64>) -> Result<f64, PlotError> {
+    match radius {
+        None => Ok(DIABOLO_RADIUS),
+        Some(r) if r.is_finite() && r > 0.0 && r <= 10.0 => Ok(r),
+        Some(r) => Err(PlotError::Options(format!(
+            "--radius {}: give the diabolo's radius in m, a positive number up to 10 (the \
+             scenario's params.diabolo_radius; 0.0635 for a 127 mm diabolo)",
+            crate::display::Compact(r)
+        ))),
+    }
+}
 
 /// The most rows of a trajectory a picture is drawn from: longer files are thinned evenly as
 /// they are read (see [`Table::read_thinned`]), so memory does not grow with the file. 65,536
@@ -340,7 +355,34 @@ impl<'a> Columns<'a> {
         }
     }
 
-    /// x and y of the left stick, each diabolo, the right stick (string order).
+    /// The objects the string runs through at row `row`, in its order: the left stick (0), the
+    /// diabolos on the string by slot (1..N), the right stick (N + 1). A trajectory without mode
+    /// columns has every diabolo on the string in index order.
+    fn string_order(&self, row: usize) -> Vec<usize> {
+        let n = self.diabolos;
+        let mut on: Vec<(f64, usize)> = (1..=n)
+            .filter(|&k| self.mode(row, k).is_none_or(|m| m == "string"))
+            .map(|k| {
+                let slot = self.get(&format!("d{k}_slot")).map_or(k as f64, |s| s[row]);
+                (slot, k)
+            })
+            .collect();
+        on.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut order = vec![0];
+        order.extend(on.into_iter().map(|(_, k)| k));
+        order.push(n + 1);
+        order
+    }
+
+    /// The mode of diabolo `k` at row `row` (`string`, `flying`, `dropped`), if the trajectory
+    /// has mode columns.
+    fn mode(&self, row: usize, k: usize) -> Option<&'a str> {
+        let name = format!("d{k}_mode");
+        let column = self.table.names.iter().position(|n| *n == name)?;
+        self.table.text[column].get(row).map(String::as_str)
+    }
+
+    /// x and y of the left stick, each diabolo, the right stick (index order).
     fn positions(&self) -> Result<Vec<Path2<'a>>, PlotError> {
         if self.diabolos == 0 {
             return Err(PlotError::Options(
@@ -404,6 +446,11 @@ fn event_colour(kind: &str) -> RGBColor {
         "unstick" => RGBColor(0, 153, 204),
         "knot_change" => RGBColor(0, 51, 204),
         "zeno_settle" => RGBColor(153, 102, 51),
+        "leave" => RGBColor(0, 204, 204),
+        "land" => RGBColor(51, 102, 0),
+        "contact" => RGBColor(204, 0, 153),
+        "separate" => RGBColor(255, 102, 153),
+        "drop" => RGBColor(102, 51, 0),
         "failure" => RGBColor(0, 0, 0),
         _ => RGBColor(153, 153, 153),
     }

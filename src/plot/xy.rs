@@ -10,8 +10,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor;
 
 use super::{
-    check_size, draw_error, draw_title, event_colour, event_kinds, interpolate, legend_entry,
-    locate, render_still, Columns, Event, Format, Path2, Picture, PlotError, DIABOLO_RADIUS,
+    check_size, draw_error, draw_title, drawn_radius, event_colour, event_kinds, interpolate,
+    legend_entry, locate, render_still, Columns, Event, Format, Path2, Picture, PlotError,
     MAX_INSTANTS, SERIES_COLOURS,
 };
 use crate::output::table::Table;
@@ -27,6 +27,8 @@ pub struct XyOptions {
     pub instants: usize,
     /// The line above the plot (for example the file name).
     pub title: Option<String>,
+    /// The diabolo's radius to draw, m (`None`: 0.0635 m, a 127 mm diabolo).
+    pub radius: Option<f64>,
 }
 
 impl Default for XyOptions {
@@ -36,6 +38,7 @@ impl Default for XyOptions {
             height: 640,
             instants: 5,
             title: None,
+            radius: None,
         }
     }
 }
@@ -89,6 +92,8 @@ pub fn xy(
         events,
         instants: options.instants.max(1),
         title: options.title.clone().unwrap_or_default(),
+        radius: drawn_radius(options.radius)?,
+        columns,
     };
     render_still(&picture, (options.width, options.height), format, out)
 }
@@ -100,6 +105,10 @@ struct Paths<'a> {
     events: &'a [Event],
     instants: usize,
     title: String,
+    /// The diabolo's radius to draw, m.
+    radius: f64,
+    /// The table's columns (modes and slots).
+    columns: Columns<'a>,
 }
 
 const HEADER: u32 = 50;
@@ -128,7 +137,7 @@ impl Picture for Paths<'_> {
         if !(x0.is_finite() && y0.is_finite()) {
             return Err(PlotError::Options("the trajectory has no positions".into()));
         }
-        let pad = DIABOLO_RADIUS + 0.04 * (x1 - x0).max(y1 - y0);
+        let pad = self.radius + 0.04 * (x1 - x0).max(y1 - y0);
         (x0, x1, y0, y1) = (x0 - pad, x1 + pad, y0 - pad, y1 + pad);
         let build = |x: std::ops::Range<f64>, y: std::ops::Range<f64>| {
             ChartBuilder::on(&body)
@@ -178,7 +187,7 @@ impl Picture for Paths<'_> {
         // The string at a few instants, darker as time goes on.
         let (t0, t1) = (self.t[0], self.t[self.t.len() - 1]);
         let mut labels = Vec::new();
-        let radius = (DIABOLO_RADIUS * scale).round().max(3.0) as i32;
+        let radius = (self.radius * scale).round().max(3.0) as i32;
         for j in 0..self.instants {
             let at = if self.instants == 1 {
                 t0
@@ -193,10 +202,17 @@ impl Picture for Paths<'_> {
                 .map(|(xs, ys)| (xs[row], ys[row]))
                 .collect();
             let string = BLACK.mix(shade).stroke_width(2);
+            // The string runs through the objects on it only.
+            let on_string: Vec<(f64, f64)> = self
+                .columns
+                .string_order(row)
+                .into_iter()
+                .map(|i| points[i])
+                .collect();
             if self.phases[row] == "loose" {
                 chart
                     .draw_series(std::iter::once(DashedPathElement::new(
-                        points.clone(),
+                        on_string.clone(),
                         6,
                         5,
                         string,
@@ -206,14 +222,19 @@ impl Picture for Paths<'_> {
                 // Segment by segment: plotters' wide polylines come out with uneven widths.
                 chart
                     .draw_series(
-                        points
+                        on_string
                             .windows(2)
                             .map(|pair| PathElement::new(pair.to_vec(), string)),
                     )
                     .map_err(draw_error)?;
             }
             for (i, &p) in points.iter().enumerate() {
-                let colour = object_colour(i, n);
+                let dropped = i > 0 && i <= n && self.columns.mode(row, i) == Some("dropped");
+                let colour = if dropped {
+                    RGBColor(153, 153, 153)
+                } else {
+                    object_colour(i, n)
+                };
                 if i == 0 || i == n + 1 {
                     chart
                         .draw_series(std::iter::once(Circle::new(p, 4, colour.filled())))
@@ -232,7 +253,7 @@ impl Picture for Paths<'_> {
             let (px, py) = points[1];
             let (dx, dy) = (px - cx, py - cy);
             let norm = dx.hypot(dy).max(1e-12);
-            let reach = 1.5 * DIABOLO_RADIUS;
+            let reach = 1.5 * self.radius;
             let anchor = if dx >= 0.0 {
                 text_anchor::HPos::Left
             } else {

@@ -791,7 +791,9 @@ fn check_flying_starts(
             }
         }
     }
-    let string: Vec<usize> = (0..n).filter(|&k| modes[k] == DiaboloMode::String).collect();
+    let string: Vec<usize> = (0..n)
+        .filter(|&k| modes[k] == DiaboloMode::String)
+        .collect();
     let mut objects = vec![state.left.pos];
     objects.extend(string.iter().map(|&k| state.diabolos[k].pos));
     objects.push(state.right.pos);
@@ -805,8 +807,7 @@ fn check_flying_starts(
                     format!("initial.diabolos[{k}].pos"),
                     show(d.pos),
                     format!(
-                        "the flying diabolo starts below the chord of segment {segment} of the string and would meet the string from below after {} s (with the sticks where they start), which is not modelled",
-                        Compact(time)
+                        "the flying diabolo starts below the chord of segment {segment} of the string and would meet the string from below after {time:.3} s (with the sticks where they start), which is not modelled"
                     ),
                     "start it above the string, or give it a velocity that keeps it below",
                 ));

@@ -491,12 +491,8 @@ impl LooseSystem {
             self.lengths[i] = l;
         }
         let slack = self.params.string_length - used;
-        self.guards.write_values(
-            self,
-            (t, y),
-            (&self.positions, &self.lengths, slack),
-            out,
-        );
+        self.guards
+            .write_values(self, (t, y), (&self.positions, &self.lengths, slack), out);
     }
 
     /// (L', L'') of the string at y, from the free motion of every object (sum over segments

@@ -242,7 +242,9 @@ impl Roster {
 
     /// Flying diabolo K reaches the floor at t: it rests with its centre at `rest_height`.
     pub fn drop(&mut self, params: &Params, k: usize, t: f64, rest_height: f64) {
-        let state = self.free[k - 1].map(|m| m.at(params, t)).unwrap_or_default();
+        let state = self.free[k - 1]
+            .map(|m| m.at(params, t))
+            .unwrap_or_default();
         self.end_motion(params, k, t);
         let mut pos = state.pos;
         pos.y = rest_height;

@@ -35,7 +35,9 @@ pub enum SetupError {
     #[error("initial state: {0}")]
     State(#[from] StateError),
     /// A diabolo cannot start dropped.
-    #[error("initial state: diabolo {diabolo} cannot start dropped (start it flying above the floor)")]
+    #[error(
+        "initial state: diabolo {diabolo} cannot start dropped (start it flying above the floor)"
+    )]
     StartsDropped {
         /// The diabolo, 1..N.
         diabolo: usize,
@@ -105,7 +107,8 @@ impl Simulation {
         if let Some(k) = modes.iter().position(|m| *m == DiaboloMode::Dropped) {
             return Err(SetupError::StartsDropped { diabolo: k + 1 });
         }
-        let excess = Roster::new(&modes).string_state(&initial).string_used() - params.string_length;
+        let excess =
+            Roster::new(&modes).string_state(&initial).string_used() - params.string_length;
         if excess > 1e-9 * params.string_length {
             return Err(SetupError::StringTooShort { excess });
         }

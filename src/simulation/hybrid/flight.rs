@@ -139,15 +139,15 @@ impl Hybrid<'_> {
         let n = view.on_string();
         // Strictly between: farther than the contact distance from each end along the chord.
         let margin = |o: usize| view.contact_distance(Body::String(o), Body::Free(free));
-        let between = along > margin(segment)
-            && along < chord.norm() - margin(segment + 1)
-            && chord.x != 0.0;
+        let between =
+            along > margin(segment) && along < chord.norm() - margin(segment + 1) && chord.x != 0.0;
         if !between {
             return Ok(false);
         }
         // The chord's velocity at the crossing point.
         let s = along / chord.norm();
-        let chord_velocity = string.velocity(segment) * (1.0 - s) + string.velocity(segment + 1) * s;
+        let chord_velocity =
+            string.velocity(segment) * (1.0 - s) + string.velocity(segment + 1) * s;
         let approach = -normal.dot(&(full.diabolos[k - 1].vel - chord_velocity));
         if rising {
             // Right after a leave the diabolo sits on the merged chord: round-off below it is
@@ -203,7 +203,8 @@ impl Hybrid<'_> {
             .unwrap_or_default();
         let lost = 0.5 * params.diabolo_mass * state.vel.norm_squared();
         let floor = self.sim.settings.floor.unwrap_or(0.0);
-        self.roster.drop(&params, k, t, floor + params.diabolo_radius);
+        self.roster
+            .drop(&params, k, t, floor + params.diabolo_radius);
         self.ledger.impulse_loss += lost;
         let mut event = Event::new(t, EventKind::Drop, Some(k));
         event.energy_lost = Some(lost);
@@ -401,7 +402,9 @@ impl Hybrid<'_> {
         let count = self.roster.diabolos();
         let radius = self.sim.params.diabolo_radius;
         let live = |o: usize| {
-            o == 0 || o == count + 1 || self.roster.mode(o) != crate::simulation::DiaboloMode::Dropped
+            o == 0
+                || o == count + 1
+                || self.roster.mode(o) != crate::simulation::DiaboloMode::Dropped
         };
         let position = |o: usize| match o {
             0 => full.left.pos,
@@ -523,15 +526,17 @@ impl Hybrid<'_> {
             });
         }
         let heavy = self.sim.drives.each_ref().map(|d| d.prescribes_motion());
-        let outcome = apply_impact(&params, &mut full, &view.slots, heavy, &constraints)
-            .map_err(|e| RunError::Impact {
-                t,
-                what: format!(
-                    "{} and {}",
-                    object_name(pair[0], count),
-                    object_name(pair[1], count)
-                ),
-                reason: e.to_string(),
+        let outcome =
+            apply_impact(&params, &mut full, &view.slots, heavy, &constraints).map_err(|e| {
+                RunError::Impact {
+                    t,
+                    what: format!(
+                        "{} and {}",
+                        object_name(pair[0], count),
+                        object_name(pair[1], count)
+                    ),
+                    reason: e.to_string(),
+                }
             })?;
         let mut accounts = *accounts;
         accounts[0] += outcome.hand_work;
@@ -607,4 +612,3 @@ pub const TOUCH_GAP: f64 = 1e-9;
 /// A resting contact's force must exceed this (N) for the pair to stay resting after a plastic
 /// impact; below it they just drift with zero normal rate.
 pub const RESTING_FORCE: f64 = 1e-9;
-

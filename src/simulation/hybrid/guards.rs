@@ -474,8 +474,9 @@ pub fn shared_guards(view: &FlightView) -> Vec<SharedGuard> {
     }
     for a in 0..=n + 1 {
         for b in a + 1..=n + 1 {
+            let sticks = a == 0 && b == n + 1;
             let resting = b == a + 1 && view.resting.contains(&a);
-            if !(a == 0 && b == n + 1) && !resting {
+            if !sticks && !resting {
                 guards.push(SharedGuard::Touch {
                     a: Body::String(a),
                     b: Body::String(b),
@@ -565,7 +566,10 @@ impl SharedGuard {
                 Some(view.object(Body::Free(free))),
             ),
             Self::Drop { free } => (
-                format!("the height of {} above the floor", view.name(Body::Free(free))),
+                format!(
+                    "the height of {} above the floor",
+                    view.name(Body::Free(free))
+                ),
                 Some(view.object(Body::Free(free))),
             ),
             Self::Meet => ("the distance of the sticks".to_string(), None),

@@ -125,7 +125,10 @@ impl<'a> Hybrid<'a> {
     /// The string's phases built anew for the roster's objects (after a leave, a landing or a
     /// drop); the retired steppers' counters are kept in the ledger.
     pub(crate) fn rebuild(&mut self) {
-        for stats in [self.modes.taut.stepper.stats(), self.modes.loose.stepper.stats()] {
+        for stats in [
+            self.modes.taut.stepper.stats(),
+            self.modes.loose.stepper.stats(),
+        ] {
             let retired = &mut self.ledger.retired;
             retired.rhs_evaluations += stats.rhs_evaluations;
             retired.accepted_steps += stats.accepted_steps;
@@ -149,7 +152,9 @@ fn flight_view(sim: &Simulation, roster: &Roster) -> FlightView {
         params: sim.params,
         drives: sim.drives.clone(),
         floor: sim.settings.floor,
-        slots: (1..=roster.on_string()).map(|s| roster.diabolo_in(s)).collect(),
+        slots: (1..=roster.on_string())
+            .map(|s| roster.diabolo_in(s))
+            .collect(),
         diabolos: roster.diabolos(),
         flying: roster
             .flying()

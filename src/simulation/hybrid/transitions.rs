@@ -8,8 +8,8 @@ use std::f64::consts::PI;
 
 use crate::model::{
     apply_impact, close_onto_string, filippov_mode, slip_at_capstan_bound,
-    tensing_impulse_with_restitution, AxleMode, CartesianState, Constraint, ImpactBody,
-    Kinematics, SlipDirection,
+    tensing_impulse_with_restitution, AxleMode, CartesianState, Constraint, ImpactBody, Kinematics,
+    SlipDirection,
 };
 use crate::simulation::drive::{Drive, Path};
 
@@ -373,13 +373,14 @@ impl Hybrid<'_> {
         }));
         let rate_before = state.length_rate();
         let slots: Vec<usize> = (1..=self.n).map(|s| self.roster.diabolo_in(s)).collect();
-        let outcome = apply_impact(&params, &mut full, &slots, heavy, &constraints).map_err(
-            |e| RunError::Impact {
-                t,
-                what: "the string".to_string(),
-                reason: e.to_string(),
-            },
-        )?;
+        let outcome =
+            apply_impact(&params, &mut full, &slots, heavy, &constraints).map_err(|e| {
+                RunError::Impact {
+                    t,
+                    what: "the string".to_string(),
+                    reason: e.to_string(),
+                }
+            })?;
         accounts[0] += outcome.hand_work;
         self.ledger.impulse_loss += outcome.energy_lost;
         *state = self.roster.string_state(&full);
