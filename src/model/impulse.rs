@@ -32,6 +32,10 @@ use super::friction::{contact, AxleMode, SlipDirection};
 use super::params::{FrictionLaw, Params};
 use super::state::{CartesianState, StateError};
 
+/// The most axles at zero slip whose friction modes are searched together (3^8 = 6561
+/// combinations); beyond, they all grip.
+pub const MAX_COUPLED_AXLES: usize = 8;
+
 /// What a tensing impulse did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TensingImpulse {
@@ -367,45 +371,96 @@ impl<'a> Impact<'a> {
     /// Modes for the next piece: a slipping axle keeps its direction; an axle whose slip is at
     /// zero (just reached, or held by grip) is decided by the Filippov rule. Returns how many
     /// axles changed mode.
+    ///
+    /// The decisions at several axles are coupled. Deciding them one at a time until they agree
+    /// settles most cases, but it can cycle (three axles at zero at once can take turns
+    /// overturning each other's decision, which left an impact stretching at the piece cap):
+    /// then every combination of the axles' modes is tried and the first consistent one taken
+    /// (each slipping axle's slip moving its own way, each gripping axle's slip driven back to
+    /// zero from either side with the others held); with none, all of them grip, which does no
+    /// friction work and so never creates energy.
     fn decide_modes(&mut self, slips: &[f64]) -> usize {
-        let mut changes = 0;
+        let before = self.modes.clone();
         let at_zero: Vec<usize> = (0..self.n)
             .filter(|&k| self.pinned[k] || self.modes[k] == AxleMode::Stuck)
             .collect();
-        // Decisions at several axles are coupled: repeat until they agree with each other.
+        let mut settled = at_zero.is_empty();
         for _ in 0..=at_zero.len() {
             let mut changed = false;
             for &k in &at_zero {
-                let trend = |direction: SlipDirection, this: &Self| {
-                    let mut modes = this.modes.clone();
-                    modes[k] = AxleMode::Slipping(direction);
-                    let mut steep = slips.to_vec();
-                    steep[k] = f64::INFINITY;
-                    this.response(&this.impulse_rates(&modes, &steep)).slips[k]
-                };
-                let up = trend(SlipDirection::Positive, self);
-                let down = trend(SlipDirection::Negative, self);
-                let decided = if up > 0.0 {
-                    AxleMode::Slipping(SlipDirection::Positive)
-                } else if down < 0.0 {
-                    AxleMode::Slipping(SlipDirection::Negative)
-                } else {
-                    AxleMode::Stuck
-                };
+                let decided = self.filippov(k, slips);
                 if decided != self.modes[k] {
                     self.modes[k] = decided;
                     changed = true;
-                    changes += 1;
                 }
             }
             if !changed {
+                settled = true;
                 break;
             }
+        }
+        if !settled {
+            self.consistent_modes(&at_zero, slips);
         }
         for &k in &at_zero {
             self.pinned[k] = false;
         }
-        changes
+        self.modes
+            .iter()
+            .zip(&before)
+            .filter(|(a, b)| a != b)
+            .count()
+    }
+
+    /// The slip acceleration of axle k (per unit decrease of L') if it slipped in `direction`,
+    /// the other axles in their current modes (the law's steep limit at k).
+    fn trend(&self, k: usize, direction: SlipDirection, slips: &[f64]) -> f64 {
+        let mut modes = self.modes.clone();
+        modes[k] = AxleMode::Slipping(direction);
+        let mut steep = slips.to_vec();
+        steep[k] = f64::INFINITY;
+        self.response(&self.impulse_rates(&modes, &steep)).slips[k]
+    }
+
+    /// The Filippov rule at axle k with the others in their current modes.
+    fn filippov(&self, k: usize, slips: &[f64]) -> AxleMode {
+        if self.trend(k, SlipDirection::Positive, slips) > 0.0 {
+            AxleMode::Slipping(SlipDirection::Positive)
+        } else if self.trend(k, SlipDirection::Negative, slips) < 0.0 {
+            AxleMode::Slipping(SlipDirection::Negative)
+        } else {
+            AxleMode::Stuck
+        }
+    }
+
+    /// The first combination of modes of the axles `at_zero` (slipping positive, negative,
+    /// gripping, in that order of preference per axle) that is consistent at every one of them;
+    /// all gripping if none is (or if more than [`MAX_COUPLED_AXLES`] are coupled).
+    fn consistent_modes(&mut self, at_zero: &[usize], slips: &[f64]) {
+        const CHOICES: [AxleMode; 3] = [
+            AxleMode::Slipping(SlipDirection::Positive),
+            AxleMode::Slipping(SlipDirection::Negative),
+            AxleMode::Stuck,
+        ];
+        let m = at_zero.len();
+        if m <= MAX_COUPLED_AXLES {
+            for combination in 0..3usize.pow(m as u32) {
+                let mut code = combination;
+                for &k in at_zero {
+                    self.modes[k] = CHOICES[code % 3];
+                    code /= 3;
+                }
+                if at_zero
+                    .iter()
+                    .all(|&k| self.filippov(k, slips) == self.modes[k])
+                {
+                    return;
+                }
+            }
+        }
+        for &k in at_zero {
+            self.modes[k] = AxleMode::Stuck;
+        }
     }
 
     /// Applies `rates * piece` of impulse to velocities and spins.
