@@ -133,3 +133,137 @@ fn slack_string_snapping_taut_matches_the_cartesian_reference() {
     let worst = compare(p, [held([-0.4, 1.5]), held([0.4, 1.5])], state, &[1.0], 2.0);
     assert!(worst < 1e-6, "worst position gap {worst:e} m");
 }
+
+/// Runs the engine and the flight reference (frictionless) from `initial` with start `modes`;
+/// compares every object's position at every output time and the leave/land/contact/loosen/
+/// tense sequence; returns the worst gap (m).
+fn compare_flight(
+    params: Params,
+    drives: [Drive; 2],
+    initial: CartesianState,
+    modes: Vec<diabolo::DiaboloMode>,
+    duration: f64,
+) -> f64 {
+    use common::flight_reference::{flight_run, World};
+    let settings = Settings {
+        duration,
+        output_interval: 0.01,
+        rtol: 1e-11,
+        atol: 1e-13,
+        ..Default::default()
+    };
+    let sim =
+        Simulation::with_modes(params, drives.clone(), initial, modes.clone(), settings).unwrap();
+    let mut rows = Vec::new();
+    let report = sim.run(&mut |row| rows.push(row.clone()));
+    assert!(report.failure.is_none(), "{:?}", report.failure);
+    let on: Vec<usize> = (0..modes.len())
+        .filter(|&k| modes[k] == diabolo::DiaboloMode::String)
+        .collect();
+    let string = CartesianState {
+        left: sim.initial.left,
+        right: sim.initial.right,
+        diabolos: on.iter().map(|&k| sim.initial.diabolos[k]).collect(),
+    };
+    let world = World {
+        left: sim.initial.left,
+        right: sim.initial.right,
+        diabolos: sim.initial.diabolos.clone(),
+        on,
+        taut: params.string_length - string.string_used() < 1e-12
+            && common::length_rate(&string) >= 0.0,
+    };
+    let reference = flight_run(&params, &drives, world, duration, 1e-4, 0.01);
+    assert_eq!(rows.len(), reference.samples.len());
+    let mut worst = 0.0_f64;
+    for (row, (t, state)) in rows.iter().zip(&reference.samples) {
+        assert_abs_diff_eq!(row.t, *t, epsilon = 1e-12);
+        for k in 0..state.diabolo_count() + 2 {
+            worst = worst.max((row.state.position(k) - state.position(k)).norm());
+        }
+    }
+    let ours: Vec<(f64, &str)> = report
+        .events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.kind,
+                EventKind::Loosen
+                    | EventKind::Tense
+                    | EventKind::Leave
+                    | EventKind::Land
+                    | EventKind::Contact
+            )
+        })
+        .map(|e| (e.t, e.kind.name()))
+        .collect();
+    assert_eq!(
+        ours.iter().map(|e| e.1).collect::<Vec<_>>(),
+        reference.events.iter().map(|e| e.1).collect::<Vec<_>>(),
+        "{ours:?} vs {:?}",
+        reference.events
+    );
+    for ((t, kind), (rt, _)) in ours.iter().zip(&reference.events) {
+        assert!(abs_diff_eq!(t, rt, epsilon = 1e-8), "{kind} at {t} vs {rt}");
+    }
+    eprintln!("worst position gap {worst:e} m, events {ours:?}");
+    worst
+}
+
+fn frictionless(restitution: f64, contact_restitution: f64, radius: f64) -> Params {
+    Params::new(ParamValues {
+        friction: 0.0,
+        spin_drag: 0.05,
+        restitution,
+        contact_restitution,
+        diabolo_radius: radius,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_throw_and_catch_matches_the_cartesian_reference() {
+    // Thrown straight up from a hang while the right hand sways: the string goes slack, the
+    // diabolo leaves it, flies, lands on the chord and snaps the string taut.
+    let p = frictionless(0.0, 0.5, 0.0635);
+    let mut state = CartesianState::hanging(&p, [-0.4, 1.0], [0.4, 1.0], 0.05, 1.0).unwrap();
+    state.diabolos[0].vel = Vector2::new(0.3, 4.0);
+    let right = Drive::Path(Path::Sine {
+        center: Vector2::new(0.4, 1.0),
+        amplitude: Vector2::new(0.05, 0.04),
+        frequency: 1.0,
+        phase: Vector2::zeros(),
+    });
+    let modes = vec![diabolo::DiaboloMode::String];
+    let worst = compare_flight(p, [held([-0.4, 1.0]), right], state, modes, 2.0);
+    assert!(worst < 1e-6, "worst position gap {worst:e} m");
+}
+
+#[test]
+fn a_landing_beside_another_diabolo_matches_the_cartesian_reference() {
+    // Diabolo 1 hangs left of the middle; diabolo 2 drops onto the segment between it and the
+    // right stick, takes slot 2, and the two swing on the taut string.
+    let p = frictionless(0.0, 0.5, 0.02);
+    let mut state = CartesianState::hanging(&p, [-0.5, 1.0], [0.5, 1.0], -0.3, 0.5).unwrap();
+    state.diabolos.push(diabolo::model::DiaboloState {
+        pos: Vector2::new(0.25, 1.3),
+        vel: Vector2::new(-0.2, 0.5),
+        spin: -0.3,
+        knot: 0,
+    });
+    let modes = vec![diabolo::DiaboloMode::String, diabolo::DiaboloMode::Flying];
+    let worst = compare_flight(p, [held([-0.5, 1.0]), held([0.5, 1.0])], state, modes, 2.0);
+    assert!(worst < 1e-6, "worst position gap {worst:e} m");
+}
+
+#[test]
+fn a_contact_on_a_taut_string_matches_the_cartesian_reference() {
+    // Two diabolos slide together on a frictionless taut string and collide elastically (the
+    // string's restitution 1 too): the impact is the pair's and the string's together.
+    let p = frictionless(1.0, 1.0, 0.0635);
+    let state = pair_on_taut_string(&p, [-0.3, 0.2], [0.0, 0.0]);
+    let modes = vec![diabolo::DiaboloMode::String; 2];
+    let worst = compare_flight(p, [held([-0.5, 0.0]), held([0.5, 0.0])], state, modes, 2.0);
+    assert!(worst < 1e-6, "worst position gap {worst:e} m");
+}
