@@ -13,6 +13,9 @@
 //! its rows every 0.01 s (1,001) collected in memory. Its steps, derivative evaluations and events
 //! are printed to standard error.
 //!
+//! `high_toss_3s` is `scenarios/high_toss.json` (a toss to 2.45 m, its flight and catch) run
+//! for 3 s with rows every 1 ms (3,001), collected in memory.
+//!
 //! Run: `cargo bench --bench run`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -123,18 +126,22 @@ fn run(c: &mut Criterion) {
     group.finish();
 }
 
-/// `scenarios/whip.json` run for 10 s.
-fn whip_10s_scenario() -> Simulation {
+/// A shipped scenario with `sets` overriding its fields.
+fn shipped(name: &str, sets: &[(&str, &str)]) -> Simulation {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let text = std::fs::read_to_string(dir.join("whip.json")).unwrap();
-    let sets = [("sim.duration".to_string(), "10".to_string())];
+    let text = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
+    let sets: Vec<(String, String)> = sets
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     Scenario::parse(&text, &sets).unwrap().build(&dir).unwrap()
 }
 
-fn whip(c: &mut Criterion) {
-    let sim = whip_10s_scenario();
-    let mut rows: Vec<Row> = Vec::with_capacity(1_001);
-    c.bench_function("whip_10s", |b| {
+/// Benchmarks `sim` as `label` (its rows collected in memory), then runs it once more to check
+/// it reaches `duration` and prints its steps, evaluations and events.
+fn bench_shipped(c: &mut Criterion, label: &str, sim: &Simulation, duration: f64) {
+    let mut rows: Vec<Row> = Vec::new();
+    c.bench_function(label, |b| {
         b.iter(|| {
             rows.clear();
             let report = sim.run(&mut |row| rows.push(row.clone()));
@@ -144,8 +151,8 @@ fn whip(c: &mut Criterion) {
     rows.clear();
     let report = sim.run(&mut |row| rows.push(row.clone()));
     assert!(
-        report.failure.is_none() && report.end_time == 10.0,
-        "the whip must run its 10 s: {:?}",
+        report.failure.is_none() && report.end_time == duration,
+        "{label} must run its {duration} s: {:?}",
         report.failure
     );
     let mut kinds: BTreeMap<EventKind, usize> = BTreeMap::new();
@@ -157,7 +164,7 @@ fn whip(c: &mut Criterion) {
         .map(|(kind, count)| format!("{count} {}", kind.name()))
         .collect();
     eprintln!(
-        "whip_10s: {} rows, {} steps ({} rejected), {} derivative evaluations, {} events ({})",
+        "{label}: {} rows, {} steps ({} rejected), {} derivative evaluations, {} events ({})",
         rows.len(),
         report.stats.steps,
         report.stats.rejected_steps,
@@ -167,5 +174,19 @@ fn whip(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, run, whip);
+fn whip(c: &mut Criterion) {
+    bench_shipped(
+        c,
+        "whip_10s",
+        &shipped("whip", &[("sim.duration", "10")]),
+        10.0,
+    );
+}
+
+fn high_toss(c: &mut Criterion) {
+    let sets = [("sim.duration", "3"), ("sim.output_interval", "0.001")];
+    bench_shipped(c, "high_toss_3s", &shipped("high_toss", &sets), 3.0);
+}
+
+criterion_group!(benches, run, whip, high_toss);
 criterion_main!(benches);

@@ -139,13 +139,19 @@ fn fill_row(row: &mut Row, hybrid: &mut Hybrid, t: f64, y: &[f64]) -> Result<(),
     hybrid.ledger.extra_evaluations += 1;
     row.t = t;
     row.phase = Some(hybrid.modes.phase);
-    let mut string_thetas = Vec::with_capacity(n);
+    // theta of each diabolo K: set by slot below, None off the string.
+    let count = hybrid.roster.diabolos();
+    row.thetas.clear();
+    row.thetas.resize(count, None);
     let string = match hybrid.modes.phase {
         Phase::Taut => {
             hybrid.modes.evaluate_taut(t, y)?;
             let dynamics = &hybrid.modes.taut.system.dynamics;
             let string = dynamics.cartesian(&y[..dynamics.layout().len()]);
-            string_thetas.extend((1..=n).map(|i| dynamics.kinematics().objects()[i].theta));
+            for slot in 1..=n {
+                let theta = dynamics.kinematics().objects()[slot].theta;
+                row.thetas[hybrid.roster.diabolo_in(slot) - 1] = Some(theta);
+            }
             row.tensions.clear();
             row.tensions
                 .extend((0..=n).map(|j| dynamics.segment_tension(j)));
@@ -171,9 +177,14 @@ fn fill_row(row: &mut Row, hybrid: &mut Hybrid, t: f64, y: &[f64]) -> Result<(),
             let motion = crate::model::loose_accelerations(&params, &inputs);
             row.hand_forces = [motion[0].1, motion[1].1];
             let mut kin = Kinematics::new(n);
-            match kin.load_cartesian(&string) {
-                Ok(()) => string_thetas.extend((1..=n).map(|i| kin.objects()[i].theta)),
-                Err(_) => string_thetas.resize(n, f64::NAN),
+            let loaded = kin.load_cartesian(&string).is_ok();
+            for slot in 1..=n {
+                let theta = if loaded {
+                    kin.objects()[slot].theta
+                } else {
+                    f64::NAN
+                };
+                row.thetas[hybrid.roster.diabolo_in(slot) - 1] = Some(theta);
             }
             row.tensions.clear();
             row.tensions.resize(n + 1, 0.0);
@@ -185,18 +196,11 @@ fn fill_row(row: &mut Row, hybrid: &mut Hybrid, t: f64, y: &[f64]) -> Result<(),
     };
     let roster = &hybrid.roster;
     roster.fill_state(&params, t, &string, &mut row.state);
-    let count = roster.diabolos();
     row.modes.clear();
     row.modes.extend((1..=count).map(|k| roster.mode(k)));
     row.slots.clear();
     row.slots
         .extend((1..=count).map(|k| roster.slot_of(k).unwrap_or(0)));
-    row.thetas.clear();
-    row.thetas.extend(
-        row.slots
-            .iter()
-            .map(|&slot| (slot > 0).then(|| string_thetas[slot - 1])),
-    );
     let [hand_work, friction_loss, drag_loss] = accounts;
     row.energy = mechanical_energy(&params, &row.state);
     row.slack = params.string_length - string.string_used();

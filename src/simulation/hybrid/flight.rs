@@ -112,7 +112,7 @@ impl Hybrid<'_> {
                 self.drop_diabolo(view.flying[free].0, t, y)?;
                 Ok(true)
             }
-            SharedGuard::Touch { a, b } => self.touch(&view, a, b, t, y, accounts),
+            SharedGuard::Touch { a, b, .. } => self.touch(&view, a, b, t, y, accounts),
             SharedGuard::Meet => Err(self.collision(t, 0)),
             SharedGuard::SticksApart => Err(self.sticks_too_far(t)),
         }

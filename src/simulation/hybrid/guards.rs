@@ -156,7 +156,7 @@ impl TautGuards {
         for (slot, value) in self.slots.iter().zip(out.iter_mut()) {
             match slot.guard(&sys.modes) {
                 Some(TautGuard::Shared(guard)) => {
-                    *value = guard.value(&sys.flight, t, positions, &lengths)
+                    *value = guard.value(&sys.flight, t, positions, lengths)
                 }
                 Some(guard) => *value = guard.value(sys),
                 None => {}
@@ -315,7 +315,7 @@ impl LooseGuards {
                     (a.x * b.y - a.y * b.x) / (a.norm() * b.norm()).max(f64::MIN_POSITIVE)
                 }
                 LooseGuard::Shared(guard) => {
-                    guard.value(&sys.flight, t, positions, &|segment| lengths[segment])
+                    guard.value(&sys.flight, t, positions, |segment| lengths[segment])
                 }
             };
         }
@@ -442,6 +442,10 @@ pub enum SharedGuard {
         a: Body,
         /// The other.
         b: Body,
+        /// Whether they are neighbours on the string (their distance is a segment's length).
+        neighbours: bool,
+        /// How many of the two are diabolos (discs): the contact distance is `discs` R.
+        discs: u8,
     },
     /// The height of flying diabolo `free` above the chord of `segment` (along the chord's
     /// upward normal), m (either way): falling, it lands if between the chord's ends; rising
@@ -463,6 +467,18 @@ pub enum SharedGuard {
     SticksApart,
 }
 
+/// The contact guard of bodies a and b.
+fn touch(view: &FlightView, a: Body, b: Body) -> SharedGuard {
+    let neighbours = matches!((a, b), (Body::String(x), Body::String(y)) if y == x + 1);
+    let discs = [a, b].iter().filter(|&&x| !view.is_stick(x)).count() as u8;
+    SharedGuard::Touch {
+        a,
+        b,
+        neighbours,
+        discs,
+    }
+}
+
 /// The shared guards of a string with the view's diabolos: every pair of bodies that can touch
 /// (the string's neighbours, the string's other pairs, each flying diabolo with everything),
 /// the chords each flying diabolo can land on, the floor, the sticks' distance.
@@ -477,25 +493,16 @@ pub fn shared_guards(view: &FlightView) -> Vec<SharedGuard> {
             let sticks = a == 0 && b == n + 1;
             let resting = b == a + 1 && view.resting.contains(&a);
             if !sticks && !resting {
-                guards.push(SharedGuard::Touch {
-                    a: Body::String(a),
-                    b: Body::String(b),
-                });
+                guards.push(touch(view, Body::String(a), Body::String(b)));
             }
         }
     }
     for free in 0..view.flying.len() {
         for o in 0..=n + 1 {
-            guards.push(SharedGuard::Touch {
-                a: Body::String(o),
-                b: Body::Free(free),
-            });
+            guards.push(touch(view, Body::String(o), Body::Free(free)));
         }
         for other in free + 1..view.flying.len() {
-            guards.push(SharedGuard::Touch {
-                a: Body::Free(free),
-                b: Body::Free(other),
-            });
+            guards.push(touch(view, Body::Free(free), Body::Free(other)));
         }
         guards.extend((0..=n).map(|segment| SharedGuard::Land { free, segment }));
         if view.floor.is_some() {
@@ -519,22 +526,25 @@ impl SharedGuard {
 
     /// The guard's value at t; `positions` holds the string's objects' positions (when
     /// [`FlightView::needs_positions`]), `length` gives a segment's length.
+    #[inline]
     pub fn value(
         self,
         view: &FlightView,
         t: f64,
         positions: &[Vector2<f64>],
-        length: &dyn Fn(usize) -> f64,
+        length: impl Fn(usize) -> f64,
     ) -> f64 {
         let params = &view.params;
         match self {
             Self::Touch {
                 a: Body::String(a),
-                b: Body::String(b),
-            } if b == a + 1 => length(a) - view.contact_distance(Body::String(a), Body::String(b)),
-            Self::Touch { a, b } => {
+                neighbours: true,
+                discs,
+                ..
+            } => length(a) - f64::from(discs) * params.diabolo_radius,
+            Self::Touch { a, b, discs, .. } => {
                 (view.position(a, t, positions) - view.position(b, t, positions)).norm()
-                    - view.contact_distance(a, b)
+                    - f64::from(discs) * params.diabolo_radius
             }
             Self::Land { free, segment } => {
                 let (a, b) = (positions[segment], positions[segment + 1]);
@@ -554,7 +564,7 @@ impl SharedGuard {
     /// What the guard watches, in words (for a failure of its value), with its object.
     pub fn words(self, view: &FlightView) -> (String, Option<usize>) {
         match self {
-            Self::Touch { a, b } => (
+            Self::Touch { a, b, .. } => (
                 format!("the distance between {} and {}", view.name(a), view.name(b)),
                 Some(view.object(b)),
             ),
