@@ -515,3 +515,35 @@ fn runs_are_bit_identical() {
     };
     assert_eq!(flat(&rows_a), flat(&rows_b));
 }
+
+// A value that dips below zero and back between two samples of a step (here within 0.02 of a
+// step of 1 sampled every 0.2): plain sign tracking never sees it; with its dips searched the
+// member fires falling, at the dip's first root.
+#[test]
+fn a_dip_between_samples_fires_only_when_dips_are_searched() {
+    let dip = || Sys {
+        dimension: 1,
+        rhs: ramp,
+        events: |_t, y, out| out[0] = (y[0] - 0.5).powi(2) - 1e-4,
+    };
+    for (spec, expected) in [
+        (EventSpec::new(Direction::Falling), None),
+        (EventSpec::new(Direction::Falling).with_dips(), Some(0.49)),
+    ] {
+        let mut sys = dip();
+        let mut locator = locator(&[spec], 1);
+        let mut stepper = Stepper::new(Method::Dopri5, one_step(), 1).unwrap();
+        stepper.reset(&mut sys, 0.0, &[0.0]).unwrap();
+        stepper.step(&mut sys, 1.0).unwrap();
+        let mut y = [0.0];
+        let hit = locator.locate(&mut sys, &stepper, &mut y).unwrap();
+        match (hit, expected) {
+            (None, None) => {}
+            (Some(hit), Some(t)) => {
+                assert_abs_diff_eq!(hit.t, t, epsilon = 1e-9);
+                assert_eq!(hit.crossings, [Crossing::Falling]);
+            }
+            (hit, expected) => panic!("{:?} vs {expected:?}", hit.map(|h| h.t)),
+        }
+    }
+}

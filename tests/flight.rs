@@ -185,3 +185,56 @@ fn a_diabolo_reaching_the_floor_is_dropped_with_its_kinetic_energy_lost() {
         worst_ledger_gap(&rows)
     );
 }
+
+#[test]
+fn a_diabolo_met_by_the_string_from_below_ends_the_run_naming_it() {
+    // The hands sweep the string down over a diabolo hanging in the air below it (static
+    // sticks would never reach it, so validation accepts the start): the string would meet it
+    // from below, which is not modelled.
+    let text = r#"{"params": {"string_length": 1.46},
+        "initial": {"diabolos": [{"mode": "flying", "pos": [0.05, 1.2], "vel": [0.0, 0.0]}]},
+        "drive": {"left": {"type": "path", "interpolation": "linear",
+                           "keyframes": [[0, -0.5, 1.5], [1, -0.5, -3.5]]},
+                  "right": {"type": "path", "interpolation": "linear",
+                            "keyframes": [[0, 0.5, 1.5], [1, 0.5, -3.5]]}},
+        "sim": {"duration": 0.5, "output_interval": 0.01}}"#;
+    let (_, report) = run(text);
+    let failure = report.failure.expect("a failure");
+    assert!(
+        matches!(failure, diabolo::RunError::FromBelow { diabolo: 1, .. }),
+        "{failure:?}"
+    );
+    let message = failure.to_string();
+    assert!(
+        message.contains("diabolo 1 reaches the string from below"),
+        "{message}"
+    );
+    // The chord y = 1.5 - 5 t meets the diabolo at y = 1.2 - g t^2 / 2.
+    let t = (5.0 - (25.0 - 2.0 * G * 0.3).sqrt()) / G;
+    assert!(
+        (report.end_time - t).abs() < 1e-9,
+        "{} vs {t}",
+        report.end_time
+    );
+}
+
+#[test]
+fn a_recaptured_diabolo_reaching_the_flying_regime_from_below_ends_the_run() {
+    // Knot degree -1 above the sticks (theta < -pi, the string on the axle's other face): it
+    // falls, its string angle rises to -pi, where leaving is not modelled.
+    let y = 1.0 + (0.73f64 * 0.73 - 0.16).sqrt();
+    let text = format!(
+        r#"{{"params": {{"string_length": 1.46}},
+        "initial": {{"diabolos": [{{"pos": [0.0, {y}], "knot": -1}}]}},
+        "drive": {{"left": {{"type": "path", "keyframes": [[0, -0.4, 1.0]]}},
+                   "right": {{"type": "path", "keyframes": [[0, 0.4, 1.0]]}}}},
+        "sim": {{"duration": 1.0, "output_interval": 0.01}}}}"#
+    );
+    let (_, report) = run(&text);
+    let failure = report.failure.expect("a failure");
+    assert!(
+        matches!(failure, diabolo::RunError::Recaptured { diabolo: 1, .. }),
+        "{failure:?}"
+    );
+    assert!(failure.to_string().contains("reaches -pi from below"));
+}

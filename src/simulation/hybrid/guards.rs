@@ -129,11 +129,9 @@ impl TautGuards {
     pub fn specs(&self) -> Vec<EventSpec> {
         self.slots
             .iter()
-            .map(|slot| {
-                EventSpec::new(match slot {
-                    TautSlot::Fixed(TautGuard::Shared(shared)) => shared.direction(),
-                    _ => Direction::Falling,
-                })
+            .map(|slot| match slot {
+                TautSlot::Fixed(TautGuard::Shared(shared)) => shared.spec(),
+                _ => EventSpec::new(Direction::Falling),
             })
             .collect()
     }
@@ -287,12 +285,10 @@ impl LooseGuards {
     pub fn specs(&self) -> Vec<EventSpec> {
         self.guards
             .iter()
-            .map(|guard| {
-                EventSpec::new(match guard {
-                    LooseGuard::Fold { .. } => Direction::Either,
-                    LooseGuard::Shared(shared) => shared.direction(),
-                    LooseGuard::Tense => Direction::Falling,
-                })
+            .map(|guard| match guard {
+                LooseGuard::Fold { .. } => EventSpec::new(Direction::Either),
+                LooseGuard::Shared(shared) => shared.spec(),
+                LooseGuard::Tense => EventSpec::new(Direction::Falling),
             })
             .collect()
     }
@@ -516,11 +512,18 @@ pub fn shared_guards(view: &FlightView) -> Vec<SharedGuard> {
 }
 
 impl SharedGuard {
-    /// The direction filter of its locator member.
-    pub fn direction(self) -> Direction {
+    /// Its locator member's spec: a landing fires either way (falling: it lands, rising: it
+    /// meets the string from below), the others falling. The dips of a contact that is not a
+    /// segment of the string are searched between samples (a diabolo flying past another, or
+    /// past a stick tip, within one sampling interval still touches it); a segment's length is
+    /// a state the stepper resolves, and searching it would tax every run that has no flight.
+    pub fn spec(self) -> EventSpec {
         match self {
-            Self::Land { .. } => Direction::Either,
-            _ => Direction::Falling,
+            Self::Land { .. } => EventSpec::new(Direction::Either),
+            Self::Touch {
+                neighbours: false, ..
+            } => EventSpec::new(Direction::Falling).with_dips(),
+            _ => EventSpec::new(Direction::Falling),
         }
     }
 

@@ -117,6 +117,10 @@ pub struct EventSpec {
     pub direction: Direction,
     /// A disarmed member is ignored until re-armed.
     pub armed: bool,
+    /// Search a dip below zero between samples: where a positive member's samples pass a
+    /// minimum, the minimum itself is located on the interpolant, so that a value that goes
+    /// negative and back within one sampling interval still fires (as falling).
+    pub dips: bool,
 }
 
 impl EventSpec {
@@ -125,7 +129,13 @@ impl EventSpec {
         Self {
             direction,
             armed: true,
+            dips: false,
         }
+    }
+
+    /// The member with its dips searched (see [`EventSpec::dips`]).
+    pub fn with_dips(self) -> Self {
+        Self { dips: true, ..self }
     }
 }
 
@@ -159,6 +169,8 @@ pub struct EventSet {
     specs: Vec<EventSpec>,
     active: usize,
     generation: u64,
+    /// Whether some active member has its dips searched (else the search costs nothing).
+    dips: bool,
 }
 
 impl EventSet {
@@ -167,6 +179,7 @@ impl EventSet {
             specs: vec![EventSpec::new(Direction::Either); capacity],
             active: 0,
             generation: 0,
+            dips: false,
         }
     }
 
@@ -182,6 +195,7 @@ impl EventSet {
         self.specs[..specs.len()].copy_from_slice(specs);
         self.active = specs.len();
         self.generation += 1;
+        self.dips = specs.iter().any(|s| s.dips);
         Ok(())
     }
 
@@ -346,6 +360,10 @@ struct Track {
     crossing: Crossing,
     /// Whether the member fired at the time the next step starts from.
     at_root: bool,
+    /// The two samples before the last one in this step (time, value), oldest first, and how
+    /// many of them are set (for the dip search).
+    earlier: [(f64, f64); 2],
+    history: u8,
 }
 
 impl Default for Track {
@@ -360,8 +378,43 @@ impl Default for Track {
             g_hi: 0.0,
             crossing: Crossing::Rising,
             at_root: false,
+            earlier: [(0.0, 0.0); 2],
+            history: 0,
         }
     }
+}
+
+impl Track {
+    /// Moves the last sample into the history and records (t, g) as the last one.
+    fn push(&mut self, t: f64, g: f64) {
+        self.earlier = [self.earlier[1], (self.t_last, self.g_last)];
+        self.history = (self.history + 1).min(2);
+        self.t_last = t;
+        self.g_last = g;
+    }
+}
+
+/// Golden-section iterations of a dip search (the bracket shrinks by 0.618 each: 5e-7 of it).
+const DIP_ITERATIONS: usize = 30;
+
+/// Whether three positive samples around a minimum may hide a dip below zero between them: the
+/// parabola through them reaches zero, or the middle one is under half of both outer ones (a
+/// minimum sharper than the samples resolve). A smooth, shallow minimum far above zero (a
+/// swinging diabolo's distance to a stick) is not searched.
+fn dip_possible(samples: [(f64, f64); 3]) -> bool {
+    let [(ta, ga), (tb, gb), (tc, gc)] = samples;
+    if gb <= 0.5 * ga.min(gc) {
+        return true;
+    }
+    // The parabola's minimum from its divided differences.
+    let d1 = (gb - ga) / (tb - ta);
+    let d2 = ((gc - gb) / (tc - tb) - d1) / (tc - ta);
+    if d2 <= 0.0 {
+        return false;
+    }
+    let slope_b = d1 + d2 * (tb - ta);
+    // g(t) = gb + slope_b (t - tb) + d2 (t - tb)^2 near tb: its minimum value.
+    gb - slope_b * slope_b / (4.0 * d2) <= 0.0
 }
 
 /// Iteration cap of the root solver (bisection every few iterations keeps it far below).
@@ -512,7 +565,7 @@ impl EventLocator {
         let grid = (1..=interior).map(|k| t0 + h * (k as f64 / (interior + 1) as f64));
         for ts in probe.into_iter().chain(grid).chain(std::iter::once(t1)) {
             self.sample(sys, stepper, ts, Buffer::Sample)?;
-            if self.compare(ts) {
+            if self.compare(ts) || self.find_dip(sys, stepper)? {
                 self.solve(sys, stepper, tol)?;
                 self.finish_hit(sys, stepper, state)?;
                 return Ok(true);
@@ -554,9 +607,10 @@ impl EventLocator {
             let track = &mut self.tracks[i];
             let now = sign(g);
             if !spec.armed || now == track.sign {
-                if now != 0 {
-                    track.t_last = ts;
-                    track.g_last = g;
+                if now != 0 && spec.dips {
+                    track.push(ts, g);
+                } else if now != 0 {
+                    (track.t_last, track.g_last) = (ts, g);
                 }
                 continue;
             }
@@ -586,6 +640,84 @@ impl EventLocator {
             }
         }
         found
+    }
+
+    /// For the members whose dips are searched: where the last three samples of a positive
+    /// member pass a minimum, finds the minimum on the interpolant (golden section); below zero,
+    /// the member is bracketed falling between the first of the three samples and the minimum.
+    /// True if one is. The samples are restored afterwards.
+    fn find_dip<S: EventSystem>(
+        &mut self,
+        sys: &mut S,
+        stepper: &Stepper,
+    ) -> Result<bool, EventError<S::Error>> {
+        let mut found = false;
+        if !self.set.dips {
+            return Ok(false);
+        }
+        for i in 0..self.set.active {
+            let spec = self.set.specs[i];
+            let track = self.tracks[i];
+            let searched = spec.armed
+                && spec.dips
+                && track.sign > 0
+                && track.history == 2
+                && spec.direction.accepts(Crossing::Falling);
+            if !searched {
+                continue;
+            }
+            let [(ta, ga), (tb, gb)] = track.earlier;
+            let (tc, gc) = (track.t_last, track.g_last);
+            let minimum = gb < ga && gb < gc;
+            if !(minimum && dip_possible([(ta, ga), (tb, gb), (tc, gc)])) {
+                continue;
+            }
+            // Golden section on [ta, tc] for the minimum of member i.
+            let ratio = 0.5 * (5f64.sqrt() - 1.0);
+            let (mut lo, mut hi) = (ta, tc);
+            let mut x1 = hi - ratio * (hi - lo);
+            let mut x2 = lo + ratio * (hi - lo);
+            let mut f1 = self.member_at(sys, stepper, i, x1)?;
+            let mut f2 = self.member_at(sys, stepper, i, x2)?;
+            for _ in 0..DIP_ITERATIONS {
+                if f1.min(f2) <= 0.0 {
+                    break;
+                }
+                if f1 < f2 {
+                    (hi, x2, f2) = (x2, x1, f1);
+                    x1 = hi - ratio * (hi - lo);
+                    f1 = self.member_at(sys, stepper, i, x1)?;
+                } else {
+                    (lo, x1, f1) = (x1, x2, f2);
+                    x2 = lo + ratio * (hi - lo);
+                    f2 = self.member_at(sys, stepper, i, x2)?;
+                }
+            }
+            let (t_min, g_min) = if f1 <= f2 { (x1, f1) } else { (x2, f2) };
+            if g_min <= 0.0 {
+                let track = &mut self.tracks[i];
+                track.bracketed = true;
+                track.crossing = Crossing::Falling;
+                (track.t_last, track.g_last) = (ta, ga);
+                track.lo = ta;
+                track.hi = t_min;
+                track.g_hi = g_min;
+                found = true;
+            }
+        }
+        Ok(found)
+    }
+
+    /// Member i's value at t on the interpolant (every member is evaluated).
+    fn member_at<S: EventSystem>(
+        &mut self,
+        sys: &mut S,
+        stepper: &Stepper,
+        i: usize,
+        t: f64,
+    ) -> Result<f64, EventError<S::Error>> {
+        self.sample(sys, stepper, t, Buffer::Hit)?;
+        Ok(self.hit_values[i])
     }
 
     /// Narrows every bracket to the tolerance on the interpolant.
