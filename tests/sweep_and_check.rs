@@ -5,7 +5,7 @@
 //! passing identical trajectories, failing a moved one with the column and time named.
 
 mod common;
-use common::command::diabolo;
+use common::command::{diabolo, text};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -458,4 +458,37 @@ fn check_on_different_grids_warns_and_the_help_example_on_the_golden_grid_passes
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
+}
+
+#[test]
+fn a_sweep_counts_catches_and_drops_per_point() {
+    // The missed catch with and without a floor: both points leave the string once and never
+    // land; only the one with a floor drops; the columns say so.
+    let out = diabolo(&[
+        "sweep",
+        &scenario("missed_catch.json"),
+        "--list",
+        "sim.floor=0,-100",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("{name} in {header:?}"))
+    };
+    let table = rows(&out);
+    for (row, dropped) in table.iter().zip(["true", "false"]) {
+        assert_eq!(row[column("d1_leaves")], "1");
+        assert_eq!(row[column("d1_landings")], "0");
+        assert_eq!(row[column("d1_dropped")], dropped);
+        assert_eq!(row[column("events_leave")], "1");
+        assert_eq!(row[column("contacts")], "0");
+        let height: f64 = row[column("d1_max_height")].parse().unwrap();
+        assert!((height - 2.4543503).abs() < 1e-6, "{height}");
+        let airtime: f64 = row[column("d1_airtime")].parse().unwrap();
+        assert!(airtime > 1.0);
+    }
 }

@@ -747,9 +747,9 @@ fn check_flying_starts(
                     "sim.floor",
                     compact(floor),
                     format!(
-                        "diabolo {} starts with its lowest point at y = {} m, below the floor (centre y - params.diabolo_radius)",
+                        "diabolo {} starts with its lowest point at y = {:.4} m, below the floor (centre y - params.diabolo_radius)",
                         k + 1,
-                        Compact(d.pos.y - radius)
+                        d.pos.y - radius
                     ),
                     "lower the floor below every diabolo's start, or raise the diabolo",
                 ));
@@ -764,10 +764,9 @@ fn check_flying_starts(
                     "params.diabolo_radius",
                     compact(radius),
                     format!(
-                        "diabolos {} and {} start {} m apart: their discs (2R = {} m) overlap",
+                        "diabolos {} and {} start {distance:.4} m apart: their discs (2R = {} m) overlap",
                         a + 1,
                         b + 1,
-                        Compact(distance),
                         Compact(2.0 * radius)
                     ),
                     "move them apart, or give a smaller params.diabolo_radius",
@@ -781,9 +780,8 @@ fn check_flying_starts(
                     "params.diabolo_radius",
                     compact(radius),
                     format!(
-                        "diabolo {} starts {} m from the {side} stick tip, inside its disc (R = {} m)",
+                        "diabolo {} starts {distance:.4} m from the {side} stick tip, inside its disc (R = {} m)",
                         a + 1,
-                        Compact(distance),
                         Compact(radius)
                     ),
                     "move it away from the stick, or give a smaller params.diabolo_radius",

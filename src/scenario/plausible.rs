@@ -96,6 +96,14 @@ pub const STICK_MASS: Plausible = Plausible {
     why: "real sticks weigh 0.03 to 0.1 kg; the default is 0.04 kg",
     slips: &[GRAMS],
 };
+/// R, m: real diabolos are 10 to 15 cm across; 63.5 is a radius in mm.
+pub const DIABOLO_RADIUS: Plausible = Plausible {
+    min: 0.03,
+    max: 0.12,
+    unit: "m",
+    why: "real diabolos are 10 to 15 cm across (R = 0.05 to 0.075 m); the default is 0.0635 m",
+    slips: &[CENTIMETRES, MILLIMETRES],
+};
 /// c: the capstan coefficient of a string on an axle.
 pub const FRICTION: Plausible = Plausible {
     min: 0.0,
@@ -248,6 +256,7 @@ fn plausible_at(path: &str) -> Option<Plausible> {
         "string_length" => Some(STRING_LENGTH),
         "diabolo_mass" => Some(DIABOLO_MASS),
         "stick_mass" => Some(STICK_MASS),
+        "diabolo_radius" => Some(DIABOLO_RADIUS),
         "gravity" => Some(GRAVITY),
         "spin" => Some(SPIN),
         "frequency" => Some(FREQUENCY),
@@ -375,6 +384,7 @@ impl Scenario {
             ("spin_inertia", p.spin_inertia, SPIN_INERTIA),
             ("spin_drag", p.spin_drag, SPIN_DRAG),
             ("gravity", p.gravity, GRAVITY),
+            ("diabolo_radius", p.diabolo_radius, DIABOLO_RADIUS),
         ] {
             checker.check(format!("params.{field}"), value, plausible);
         }
@@ -418,6 +428,7 @@ mod tests {
         for (value, plausible) in [
             (defaults.diabolo_mass, DIABOLO_MASS),
             (defaults.stick_mass, STICK_MASS),
+            (defaults.diabolo_radius, DIABOLO_RADIUS),
             (defaults.friction, FRICTION),
             (defaults.spin_inertia, SPIN_INERTIA),
             (defaults.spin_drag, SPIN_DRAG),

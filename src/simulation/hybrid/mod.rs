@@ -9,8 +9,7 @@
 //!   active one.
 //! - A **guard** ([`guards`]) is a typed condition of a mode whose value crossing zero ends the
 //!   continuous stretch: [`guards::TautGuard`] (`Loosen`, `Slip`, `GripBound`, `Knot`, `Leave`,
-//!   `Meet`, `SticksApart`) and [`guards::LooseGuard`] (`Tense`, `Fold`, `Meet`,
-//!   `SticksApart`). Each mode's layout ties locator members to guards, once per run; the
+//!   `Separate`, `Shared`) and [`guards::LooseGuard`] (`Tense`, `Fold`, `Shared`). Each mode's layout ties locator members to guards, once per run; the
 //!   values are written by walking it and the hits are decoded by looking it up, so no member
 //!   index is computed anywhere else. A guard that is off in the current friction mode is
 //!   disarmed in the locator.
@@ -21,27 +20,24 @@
 //! - The loop ([`run`]) only steps, locates, emits rows and applies: it does not know which
 //!   modes or guards exist.
 //!
-//! # Adding the flight modes of issue 15 against this
+//! # Flight: who is on the string
 //!
-//! Flight is per diabolo: a diabolo is `string`, `flying` or `dropped`, and the string's mode
-//! (taut or loose) runs over the slots of the diabolos on it. The hybrid state becomes (string
-//! mode, per-diabolo mode), still one ODE system per active combination.
-//! - `leave` (theta reaching pi from above, taut or loose): `TautGuard::Leave{k}` exists, and
-//!   `LooseGuard::Leave{k}` joins it; the transition `leave(k)` removes diabolo k from the
-//!   string's slots and starts its free flight, instead of the present `LeftString` failure.
-//! - `land` (a flying diabolo crossing a segment's chord downward, strictly between its ends):
-//!   `Land{k, segment}` guards, laid out only while diabolo k flies (disarmed otherwise, so
-//!   they cost nothing when nothing flies); `land(k, segment)` inserts a slot and tenses the
-//!   string if it is at full length (the same `tense` with the impact solved for two or more
-//!   constraints).
-//! - `contact` (disc-disc, disc-stick tip) and `separate` (a resting contact force that would
-//!   pull): `Contact{a, b}` and `Separate{a, b}` guards; `contact` applies an impulse with the
-//!   contact restitution (passed to the impulse, as the settling restitution is now), and
-//!   resting contact is a mode flag of the pair that adds a constraint to the system.
-//! - `drop` at the floor: `Drop{k}` while diabolo k flies; `drop(k)` ends its motion.
-//!
-//! Each is a new guard variant, its value in the guard's `value`, a new arm of the transition
-//! `apply`, and a new layout entry; the loop does not change.
+//! Flight is per diabolo (docs/flight.md): each diabolo is `string`, `flying` or `dropped`
+//! ([`crate::simulation::roster`]). The string's phases run over the diabolos on it only; a
+//! diabolo off it follows its closed-form free motion, so nothing is stepped for it. When the
+//! string's objects change (a leave, a landing, a drop, a contact that changes a flight) the
+//! phases are built anew for the new objects ([`Hybrid::rebuild`]) and re-entered from the state
+//! at the event.
+//! - `TautGuard::Leave` and the loose `Fold` guard (straight, falling) fire `leave`.
+//! - The shared guards ([`guards::SharedGuard`], carried by both phases): `Touch` for every pair
+//!   of bodies that can touch (the string's neighbours, its other pairs, each flying diabolo
+//!   with everything), `Land` for each flying diabolo and chord, `Drop` at the floor, `Meet` for
+//!   two sticks with no diabolo, `SticksApart`. They exist only for what is there: with nothing
+//!   flying there are no landing or floor guards, and a string with one diabolo has exactly the
+//!   two segment contacts the old meeting guards were.
+//! - `TautGuard::Separate` watches each resting contact's force.
+//! - The transitions of flight live in [`flight`]; impacts of several constraints are
+//!   [`crate::model::contact::apply_impact`].
 
 pub mod diagnose;
 pub mod errors;
