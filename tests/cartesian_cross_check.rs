@@ -6,7 +6,7 @@
 
 mod common;
 
-use approx::{abs_diff_eq, assert_abs_diff_eq};
+use approx::abs_diff_eq;
 use common::reference::reference_run;
 use common::{held, pair_on_taut_string};
 use diabolo::model::{CartesianState, ParamValues, Params};
@@ -47,14 +47,7 @@ fn compare(
         !reference.slip_reversed,
         "the reference needs every slip to keep its sign"
     );
-    assert_eq!(rows.len(), reference.samples.len());
-    let mut worst = 0.0_f64;
-    for (row, (t, state)) in rows.iter().zip(&reference.samples) {
-        assert_abs_diff_eq!(row.t, *t, epsilon = 1e-12);
-        for k in 0..state.diabolo_count() + 2 {
-            worst = worst.max((row.state.position(k) - state.position(k)).norm());
-        }
-    }
+    let worst = common::worst_position_gap(&rows, &reference.samples);
     let ours: Vec<(f64, &str)> = report
         .events
         .iter()
@@ -174,14 +167,7 @@ fn compare_flight(
             && common::length_rate(&string) >= 0.0,
     };
     let reference = flight_run(&params, &drives, world, duration, 1e-4, 0.01);
-    assert_eq!(rows.len(), reference.samples.len());
-    let mut worst = 0.0_f64;
-    for (row, (t, state)) in rows.iter().zip(&reference.samples) {
-        assert_abs_diff_eq!(row.t, *t, epsilon = 1e-12);
-        for k in 0..state.diabolo_count() + 2 {
-            worst = worst.max((row.state.position(k) - state.position(k)).norm());
-        }
-    }
+    let worst = common::worst_position_gap(&rows, &reference.samples);
     let ours: Vec<(f64, &str)> = report
         .events
         .iter()

@@ -11,7 +11,6 @@ use diabolo::model::{
     Constraint, DiaboloState, FrictionLaw, ImpactBody, ParamValues, Params,
 };
 use diabolo::simulation::run::{EventKind, Row};
-use diabolo::Scenario;
 use nalgebra::Vector2;
 use proptest::prelude::*;
 
@@ -252,17 +251,6 @@ proptest! {
     }
 }
 
-/// Runs a scenario given as JSON text.
-fn run(text: &str) -> (Vec<Row>, diabolo::RunReport) {
-    let sim = Scenario::parse(text, &[])
-        .unwrap()
-        .build(std::path::Path::new("."))
-        .unwrap();
-    let mut rows = Vec::new();
-    let report = sim.run(&mut |row| rows.push(row.clone()));
-    (rows, report)
-}
-
 #[test]
 fn two_diabolos_side_by_side_hang_at_the_static_equilibrium_computed_by_hand() {
     // Frictionless, sticks held at (-+0.5, 1.2), the discs touching at x = -+R: by symmetry the
@@ -275,7 +263,7 @@ fn two_diabolos_side_by_side_hang_at_the_static_equilibrium_computed_by_hand() {
         "drive": {"left": {"type": "path", "keyframes": [[0, -0.5, 1.2]]},
                   "right": {"type": "path", "keyframes": [[0, 0.5, 1.2]]}},
         "sim": {"duration": 1.0, "output_interval": 0.01}}"#;
-    let (rows, report) = run(text);
+    let (rows, report) = run_text(text);
     assert!(report.failure.is_none(), "{:?}", report.failure);
     let (r, length, m, g): (f64, f64, f64, f64) = (0.0635, 1.46, 0.2, 9.81);
     let s0 = (length - 2.0 * r) / 2.0;
@@ -314,7 +302,7 @@ fn a_resting_contact_holds_its_distance_and_never_pulls() {
     // the pair; while held the contact force is positive and the distance 2R.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let text = std::fs::read_to_string(dir.join("two_side_by_side.json")).unwrap();
-    let (rows, report) = run(&text);
+    let (rows, report) = run_text(&text);
     assert!(report.failure.is_none(), "{:?}", report.failure);
     let separate = report
         .events
@@ -344,7 +332,7 @@ fn two_free_discs_colliding_beside_a_slack_string_conserve_energy_and_momentum()
         "drive": {"left": {"type": "path", "keyframes": [[0, -0.4, 1.0]]},
                   "right": {"type": "path", "keyframes": [[0, 0.4, 1.0]]}},
         "sim": {"duration": 0.6, "output_interval": 0.01}}"#;
-    let (rows, report) = run(text);
+    let (rows, report) = run_text(text);
     assert!(report.failure.is_none(), "{:?}", report.failure);
     assert_eq!(report.contacts, 1);
     let p = params(0.0);
@@ -380,7 +368,7 @@ fn a_glancing_contact_within_one_long_step_is_found() {
         "drive": {"left": {"type": "path", "keyframes": [[0, -0.4, 1.0]]},
                   "right": {"type": "path", "keyframes": [[0, 0.4, 1.0]]}},
         "sim": {"duration": 0.2, "output_interval": 0.1}}"#;
-    let (_, report) = run(text);
+    let (_, report) = run_text(text);
     assert!(report.failure.is_none(), "{:?}", report.failure);
     assert_eq!(report.contacts, 1, "{:?}", report.events);
     let contact = report

@@ -3,21 +3,13 @@
 //! chord between two held sticks; a drop happens when the lowest point reaches the floor; the
 //! energy ledger closes through leaves, flights, landings and drops.
 
+mod common;
+
+use common::run_text;
 use diabolo::simulation::run::{EventKind, Row, RunReport};
-use diabolo::{DiaboloMode, Scenario};
+use diabolo::DiaboloMode;
 
 const G: f64 = 9.81;
-
-/// Runs a scenario given as JSON text: its rows and report.
-fn run(text: &str) -> (Vec<Row>, RunReport) {
-    let sim = Scenario::parse(text, &[])
-        .unwrap()
-        .build(std::path::Path::new("."))
-        .unwrap();
-    let mut rows = Vec::new();
-    let report = sim.run(&mut |row| rows.push(row.clone()));
-    (rows, report)
-}
 
 /// Sticks held still at (-0.5, 1) and (0.5, 1) (the chord y = 1 between them), one diabolo as
 /// given, the sim section as given.
@@ -40,22 +32,24 @@ fn first(report: &RunReport, kind: EventKind) -> &diabolo::Event {
         .unwrap_or_else(|| panic!("no {} in {:?}", kind.name(), report.events))
 }
 
-/// E(t) - E(0) - (hand work - friction - drag - impulse losses) over every row, J.
-fn worst_ledger_gap(rows: &[Row]) -> f64 {
+/// E(t) - E(0) = hand work - friction - drag - impulse losses at every row, to 1e-8 J.
+fn assert_ledger_closes(rows: &[Row]) {
     let e0 = rows[0].energy;
-    rows.iter()
+    let worst = rows
+        .iter()
         .map(|r| {
             let books = r.hand_work - r.friction_loss - r.drag_loss - r.impulse_loss;
             ((r.energy - e0) - books).abs()
         })
-        .fold(0.0, f64::max)
+        .fold(0.0, f64::max);
+    assert!(worst < 1e-8, "the ledger is off by {worst:e} J");
 }
 
 #[test]
 fn free_flight_is_the_exact_parabola_with_an_exponentially_decaying_spin() {
     // Thrown far to the side of the string, it never meets it.
     let diabolo = r#"{"mode": "flying", "pos": [3.0, 1.5], "vel": [0.7, 2.5], "spin": 1.2}"#;
-    let (rows, report) = run(&held_sticks(
+    let (rows, report) = run_text(&held_sticks(
         diabolo,
         r#", "spin_drag": 0.3"#,
         r#""duration": 1.0, "output_interval": 0.01"#,
@@ -76,11 +70,7 @@ fn free_flight_is_the_exact_parabola_with_an_exponentially_decaying_spin() {
         // The string joins the sticks directly: one segment.
         assert_eq!(row.tensions.len(), 1);
     }
-    assert!(
-        worst_ledger_gap(&rows) < 1e-8,
-        "{}",
-        worst_ledger_gap(&rows)
-    );
+    assert_ledger_closes(&rows);
     assert_eq!(report.flights[0].airtime, 1.0);
     let apex = 1.5 + 2.5 * 2.5 / (2.0 * G);
     assert!((report.flights[0].highest_flight - apex).abs() < 1e-12);
@@ -90,7 +80,7 @@ fn free_flight_is_the_exact_parabola_with_an_exponentially_decaying_spin() {
 fn a_diabolo_dropped_onto_the_chord_lands_at_the_analytic_crossing() {
     // From rest at 0.3 m above the chord y = 1, between the sticks: it lands at sqrt(2 h / g).
     let diabolo = r#"{"mode": "flying", "pos": [0.1, 1.3], "spin": 1.0}"#;
-    let (rows, report) = run(&held_sticks(
+    let (rows, report) = run_text(&held_sticks(
         diabolo,
         "",
         r#""duration": 1.0, "output_interval": 0.01"#,
@@ -111,11 +101,7 @@ fn a_diabolo_dropped_onto_the_chord_lands_at_the_analytic_crossing() {
     let after = rows.iter().find(|r| r.t > land.t).unwrap();
     assert_eq!((after.modes[0], after.slots[0]), (DiaboloMode::String, 1));
     assert!(after.thetas[0].unwrap() > std::f64::consts::PI);
-    assert!(
-        worst_ledger_gap(&rows) < 1e-8,
-        "{}",
-        worst_ledger_gap(&rows)
-    );
+    assert_ledger_closes(&rows);
     assert_eq!(report.flights[0].landings, 1);
 }
 
@@ -125,7 +111,7 @@ fn a_diabolo_thrown_up_from_a_hang_leaves_and_lands_at_the_analytic_crossings() 
     // slack, the diabolo crosses the chord upward (leave) and downward (land) where
     // y0 + v t - g t^2 / 2 = 1.
     let diabolo = r#"{"x": 0.0, "vel": [0.0, 4.0], "spin": 1.0}"#;
-    let (rows, report) = run(&held_sticks(
+    let (rows, report) = run_text(&held_sticks(
         diabolo,
         "",
         r#""duration": 1.2, "output_interval": 0.01"#,
@@ -146,11 +132,7 @@ fn a_diabolo_thrown_up_from_a_hang_leaves_and_lands_at_the_analytic_crossings() 
         assert_eq!(row.thetas[0], None);
     }
     assert!((report.flights[0].airtime - (down - up)).abs() < 1e-12);
-    assert!(
-        worst_ledger_gap(&rows) < 1e-8,
-        "{}",
-        worst_ledger_gap(&rows)
-    );
+    assert_ledger_closes(&rows);
 }
 
 #[test]
@@ -158,7 +140,7 @@ fn a_diabolo_reaching_the_floor_is_dropped_with_its_kinetic_energy_lost() {
     // Thrown beside the string, it falls to the floor at y = 0.2: its lowest point (y - R)
     // reaches it when y = 0.2 + R.
     let diabolo = r#"{"mode": "flying", "pos": [2.0, 1.0], "vel": [0.5, 1.0], "spin": 2.0}"#;
-    let (rows, report) = run(&held_sticks(
+    let (rows, report) = run_text(&held_sticks(
         diabolo,
         r#", "spin_drag": 0.1"#,
         r#""duration": 1.5, "output_interval": 0.01, "floor": 0.2"#,
@@ -179,11 +161,7 @@ fn a_diabolo_reaching_the_floor_is_dropped_with_its_kinetic_energy_lost() {
         assert!((d.spin - 2.0 * (-0.1 * row.t).exp()).abs() < 1e-12);
     }
     assert!(report.flights[0].dropped);
-    assert!(
-        worst_ledger_gap(&rows) < 1e-8,
-        "{}",
-        worst_ledger_gap(&rows)
-    );
+    assert_ledger_closes(&rows);
 }
 
 #[test]
@@ -198,7 +176,7 @@ fn a_diabolo_met_by_the_string_from_below_ends_the_run_naming_it() {
                   "right": {"type": "path", "interpolation": "linear",
                             "keyframes": [[0, 0.5, 1.5], [1, 0.5, -3.5]]}},
         "sim": {"duration": 0.5, "output_interval": 0.01}}"#;
-    let (_, report) = run(text);
+    let (_, report) = run_text(text);
     let failure = report.failure.expect("a failure");
     assert!(
         matches!(failure, diabolo::RunError::FromBelow { diabolo: 1, .. }),
@@ -230,7 +208,7 @@ fn a_recaptured_diabolo_reaching_the_flying_regime_from_below_ends_the_run() {
                    "right": {{"type": "path", "keyframes": [[0, 0.4, 1.0]]}}}},
         "sim": {{"duration": 1.0, "output_interval": 0.01}}}}"#
     );
-    let (_, report) = run(&text);
+    let (_, report) = run_text(&text);
     let failure = report.failure.expect("a failure");
     assert!(
         matches!(failure, diabolo::RunError::Recaptured { diabolo: 1, .. }),

@@ -355,3 +355,32 @@ pub fn pair_on_taut_string(params: &Params, xs: [f64; 2], spins: [f64; 2]) -> Ca
         diabolos: vec![diabolo(x1, spins[0]), diabolo(x2, spins[1])],
     }
 }
+
+/// Runs a scenario given as JSON text (relative paths from the current folder): every row and
+/// the report.
+pub fn run_text(text: &str) -> (Vec<diabolo::simulation::run::Row>, diabolo::RunReport) {
+    let sim = diabolo::Scenario::parse(text, &[])
+        .unwrap()
+        .build(std::path::Path::new("."))
+        .unwrap();
+    let mut rows = Vec::new();
+    let report = sim.run(&mut |row| rows.push(row.clone()));
+    (rows, report)
+}
+
+/// The largest distance between the same object's positions in `rows` and `samples` (the same
+/// output times, to 1e-12 s), m.
+pub fn worst_position_gap(
+    rows: &[diabolo::simulation::run::Row],
+    samples: &[(f64, CartesianState)],
+) -> f64 {
+    assert_eq!(rows.len(), samples.len());
+    let mut worst = 0.0_f64;
+    for (row, (t, state)) in rows.iter().zip(samples) {
+        assert!((row.t - t).abs() <= 1e-12, "{} vs {t}", row.t);
+        for k in 0..state.diabolo_count() + 2 {
+            worst = worst.max((row.state.position(k) - state.position(k)).norm());
+        }
+    }
+    worst
+}
