@@ -216,3 +216,26 @@ fn a_recaptured_diabolo_reaching_the_flying_regime_from_below_ends_the_run() {
     );
     assert!(failure.to_string().contains("reaches -pi from below"));
 }
+
+#[test]
+fn a_chord_swinging_through_the_vertical_catches_nothing_far_away() {
+    // The right stick, let go, swings below the held left one on the string alone, its chord
+    // passing through the vertical; a diabolo flying 1.2 m to the side, level with the chord's
+    // span, is crossed by the chord's line but never by the chord: no landing.
+    let text = r#"{"params": {"string_length": 1.46},
+        "initial": {"right": {"pos": [1.2, 1.5]},
+                    "diabolos": [{"mode": "flying", "pos": [1.5, 0.8], "vel": [0.0, 5.0]}]},
+        "drive": {"left": {"type": "path", "keyframes": [[0, 0.0, 1.5]]},
+                  "right": {"type": "released"}},
+        "sim": {"duration": 1.3, "output_interval": 0.01}}"#;
+    let (rows, report) = run_text(text);
+    assert!(report.failure.is_none(), "{:?}", report.failure);
+    assert!(
+        report.events.iter().all(|e| e.kind != EventKind::Land),
+        "{:?}",
+        report.events
+    );
+    // The right stick did swing past the vertical below the left one.
+    assert!(rows.iter().any(|r| r.state.right.pos.x < 0.0));
+    assert!(rows.iter().all(|r| r.modes[0] == DiaboloMode::Flying));
+}

@@ -8,9 +8,7 @@ use std::f64::consts::PI;
 
 use nalgebra::Vector2;
 
-use crate::model::{
-    apply_impact, chord_normal, AxleMode, CartesianState, Constraint, DiaboloState, ImpactBody,
-};
+use crate::model::{apply_impact, AxleMode, CartesianState, Constraint, DiaboloState, ImpactBody};
 
 use super::guards::{Body, FlightView, SharedGuard};
 use super::transitions::Arrival;
@@ -21,6 +19,10 @@ use crate::simulation::report::{object_name, Event, EventKind, Partner, RunError
 /// A diabolo within this distance of a chord (m) at the start of its flight is on the chord's
 /// upper side: round-off right after a leave, not a crossing from below.
 pub const ON_CHORD: f64 = 1e-8;
+
+/// A chord whose horizontal extent is below this fraction of its length is vertical: it
+/// catches nothing.
+pub const VERTICAL: f64 = 1e-9;
 
 /// A chord crossing from below this soon (s) after a flight started on that chord is the
 /// round-off of the leave.
@@ -92,13 +94,12 @@ impl Hybrid<'_> {
         self.reenter(phase, string, accounts, t, kept)
     }
 
-    /// A shared guard fired at (t, y) (`rising`: its value rose through zero). Returns whether
+    /// A shared guard fired at (t, y). Returns whether
     /// it changed the run (then the phase was re-entered and the other guards of this instant
     /// are found again from there).
     pub(crate) fn shared_hit(
         &mut self,
         guard: SharedGuard,
-        rising: bool,
         t: f64,
         y: &[f64],
         accounts: &[f64; ACCUMULATORS],
@@ -106,7 +107,7 @@ impl Hybrid<'_> {
         let view = self.flight_view();
         match guard {
             SharedGuard::Land { free, segment } => {
-                self.chord_crossing(&view, free, segment, rising, (t, y), accounts)
+                self.chord_crossing(&view, free, segment, (t, y), accounts)
             }
             SharedGuard::Drop { free } => {
                 self.drop_diabolo(view.flying[free].0, t, y)?;
@@ -118,14 +119,18 @@ impl Hybrid<'_> {
         }
     }
 
-    /// Flying diabolo `free` crossed the chord of `segment`: a landing if it came down between
-    /// the chord's ends, a failure if it came up there, nothing elsewhere on the chord's line.
+    /// Flying diabolo `free` crossed the line of the chord of `segment`: a landing if it came
+    /// to the string's under side between the chord's ends, a failure if it came to the upper
+    /// side there, nothing elsewhere on the line or across a vertical chord (which catches
+    /// nothing). The sides are those of the string angle: a diabolo hanging on the string
+    /// (theta above pi) is on the right of the chord directed from the left stick's end to the
+    /// right stick's, which is below it while the sticks are not crossed; the guard measures
+    /// along the chord's left normal, continuous where the chord turns past vertical.
     fn chord_crossing(
         &mut self,
         view: &FlightView,
         free: usize,
         segment: usize,
-        rising: bool,
         (t, y): (f64, &[f64]),
         accounts: &[f64; ACCUMULATORS],
     ) -> Result<bool, RunError> {
@@ -134,25 +139,26 @@ impl Hybrid<'_> {
         let (a, b) = (string.position(segment), string.position(segment + 1));
         let p = full.diabolos[k - 1].pos;
         let chord = b - a;
-        let normal = chord_normal(a, b);
-        let along = (p - a).dot(&chord) / chord.norm();
+        let length = chord.norm();
+        let along = (p - a).dot(&chord) / length;
         let n = view.on_string();
         // Strictly between: farther than the contact distance from each end along the chord.
         let margin = |o: usize| view.contact_distance(Body::String(o), Body::Free(free));
-        let between =
-            along > margin(segment) && along < chord.norm() - margin(segment + 1) && chord.x != 0.0;
-        if !between {
+        let between = along > margin(segment) && along < length - margin(segment + 1);
+        if !between || chord.x.abs() <= VERTICAL * length {
             return Ok(false);
         }
-        // The chord's velocity at the crossing point.
-        let s = along / chord.norm();
+        // The chord's velocity at the crossing point, and the diabolo's speed toward the
+        // string's under side (along the right normal).
+        let s = along / length;
         let chord_velocity =
             string.velocity(segment) * (1.0 - s) + string.velocity(segment + 1) * s;
-        let approach = -normal.dot(&(full.diabolos[k - 1].vel - chord_velocity));
-        if rising {
-            // Right after a leave the diabolo sits on the merged chord: round-off below it is
-            // the upper side, not a crossing from below.
-            let height_at_start = normal.dot(&(motion.start.pos - a));
+        let right = nalgebra::Vector2::new(chord.y, -chord.x) / length;
+        let approach = right.dot(&(full.diabolos[k - 1].vel - chord_velocity));
+        if approach < 0.0 {
+            // Right after a leave the diabolo sits on the merged chord: round-off on the under
+            // side is the upper side, not a crossing from below.
+            let height_at_start = right.dot(&(motion.start.pos - a));
             if height_at_start.abs() <= ON_CHORD && t - motion.t0 <= JUST_LEFT {
                 return Ok(false);
             }
@@ -166,7 +172,7 @@ impl Hybrid<'_> {
                 ),
             });
         }
-        if approach <= 0.0 {
+        if approach == 0.0 {
             return Ok(false);
         }
         let heavy = self.sim.drives.each_ref().map(|d| d.prescribes_motion());

@@ -12,7 +12,7 @@ use std::f64::consts::{PI, TAU};
 
 use nalgebra::Vector2;
 
-use crate::model::{chord_normal, grip, AxleMode, FreeMotion, Params};
+use crate::model::{grip, AxleMode, FreeMotion, Params};
 
 use crate::simulation::drive::Drive;
 use crate::simulation::ode::events::{Direction, EventSpec};
@@ -443,9 +443,9 @@ pub enum SharedGuard {
         /// How many of the two are diabolos (discs): the contact distance is `discs` R.
         discs: u8,
     },
-    /// The height of flying diabolo `free` above the chord of `segment` (along the chord's
-    /// upward normal), m (either way): falling, it lands if between the chord's ends; rising
-    /// there, it meets the string from below.
+    /// The distance of flying diabolo `free` from the line of the chord of `segment`, on the
+    /// chord's left (positive) or right, m (either way): crossing it between the chord's ends
+    /// coming down, the diabolo lands; coming up, it meets the string from below.
     Land {
         /// Index among the flying diabolos.
         free: usize,
@@ -550,9 +550,12 @@ impl SharedGuard {
                     - f64::from(discs) * params.diabolo_radius
             }
             Self::Land { free, segment } => {
+                // Along the chord's left normal (continuous where the chord turns past
+                // vertical, unlike its upward normal); the transition judges up and down.
                 let (a, b) = (positions[segment], positions[segment + 1]);
                 let p = view.flying[free].1.position(params, t);
-                chord_normal(a, b).dot(&(p - a))
+                let d = b - a;
+                (d.x * (p.y - a.y) - d.y * (p.x - a.x)) / d.norm().max(f64::MIN_POSITIVE)
             }
             Self::Drop { free } => {
                 view.flying[free].1.position(params, t).y

@@ -155,8 +155,8 @@ impl Hybrid<'_> {
                 Fired::Taut(TautGuard::Separate { segment, .. }) => {
                     return self.separate(segment, t, &y);
                 }
-                Fired::Shared { guard, rising } => {
-                    if self.shared_hit(guard, rising, t, &y, &accounts)? {
+                Fired::Shared { guard, .. } => {
+                    if self.shared_hit(guard, t, &y, &accounts)? {
                         return Ok(());
                     }
                 }
@@ -294,6 +294,20 @@ impl Hybrid<'_> {
         }
         self.ledger.bounces = 0;
         self.modes.flight_step = None;
+        // After an impact of the string with contacts the string may be left shortening (its
+        // constraint holds as an inequality): judge by the rate after it.
+        let rate = if rate > impact_speed {
+            state.length_rate()
+        } else {
+            rate
+        };
+        // Two sticks alone have no diabolo to take up the length: shortening, the string goes
+        // slack whatever the arrival.
+        let arrival = if self.n == 0 {
+            Arrival::SlackReachedZero
+        } else {
+            arrival
+        };
         if goes_slack_at_full_length(rate, impact_speed, arrival) {
             // At full length but shortening (a taut start with L' < 0): the string goes slack.
             return self.enter_loose(state, &accounts, t);
