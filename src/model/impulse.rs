@@ -15,9 +15,16 @@
 //!   slips on in whichever direction is consistent, or grips the string (w'_k held at zero, its
 //!   impulse ratio solved) when both directions would drive the slip back to zero.
 //!   The decision uses the steep limit of each law (c' = +-c; the bearing's 0 on its free
-//!   side); under the tanh law a slipping axle carries c tanh(|w'|/width) taken at the start of
-//!   each piece, pieces being at most 1/64 of L'-. Within a piece the friction always opposes
-//!   the slip, so the impact never creates energy.
+//!   side) at every axle at zero, and so does the piece that follows it; elsewhere under the
+//!   tanh law a slipping axle carries c tanh(|w'|/width) taken at the start of each piece,
+//!   pieces being at most 1/64 of L'-. Within a piece the friction always opposes the slip, so
+//!   the impact never creates energy;
+//! - several axles at zero at once decide together: their modes must be consistent at every
+//!   one of them (each the Filippov rule's with the others in theirs), every segment pulling
+//!   and every grip within its capstan bounds (see `Impact::decide_modes`).
+//!
+//! An impact that cannot be completed (no consistent modes, or its budget of pieces spent) is
+//! an [`ImpulseError`], never a partial impulse.
 //!
 //! With no slip reaching zero this is the note's closed form in one piece:
 //! J_0 = (1 + e) L'- / (1/M_0 + d_N / M_{N+1} + (2/m) S). Following the slip is what keeps the
@@ -26,6 +33,7 @@
 //! A path-driven stick is infinitely heavy (1/M = 0): the hand absorbs the impulse.
 
 use nalgebra::{DMatrix, DVector, Vector2};
+use thiserror::Error;
 
 use super::energy::kinetic_energy;
 use super::friction::{contact, AxleMode, SlipDirection};
@@ -33,8 +41,74 @@ use super::params::{FrictionLaw, Params};
 use super::state::{CartesianState, StateError};
 
 /// The most axles at zero slip whose friction modes are searched together (3^8 = 6561
-/// combinations); beyond, they all grip.
+/// combinations); an impact that needs more fails with [`ImpulseError::TooManyCoupledAxles`].
 pub const MAX_COUPLED_AXLES: usize = 8;
+
+/// Pieces per L'- under the tanh law: a piece is at most L'-/64 long, so that c' = c
+/// tanh(|w'|/width) is refreshed along the slip.
+const SMOOTH_PIECES: f64 = 64.0;
+
+/// The most slip events (a slip reaching zero, or an axle at zero decided afresh) one impact on
+/// `n` diabolos may take: 64 + 16 (N + 1). The events of an impact are few (at most 7 in
+/// 200,000 random impacts, 17 in 20,000 with up to 16 diabolos all at zero slip at the start);
+/// more means the mode decisions cycle, and the impact fails instead of returning with the
+/// string still stretching.
+fn max_slip_events(n: usize) -> usize {
+    64 + 16 * (n + 1)
+}
+
+/// The most pieces one impact on `n` diabolos may take: its slip events, the ends of the two
+/// phases, and the tanh law's short pieces ([`SMOOTH_PIECES`] per L'- of compression or
+/// rebound; the rebound is allowed up to 15 L'-, where 200,000 random impacts reach 4 L'-).
+fn max_pieces(n: usize) -> usize {
+    max_slip_events(n) + 2 + 16 * SMOOTH_PIECES as usize
+}
+
+/// A tensing impulse that cannot be completed: the impact is not applied in part silently.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum ImpulseError {
+    /// The state is not a string of diabolos (no diabolo, two objects at one point, ...).
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// Deciding in turns found no consistent friction modes for the axles at zero slip, and
+    /// there are too many of them to search every combination.
+    #[error(
+        "{axles} axles at zero slip found no consistent friction modes by deciding in turns, \
+         and more than {MAX_COUPLED_AXLES} are not searched together"
+    )]
+    TooManyCoupledAxles {
+        /// Axles at zero slip at that instant of the impact.
+        axles: usize,
+    },
+    /// No combination of friction modes of the axles at zero slip is consistent.
+    #[error(
+        "no friction modes of the {axles} axles at zero slip are consistent together (the \
+         Filippov rule at each, every segment pulling, every grip within its capstan bounds)"
+    )]
+    NoConsistentModes {
+        /// Axles at zero slip at that instant of the impact.
+        axles: usize,
+    },
+    /// The segment impulses have no unique solution with the axles' friction modes.
+    #[error("the segment impulses have no unique solution with the axles' friction modes")]
+    Singular,
+    /// The impact did not end within its budget of pieces, or ended with the string still
+    /// stretching.
+    #[error(
+        "the impact did not complete: after {pieces} pieces ({slip_events} slip events) \
+         L' = {length_rate:.3e} m/s (before: {length_rate_before:.3e} m/s)"
+    )]
+    Incomplete {
+        /// Pieces taken.
+        pieces: usize,
+        /// Slips that reached zero, and axles decided afresh at zero, during the impact.
+        slip_events: usize,
+        /// L' when the impact stopped, m/s.
+        length_rate: f64,
+        /// L' just before the impact, m/s.
+        length_rate_before: f64,
+    },
+}
 
 /// What a tensing impulse did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -64,7 +138,7 @@ pub fn tensing_impulse(
     params: &Params,
     state: &mut CartesianState,
     heavy: [bool; 2],
-) -> Result<TensingImpulse, StateError> {
+) -> Result<TensingImpulse, ImpulseError> {
     tensing_impulse_with_restitution(params, params.restitution, state, heavy)
 }
 
@@ -75,7 +149,7 @@ pub fn tensing_impulse_with_restitution(
     e: f64,
     state: &mut CartesianState,
     heavy: [bool; 2],
-) -> Result<TensingImpulse, StateError> {
+) -> Result<TensingImpulse, ImpulseError> {
     let mut impact = Impact::new(params, state, heavy)?;
     let length_rate_before = impact.length_rate(state);
     if length_rate_before <= 0.0 {
@@ -92,6 +166,7 @@ pub fn tensing_impulse_with_restitution(
     let (mut absorbed, mut returned) = (0.0, 0.0);
     let mut impulses = vec![0.0; impact.n + 1];
     let mut pieces = 0;
+    let mut slip_events = 0;
     let mut mode_changes = 0;
     let mut hand_work = 0.0;
     let initial = impact.slip_speeds(state);
@@ -100,9 +175,20 @@ pub fn tensing_impulse_with_restitution(
         impact.pinned[k] = slip == 0.0;
     }
     let smooth = matches!(params.friction_law, FrictionLaw::Tanh { .. });
-    // Each piece ends a phase or brings one more slip to zero; the bound guards against a cycle
-    // of mode changes that round-off could cause.
-    while pieces < 64 + 16 * (impact.n + 1) {
+    let incomplete =
+        |pieces, slip_events, state: &CartesianState, impact: &Impact| ImpulseError::Incomplete {
+            pieces,
+            slip_events,
+            length_rate: impact.length_rate(state),
+            length_rate_before,
+        };
+    // Each piece ends a phase, brings one more slip to zero, or (tanh law) refreshes c'. The
+    // budgets catch mode decisions that cycle: the impact then fails rather than stopping with
+    // the string still stretching.
+    loop {
+        if slip_events > max_slip_events(impact.n) || pieces >= max_pieces(impact.n) {
+            return Err(incomplete(pieces, slip_events, state, &impact));
+        }
         let slips = impact.slip_speeds(state);
         let phase_limit = |rates: &[f64]| {
             if length_rate > 0.0 {
@@ -116,13 +202,18 @@ pub fn tensing_impulse_with_restitution(
                     + (length_rate * length_rate + 2.0 * remaining / normal_rate).sqrt()
             })
         };
-        mode_changes += impact.decide_modes(&slips);
-        let rates = impact.impulse_rates(&impact.modes, &slips);
+        // The piece takes c' where the modes were decided: in the steep limit at the axles at
+        // zero (the tanh law's c tanh(|w'|/width) elsewhere).
+        let (changes, decided_at) = impact.decide_modes(&slips)?;
+        mode_changes += changes;
+        let rates = impact
+            .impulse_rates(&impact.modes, &decided_at)
+            .ok_or(ImpulseError::Singular)?;
         let mut piece = phase_limit(&rates);
         let mut reaching_zero = None;
         if smooth {
             // c' = c tanh(w'/width) follows the slip: keep pieces short so it is refreshed.
-            piece = piece.map(|p| p.min(length_rate_before / 64.0));
+            piece = piece.map(|p| p.min(length_rate_before / SMOOTH_PIECES));
         }
         let response = impact.response(&rates);
         let axles = impact.modes.iter().zip(slips.iter().zip(&response.slips));
@@ -144,6 +235,7 @@ pub fn tensing_impulse_with_restitution(
             // inconsistent: decide it again.
             (Some(p), Some(k)) if p <= 0.0 => {
                 impact.pinned[k] = true;
+                slip_events += 1;
                 continue;
             }
             (Some(p), _) if p > 0.0 => p,
@@ -174,14 +266,20 @@ pub fn tensing_impulse_with_restitution(
         };
         if let Some(k) = reaching_zero {
             impact.pinned[k] = true;
+            slip_events += 1;
         }
+    }
+    let length_rate_after = impact.length_rate(state);
+    // The compression phase ends at L' = 0 exactly, up to round-off.
+    if length_rate_after > 1e-9 * length_rate_before {
+        return Err(incomplete(pieces, slip_events, state, &impact));
     }
     let kinetic_after = kinetic_energy(params, state);
     Ok(TensingImpulse {
         magnitude: impulses[0],
         last_magnitude: impulses[impact.n],
         length_rate_before,
-        length_rate_after: impact.length_rate(state),
+        length_rate_after,
         pieces,
         mode_changes,
         hand_work,
@@ -316,8 +414,8 @@ impl<'a> Impact<'a> {
 
     /// Segment impulses per unit decrease of L' for axle `modes` at slip speeds `slips`: one
     /// equation for the length rate, one per axle (capstan ratio while slipping, no change of
-    /// the slip while stuck).
-    fn impulse_rates(&self, modes: &[AxleMode], slips: &[f64]) -> Vec<f64> {
+    /// the slip while stuck). None if they have no unique solution.
+    fn impulse_rates(&self, modes: &[AxleMode], slips: &[f64]) -> Option<Vec<f64>> {
         let size = self.n + 1;
         let unit: Vec<Response> = (0..size)
             .map(|j| {
@@ -349,7 +447,7 @@ impl<'a> Impact<'a> {
         a.lu()
             .solve(&b)
             .map(|x| x.as_slice().to_vec())
-            .unwrap_or_else(|| vec![0.0; size])
+            .filter(|x| x.iter().all(|r| r.is_finite()))
     }
 
     /// c' of an axle slipping in `direction` at slip speed `slip`: the law's coefficient with the
@@ -369,26 +467,40 @@ impl<'a> Impact<'a> {
     }
 
     /// Modes for the next piece: a slipping axle keeps its direction; an axle whose slip is at
-    /// zero (just reached, or held by grip) is decided by the Filippov rule. Returns how many
-    /// axles changed mode.
+    /// zero (just reached, or held by grip) is decided by the Filippov rule, in the law's steep
+    /// limit at every axle at zero. Returns how many axles changed mode, and the slip speeds at
+    /// which the piece takes c' (the given ones, infinite at the axles at zero: the steep limit
+    /// the decision was made in, so that the piece's grips are the ones checked).
     ///
-    /// The decisions at several axles are coupled. Deciding them one at a time until they agree
-    /// settles most cases, but it can cycle (three axles at zero at once can take turns
-    /// overturning each other's decision, which left an impact stretching at the piece cap):
-    /// then every combination of the axles' modes is tried and the first consistent one taken
-    /// (each slipping axle's slip moving its own way, each gripping axle's slip driven back to
-    /// zero from either side with the others held); with none, all of them grip, which does no
-    /// friction work and so never creates energy.
-    fn decide_modes(&mut self, slips: &[f64]) -> usize {
-        let before = self.modes.clone();
+    /// The decisions at several axles at zero are coupled: each one's slip acceleration depends
+    /// on the others' modes, and the modes wanted are a combination consistent at every axle
+    /// (each axle's mode the one the Filippov rule gives with the others in theirs), with every
+    /// segment pulling and every grip within its capstan bounds. Deciding the axles one at a
+    /// time in a fixed order until they agree finds one almost always, but it can cycle although
+    /// a consistent combination exists (three axles at zero overturning each other's decisions
+    /// with period 6 while exactly one of the 27 combinations is consistent: the impact used to
+    /// re-decide that state until its piece cap and stop with the string still stretching). So
+    /// when the sweeps do not settle, the decision goes on by least-index pivoting (Murty's
+    /// rule: change only the first axle whose mode is inconsistent, then look again from the
+    /// first), which has not cycled on any of these problems; failing that, every combination
+    /// is tried ([`MAX_COUPLED_AXLES`] axles at most), and with none the impact fails.
+    fn decide_modes(&mut self, slips: &[f64]) -> Result<(usize, Vec<f64>), ImpulseError> {
         let at_zero: Vec<usize> = (0..self.n)
             .filter(|&k| self.pinned[k] || self.modes[k] == AxleMode::Stuck)
             .collect();
-        let mut settled = at_zero.is_empty();
+        let mut steep = slips.to_vec();
+        if at_zero.is_empty() {
+            return Ok((0, steep));
+        }
+        let before = self.modes.clone();
+        for &k in &at_zero {
+            steep[k] = f64::INFINITY;
+        }
+        let mut settled = false;
         for _ in 0..=at_zero.len() {
             let mut changed = false;
             for &k in &at_zero {
-                let decided = self.filippov(k, slips);
+                let decided = self.filippov(k, &steep);
                 if decided != self.modes[k] {
                     self.modes[k] = decided;
                     changed = true;
@@ -399,27 +511,51 @@ impl<'a> Impact<'a> {
                 break;
             }
         }
-        if !settled {
-            self.consistent_modes(&at_zero, slips);
+        let consistent = (settled || self.pivot_modes(&at_zero, &steep)) && self.admissible(&steep);
+        if !consistent {
+            self.search_modes(&at_zero, &steep)?;
         }
         for &k in &at_zero {
             self.pinned[k] = false;
         }
-        self.modes
+        let changes = self
+            .modes
             .iter()
             .zip(&before)
             .filter(|(a, b)| a != b)
-            .count()
+            .count();
+        Ok((changes, steep))
+    }
+
+    /// Least-index pivoting on the modes of the axles `at_zero`: the first axle whose mode is
+    /// not the Filippov rule's takes it, and the look starts again from the first axle. True
+    /// when every axle is consistent within 4 m^2 + 16 pivots (m axles at zero; 90,000 random
+    /// impacts with every slip at zero at the start, up to 16 diabolos, needed at most 34).
+    fn pivot_modes(&mut self, at_zero: &[usize], slips: &[f64]) -> bool {
+        let m = at_zero.len();
+        for _ in 0..4 * m * m + 16 {
+            let first = at_zero
+                .iter()
+                .map(|&k| (k, self.filippov(k, slips)))
+                .find(|&(k, decided)| decided != self.modes[k]);
+            match first {
+                None => return true,
+                Some((k, decided)) => self.modes[k] = decided,
+            }
+        }
+        false
     }
 
     /// The slip acceleration of axle k (per unit decrease of L') if it slipped in `direction`,
-    /// the other axles in their current modes (the law's steep limit at k).
+    /// the other axles in their current modes at slip speeds `slips` (the law's steep limit at
+    /// k); NaN if the segment impulses have no unique solution.
     fn trend(&self, k: usize, direction: SlipDirection, slips: &[f64]) -> f64 {
         let mut modes = self.modes.clone();
         modes[k] = AxleMode::Slipping(direction);
         let mut steep = slips.to_vec();
         steep[k] = f64::INFINITY;
-        self.response(&self.impulse_rates(&modes, &steep)).slips[k]
+        self.impulse_rates(&modes, &steep)
+            .map_or(f64::NAN, |rates| self.response(&rates).slips[k])
     }
 
     /// The Filippov rule at axle k with the others in their current modes.
@@ -433,34 +569,57 @@ impl<'a> Impact<'a> {
         }
     }
 
-    /// The first combination of modes of the axles `at_zero` (slipping positive, negative,
-    /// gripping, in that order of preference per axle) that is consistent at every one of them;
-    /// all gripping if none is (or if more than [`MAX_COUPLED_AXLES`] are coupled).
-    fn consistent_modes(&mut self, at_zero: &[usize], slips: &[f64]) {
+    /// Whether the current modes at slip speeds `slips` give segment impulses that a string
+    /// with capstan friction can carry: every one pulling (>= 0), and the ratio J_k / J_{k-1}
+    /// of every gripping axle within its capstan bounds (the law's steep limit).
+    fn admissible(&self, slips: &[f64]) -> bool {
+        let Some(rates) = self.impulse_rates(&self.modes, slips) else {
+            return false;
+        };
+        let within = |k: usize| {
+            let bound = |direction| {
+                (self.capstan_coefficient(direction, f64::INFINITY) * self.contacts[k].1).exp()
+            };
+            let (lower, upper) = (
+                bound(SlipDirection::Negative),
+                bound(SlipDirection::Positive),
+            );
+            let (below, above) = (rates[k], rates[k + 1]);
+            let slack = 1e-12 * below.max(above);
+            above >= lower * below - slack && above <= upper * below + slack
+        };
+        rates.iter().all(|&r| r >= 0.0)
+            && (0..self.n).all(|k| self.modes[k] != AxleMode::Stuck || within(k))
+    }
+
+    /// Sets the axles `at_zero` to the first combination of modes (slipping positive, negative,
+    /// gripping, in that order of preference per axle, the first axle varying fastest) that is
+    /// consistent at every one of them and admissible (every segment pulling, every grip within
+    /// its capstan bounds).
+    fn search_modes(&mut self, at_zero: &[usize], slips: &[f64]) -> Result<(), ImpulseError> {
         const CHOICES: [AxleMode; 3] = [
             AxleMode::Slipping(SlipDirection::Positive),
             AxleMode::Slipping(SlipDirection::Negative),
             AxleMode::Stuck,
         ];
-        let m = at_zero.len();
-        if m <= MAX_COUPLED_AXLES {
-            for combination in 0..3usize.pow(m as u32) {
-                let mut code = combination;
-                for &k in at_zero {
-                    self.modes[k] = CHOICES[code % 3];
-                    code /= 3;
-                }
-                if at_zero
-                    .iter()
-                    .all(|&k| self.filippov(k, slips) == self.modes[k])
-                {
-                    return;
-                }
+        let axles = at_zero.len();
+        if axles > MAX_COUPLED_AXLES {
+            return Err(ImpulseError::TooManyCoupledAxles { axles });
+        }
+        for combination in 0..3usize.pow(axles as u32) {
+            let mut code = combination;
+            for &k in at_zero {
+                self.modes[k] = CHOICES[code % 3];
+                code /= 3;
+            }
+            let consistent = at_zero
+                .iter()
+                .all(|&k| self.filippov(k, slips) == self.modes[k]);
+            if consistent && self.admissible(slips) {
+                return Ok(());
             }
         }
-        for &k in at_zero {
-            self.modes[k] = AxleMode::Stuck;
-        }
+        Err(ImpulseError::NoConsistentModes { axles })
     }
 
     /// Applies `rates * piece` of impulse to velocities and spins.

@@ -23,7 +23,9 @@ pub use energy::{mechanical_energy, PowerBalance};
 pub use flight::{chord_normal, FreeKind, FreeMotion};
 pub use friction::{filippov_mode, slip_at_capstan_bound, AxleContact, AxleMode, SlipDirection};
 pub use geometry::Kinematics;
-pub use impulse::{tensing_impulse, tensing_impulse_with_restitution, TensingImpulse};
+pub use impulse::{
+    tensing_impulse, tensing_impulse_with_restitution, ImpulseError, TensingImpulse,
+};
 pub use params::{ranges, FrictionLaw, ParamError, ParamValues, Params, Range};
 pub use placement::{lowest_taut_positions, PlacementError};
 pub use state::{

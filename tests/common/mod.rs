@@ -120,6 +120,149 @@ pub fn random_positions(rng: &mut SplitMix, n: usize, knots: (i32, i32)) -> Cart
     }
 }
 
+/// Symmetric slip speeds w'_k = sigma_k w_k - (sum_{j<k} l_j' - sum_{j>=k} l_j') / 2 of the
+/// diabolos of a state at full length (docs/model.md), from Cartesian positions and velocities:
+/// l_j' = e_j . (v_{j+1} - v_j), sigma_k = +1 when the string runs under the axle (theta =
+/// pi + tau + 2 pi k > pi, tau the signed turn from e_{k-1} to e_k), -1 when recaptured.
+pub fn slip_speeds(state: &CartesianState) -> Vec<f64> {
+    let n = state.diabolo_count();
+    let e: Vec<Vector2<f64>> = (0..=n)
+        .map(|j| (state.position(j + 1) - state.position(j)).normalize())
+        .collect();
+    let rates: Vec<f64> = (0..=n)
+        .map(|j| e[j].dot(&(state.velocity(j + 1) - state.velocity(j))))
+        .collect();
+    let total: f64 = rates.iter().sum();
+    let mut feed = 0.0;
+    (0..n)
+        .map(|k| {
+            feed += rates[k];
+            side(state, k + 1) * state.diabolos[k].spin - (feed - 0.5 * total)
+        })
+        .collect()
+}
+
+/// sigma of diabolo k (1..N): +1 when the string runs under its axle, -1 when recaptured.
+pub fn side(state: &CartesianState, k: usize) -> f64 {
+    let a = (state.position(k) - state.position(k - 1)).normalize();
+    let b = (state.position(k + 1) - state.position(k)).normalize();
+    let turn = a.perp(&b).atan2(a.dot(&b));
+    if PI + turn + TAU * state.diabolos[k - 1].knot as f64 > 0.0 {
+        1.0
+    } else {
+        -1.0
+    }
+}
+
+/// theta': the contact angle of the string on diabolo k's axle (1..N), rad.
+pub fn contact_angle(state: &CartesianState, k: usize) -> f64 {
+    let a = (state.position(k) - state.position(k - 1)).normalize();
+    let b = (state.position(k + 1) - state.position(k)).normalize();
+    let turn = a.perp(&b).atan2(a.dot(&b));
+    (PI + turn + TAU * state.diabolos[k - 1].knot as f64).abs() - PI
+}
+
+/// The segment impulses J_0..J_N of an impact on the string, recovered from the momentum each
+/// diabolo gained: m (v_k+ - v_k-) = J_k e_k - J_{k-1} e_{k-1} is two equations for the two
+/// impulses at diabolo k (1..N). Returns, per segment, the values seen from its two ends (from
+/// the left and right neighbours; a stick end repeats the diabolo's value).
+pub fn segment_impulses(
+    params: &Params,
+    before: &CartesianState,
+    after: &CartesianState,
+) -> Vec<(f64, f64)> {
+    let n = before.diabolo_count();
+    let e: Vec<Vector2<f64>> = (0..=n)
+        .map(|j| (before.position(j + 1) - before.position(j)).normalize())
+        .collect();
+    let mut seen = vec![(f64::NAN, f64::NAN); n + 1];
+    for k in 1..=n {
+        let p = params.diabolo_mass * (after.velocity(k) - before.velocity(k));
+        // p = J_k e_k - J_{k-1} e_{k-1}, by Cramer's rule.
+        let det = e[k].perp(&(-e[k - 1]));
+        let j_k = p.perp(&(-e[k - 1])) / det;
+        let j_prev = e[k].perp(&p) / det;
+        seen[k - 1].1 = j_prev;
+        seen[k].0 = j_k;
+    }
+    seen[0].0 = seen[0].1;
+    seen[n].1 = seen[n].0;
+    seen
+}
+
+/// Asserts that `after` is what an impact of the string can make of `before` (positions
+/// unchanged): segment impulses that agree at both ends of each segment and never push, spins
+/// turned by the friction impulses, m J (w+ - w-) = sigma (J_{k-1} - J_k), and each friction
+/// impulse inside its capstan bounds, exp(-c theta') J_{k-1} <= J_k <= exp(c theta') J_{k-1}
+/// (the bearing law: <= J_{k-1}). Returns J_0..J_N, N s.
+pub fn assert_string_impact(
+    params: &Params,
+    before: &CartesianState,
+    after: &CartesianState,
+) -> Vec<f64> {
+    let n = before.diabolo_count();
+    let seen = segment_impulses(params, before, after);
+    // Round-off of the recovered impulses: the momenta's, amplified at a diabolo whose two
+    // segments are nearly parallel (the 2x2 solve's determinant, sin tau).
+    let largest = seen
+        .iter()
+        .fold(0.0_f64, |m, &(a, b)| m.max(a.abs()).max(b.abs()));
+    let speed = (0..n + 2).fold(0.0_f64, |m, k| {
+        m.max(before.velocity(k).norm())
+            .max(after.velocity(k).norm())
+    });
+    let conditioning = (1..=n).fold(1.0_f64, |m, k| {
+        let a = (before.position(k) - before.position(k - 1)).normalize();
+        let b = (before.position(k + 1) - before.position(k)).normalize();
+        m.max(1.0 / a.perp(&b).abs())
+    });
+    let tolerance = 1e-12 * (largest + params.diabolo_mass * speed) * conditioning;
+    let impulses: Vec<f64> = seen.iter().map(|&(a, b)| 0.5 * (a + b)).collect();
+    for (j, &(a, b)) in seen.iter().enumerate() {
+        assert!(
+            (a - b).abs() <= tolerance,
+            "segment {j}: impulse {a} from the left, {b} from the right"
+        );
+        assert!(
+            impulses[j] >= -tolerance,
+            "segment {j} pushes: J = {}",
+            impulses[j]
+        );
+    }
+    let spin_mass = params.diabolo_mass * params.spin_inertia;
+    let c = params.friction;
+    for k in 1..=n {
+        let (below, above) = (impulses[k - 1], impulses[k]);
+        let turned = spin_mass * (after.diabolos[k - 1].spin - before.diabolos[k - 1].spin);
+        let friction = side(before, k) * (below - above);
+        assert!(
+            (turned - friction).abs() <= tolerance,
+            "diabolo {k}: spin impulse {turned}, friction impulse {friction}"
+        );
+        let reach = (c * contact_angle(before, k)).exp();
+        let upper = match params.friction_law {
+            FrictionLaw::Bearing => 1.0,
+            _ => reach,
+        };
+        assert!(
+            above >= (below - tolerance) / reach - tolerance
+                && above <= (below + tolerance) * upper + tolerance,
+            "diabolo {k}: J_k / J_(k-1) = {} outside [{}, {upper}]",
+            above / below,
+            1.0 / reach
+        );
+    }
+    impulses
+}
+
+/// Sets every diabolo's spin so that its slip speed is zero: every axle at zero slip at once.
+pub fn zero_slips(state: &mut CartesianState) {
+    let slips = slip_speeds(state);
+    for (k, slip) in slips.iter().enumerate() {
+        state.diabolos[k].spin -= slip / side(state, k + 1);
+    }
+}
+
 /// L' = sum_i e_i . (v_{i+1} - v_i).
 pub fn length_rate(state: &CartesianState) -> f64 {
     (0..=state.diabolo_count())

@@ -1,6 +1,6 @@
 //! The failures of the ODE layer and the model as run-time errors.
 
-use crate::model::{DynamicsError, StateError};
+use crate::model::{DynamicsError, ImpulseError, StateError};
 use crate::simulation::ode::events::EventError;
 use crate::simulation::ode::integrate::IntegrateError;
 use crate::simulation::report::RunError;
@@ -27,6 +27,18 @@ pub fn state_failure(e: StateError, t: f64) -> RunError {
             distance: 0.0,
         },
         other => non_finite(t, other.to_string()),
+    }
+}
+
+/// A tensing impulse that cannot be completed: an impact of the string that has no solution.
+pub fn impulse_failure(e: ImpulseError, t: f64) -> RunError {
+    match e {
+        ImpulseError::State(e) => state_failure(e, t),
+        other => RunError::Impact {
+            t,
+            what: "the string".to_string(),
+            reason: other.to_string(),
+        },
     }
 }
 
@@ -74,5 +86,49 @@ pub fn non_finite(t: f64, what: String) -> RunError {
         what,
         object: None,
         cause: String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_impulse_that_cannot_complete_ends_the_run_as_an_impact_of_the_string() {
+        let error = impulse_failure(ImpulseError::NoConsistentModes { axles: 3 }, 1.25);
+        match &error {
+            RunError::Impact { t, what, reason } => {
+                assert_eq!(*t, 1.25);
+                assert_eq!(what, "the string");
+                assert!(reason.contains("3 axles at zero slip"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(error
+            .to_string()
+            .starts_with("t = 1.250000 s: the impact of the string"));
+        let stalled = ImpulseError::Incomplete {
+            pieces: 400,
+            slip_events: 337,
+            length_rate: 0.398,
+            length_rate_before: 2.13,
+        };
+        let message = impulse_failure(stalled, 2.0).to_string();
+        assert!(
+            message.contains("did not complete") && message.contains("3.980e-1"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_state_error_in_an_impulse_keeps_its_own_failure() {
+        let error = impulse_failure(
+            ImpulseError::State(StateError::SegmentCollapsed { segment: 2 }),
+            0.5,
+        );
+        assert!(
+            matches!(error, RunError::Collision { segment: 2, .. }),
+            "{error:?}"
+        );
     }
 }

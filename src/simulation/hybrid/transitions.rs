@@ -13,7 +13,7 @@ use crate::model::{
 };
 use crate::simulation::drive::{Drive, Path};
 
-use super::errors::{dynamics_failure, state_failure};
+use super::errors::{dynamics_failure, impulse_failure, state_failure};
 use super::guards::{LooseGuard, TautGuard};
 use super::mode::{Fired, Hit};
 use super::Hybrid;
@@ -344,7 +344,7 @@ impl Hybrid<'_> {
             return self.joint_impact(state, full, accounts, (t, restitution), &touching);
         }
         let record = tensing_impulse_with_restitution(&self.sim.params, restitution, state, heavy)
-            .map_err(|e| state_failure(e, t))?;
+            .map_err(|e| impulse_failure(e, t))?;
         accounts[0] += record.hand_work;
         self.ledger.impulse_loss += record.energy_lost;
         let mut event = Event::new(t, EventKind::Tense, None);
