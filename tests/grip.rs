@@ -9,7 +9,7 @@ mod common;
 
 use approx::{abs_diff_eq, assert_abs_diff_eq};
 use common::*;
-use diabolo::model::grip::{FrameInput, GripSolver};
+use diabolo::model::grip::{FrameInput, GripSolver, LengthLaw};
 use diabolo::model::{mechanical_energy, AxleMode, FrictionLaw, StickInput, TautDynamics};
 
 /// Modes with each axle stuck with probability 1/2 (at least one), otherwise slipping randomly.
@@ -63,6 +63,7 @@ fn general_solve_without_grip_reproduces_the_closed_form() {
                 &[],
                 &spins,
                 |k| contacts[k - 1].side,
+                LengthLaw::Inextensible,
             )
             .unwrap();
         for j in 0..=n {

@@ -4,10 +4,11 @@
 use nalgebra::Vector2;
 use thiserror::Error;
 
+use super::elastic::{self, ElasticString};
 use super::energy::PowerBalance;
 use super::friction::{AxleMode, Axles, SlipReference};
 use super::geometry::Kinematics;
-use super::grip::{self, FrameInput, GripSolver};
+use super::grip::{self, FrameInput, GripSolver, LengthLaw};
 use super::params::Params;
 use super::state::{Body, CartesianState, ReducedLayout, StateError};
 use super::tension::{self, Regularisation, StickInput, TensionSolution};
@@ -40,6 +41,8 @@ pub enum DynamicsError {
 #[derive(Clone, Debug)]
 pub struct TautDynamics {
     params: Params,
+    /// The compliant string's law, if the string has a stiffness (docs/elastic.md).
+    string: Option<ElasticString>,
     layout: ReducedLayout,
     regularisation: Regularisation,
     kin: Kinematics,
@@ -57,11 +60,18 @@ pub struct TautDynamics {
 }
 
 impl TautDynamics {
-    /// Workspace for `n` diabolos with the default [`Regularisation`].
+    /// Workspace for `n` diabolos with the default [`Regularisation`] (a compliant string's
+    /// layout if the parameters give the string a stiffness).
     pub fn new(params: &Params, n: usize) -> Self {
+        let string = params.elastic();
         Self {
             params: *params,
-            layout: ReducedLayout::new(n),
+            string,
+            layout: if string.is_some() {
+                ReducedLayout::elastic(n)
+            } else {
+                ReducedLayout::new(n)
+            },
             regularisation: Regularisation::default(),
             kin: Kinematics::new(n),
             axles: Axles::new(n),
@@ -163,19 +173,29 @@ impl TautDynamics {
             &self.kin,
             &self.spins,
             Some(modes),
-            SlipReference::LeftSide,
+            self.slip_reference(),
         );
         // Phases 3 and 4: tension and accelerations.
+        let law = self.length_law();
         if modes.contains(&AxleMode::Stuck) || !self.resting.is_empty() {
-            self.solve_with_grip(inputs, modes)?;
+            self.solve_with_grip(inputs, modes, law)?;
         } else {
-            self.solution = tension::solve(
-                &self.params,
-                &self.kin,
-                &self.axles,
-                inputs,
-                self.regularisation,
-            );
+            self.solution = match law {
+                LengthLaw::Inextensible => tension::solve(
+                    &self.params,
+                    &self.kin,
+                    &self.axles,
+                    inputs,
+                    self.regularisation,
+                ),
+                LengthLaw::MeanTension(mean) => tension::with_base_tension(
+                    &self.params,
+                    &self.kin,
+                    &self.axles,
+                    inputs,
+                    ElasticString::base_tension(mean, &self.kin, self.axles.tension_ratios()),
+                ),
+            };
             tension::accelerations(
                 &self.params,
                 &self.kin,
@@ -204,11 +224,39 @@ impl TautDynamics {
         Ok(())
     }
 
+    /// What fixes the string's length at the loaded state: the constraint, or the compliant
+    /// string's mean tension from its stretch (applied as it is: the phase ends where it
+    /// reaches zero).
+    fn length_law(&self) -> LengthLaw {
+        match &self.string {
+            None => LengthLaw::Inextensible,
+            Some(string) => {
+                let (stretch, rate) = elastic::stretch(&self.kin, string.length);
+                LengthLaw::MeanTension(string.mean_tension(stretch, rate))
+            }
+        }
+    }
+
+    /// Where slip speeds are measured from: the left side, or a compliant string's material.
+    fn slip_reference(&self) -> SlipReference {
+        if self.string.is_some() {
+            SlipReference::UniformStretch
+        } else {
+            SlipReference::LeftSide
+        }
+    }
+
+    /// The compliant string's law, if the string has one.
+    pub fn elastic_string(&self) -> Option<&ElasticString> {
+        self.string.as_ref()
+    }
+
     /// Tension and accelerations when some axles grip the string (see [`super::grip`]).
     fn solve_with_grip(
         &mut self,
         inputs: &[StickInput; 2],
         modes: &[AxleMode],
+        law: LengthLaw,
     ) -> Result<(), DynamicsError> {
         let n = self.layout.diabolos();
         let params = &self.params;
@@ -236,6 +284,7 @@ impl TautDynamics {
                 &self.resting,
                 &self.spins,
                 sides,
+                law,
             )
             .map_err(|_| DynamicsError::SingularGrip)?;
         let forces = self.grip.segment_forces();
@@ -258,11 +307,12 @@ impl TautDynamics {
                 ab + g * frames[s].cos_phi + t / params.stick_mass,
             ),
         });
+        let drive = string_first / (params.stick_mass * gear_ratio);
         self.solution = TensionSolution {
             shape_sum,
             gear_ratio,
             centrifugal_term: tension::centrifugal_term(&self.kin),
-            drive: string_first / (params.stick_mass * gear_ratio),
+            drive,
             base_tension: string_first,
             normalised_forces,
             hand_forces: [0, 1].map(|s| {
@@ -279,6 +329,12 @@ impl TautDynamics {
         let layout = &self.layout;
         let n = layout.diabolos();
         let o = self.kin.objects();
+        if layout.is_elastic() {
+            // u^b' = a^b - u^a phi' for the right stick, as for every other object.
+            let beta_acceleration = self.accelerations[n + 1].1;
+            out[layout.last_segment_length()] = self.kin.segments()[n].length_rate;
+            out[layout.u_beta_right()] = beta_acceleration - o[n + 1].u_alpha * o[n + 1].phi_rate;
+        }
         let x0_rate = o[0].velocity();
         out[0] = x0_rate.x;
         out[1] = x0_rate.y;
@@ -364,6 +420,7 @@ impl TautDynamics {
             &self.tensions,
             &self.spins,
             |k| contacts[k - 1].side,
+            self.length_law(),
             &mut self.slip_rates,
         );
         &self.slip_rates
@@ -413,10 +470,15 @@ impl TautDynamics {
             .iter()
             .map(|w| spin_mass * self.params.spin_drag * w * w)
             .sum();
+        let string_loss = self.string.map(|string| {
+            let (stretch, rate) = elastic::stretch(&self.kin, string.length);
+            string.loss_rate(stretch, rate, string.mean_tension(stretch, rate))
+        });
         PowerBalance {
             hand_power,
             friction_dissipation,
             drag_loss,
+            string_loss,
         }
     }
 }

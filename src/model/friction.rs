@@ -52,6 +52,10 @@ pub enum SlipReference {
     /// w'_i = sigma_i w_i - (sum_{j<i} l_j' - sum_{j>=i} l_j') / 2 (used for the tensing impulse,
     /// where the string length is changing). Equal to `LeftSide` on a taut string.
     Symmetric,
+    /// w'_i = sigma_i w_i - sum_{j<i} l_j' + rho_i L', rho_i = sum_{j<i} l_j / sum l: against the
+    /// material of a compliant string stretched evenly (docs/elastic.md). Equal to `LeftSide`
+    /// while the string's length does not change.
+    UniformStretch,
 }
 
 /// The string at one axle.
@@ -150,14 +154,19 @@ impl Axles {
         reference: SlipReference,
     ) {
         let objects = kin.objects();
-        let shift = match reference {
-            SlipReference::LeftSide => 0.0,
-            SlipReference::Symmetric => 0.5 * kin.total_length_rate(),
-        };
+        let rate = kin.total_length_rate();
+        let used = kin.total_length();
         let mut feed = 0.0;
+        let mut left = 0.0;
         let mut log_ratio = 0.0;
         for (i, contact_i) in self.contacts.iter_mut().enumerate() {
             feed += kin.segments()[i].length_rate;
+            left += kin.segments()[i].length;
+            let shift = match reference {
+                SlipReference::LeftSide => 0.0,
+                SlipReference::Symmetric => 0.5 * rate,
+                SlipReference::UniformStretch => left / used * rate,
+            };
             let (side, contact_angle) = contact(objects[i + 1].theta);
             let slip_speed = side * spins[i] - feed + shift;
             let mode = modes.map_or_else(|| AxleMode::from_slip(slip_speed), |m| m[i]);

@@ -125,7 +125,8 @@ impl Kinematics {
         &self.segments
     }
 
-    /// Loads a reduced taut state: l_N and u_{N+1}^beta come from the string constraint.
+    /// Loads a reduced taut state: l_N and u_{N+1}^beta come from the string constraint (from
+    /// the state itself in a compliant string's layout).
     pub fn load_reduced(&mut self, layout: &ReducedLayout, x: &[f64], string_length: f64) {
         let n = self.n;
         debug_assert_eq!(layout.diabolos(), n);
@@ -155,6 +156,10 @@ impl Kinematics {
         }
         self.objects[n + 1].u_alpha = x[layout.u_alpha_right()];
         self.objects[n + 1].u_beta = right_beta;
+        if layout.is_elastic() {
+            self.segments[n].length = x[layout.last_segment_length()];
+            self.objects[n + 1].u_beta = x[layout.u_beta_right()];
+        }
         self.set_rates();
     }
 

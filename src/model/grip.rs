@@ -15,6 +15,7 @@
 //! sum_{j<k} l_j'' = a_k^a cos psi_k - a_k^b sin psi_k + a_0^b - 2 sum_{0<j<k} a_j^b sin psi_j
 //! + sum_{j<k} l_j omega_j^2.
 
+use super::elastic::stretch_share;
 use super::friction::AxleMode;
 use super::geometry::Kinematics;
 use super::params::{FrictionLaw, Params};
@@ -59,6 +60,16 @@ pub fn grip_margins(
         tension_before - shrink * tension_after
     };
     (upper, tension_after - shrink * tension_before)
+}
+
+/// What fixes the string's length in the tension solve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LengthLaw {
+    /// The inextensible string: L'' = 0, slip speeds from the left side.
+    Inextensible,
+    /// A compliant string (docs/elastic.md): its mean tension sum T_j l_j / sum l is this value,
+    /// N, and slip speeds are measured against its evenly stretched material.
+    MeanTension(f64),
 }
 
 /// A stick input resolved in the stick's own frame.
@@ -114,7 +125,8 @@ pub fn length_acceleration(kin: &Kinematics, acc: &[(f64, f64)]) -> f64 {
 }
 
 /// d(w'_k)/dt of every axle (k = 1..N into `out[k - 1]`), for frame accelerations `acc`,
-/// segment tensions `tensions`, spins `spins` and sides `sides` (sigma_k).
+/// segment tensions `tensions`, spins `spins` and sides `sides` (sigma_k). On a compliant
+/// string the slip's reference rho_k L' adds rho_k' L' + rho_k L''.
 #[allow(clippy::too_many_arguments)]
 pub fn slip_accelerations(
     params: &Params,
@@ -123,6 +135,7 @@ pub fn slip_accelerations(
     tensions: &[f64],
     spins: &[f64],
     sides: impl Fn(usize) -> f64,
+    law: LengthLaw,
     out: &mut [f64],
 ) {
     let n = kin.diabolos();
@@ -139,6 +152,13 @@ pub fn slip_accelerations(
             - side * params.spin_drag * spins[k - 1]
             - feed;
         running -= 2.0 * acc[k].1 * o[k].sin_psi;
+    }
+    if let LengthLaw::MeanTension(_) = law {
+        let (rate, acceleration) = (kin.total_length_rate(), length_acceleration(kin, acc));
+        for (k, slip) in out.iter_mut().enumerate().take(n) {
+            let (share, share_rate) = stretch_share(kin, k + 1);
+            *slip += share_rate * rate + share * acceleration;
+        }
     }
 }
 
@@ -233,6 +253,7 @@ impl GripSolver {
         resting: &[usize],
         spins: &[f64],
         sides: impl Fn(usize) -> f64 + Copy,
+        law: LengthLaw,
     ) -> Result<&[f64], SingularGrip> {
         let n = kin.diabolos();
         self.starts.clear();
@@ -260,7 +281,7 @@ impl GripSolver {
         self.contact_forces.resize(resting.len(), 0.0);
         // Residuals at zero tension and contact force, then one column per unknown.
         self.tensions.iter_mut().for_each(|t| *t = 0.0);
-        self.residuals(params, kin, sticks, resting, spins, sides);
+        self.residuals(params, kin, sticks, resting, (spins, sides), law);
         self.base[..size].copy_from_slice(&self.rhs[..size]);
         for b in 0..size {
             for j in 0..=n {
@@ -273,7 +294,7 @@ impl GripSolver {
             for (c, force) in self.contact_forces.iter_mut().enumerate() {
                 *force = if blocks + c == b { 1.0 } else { 0.0 };
             }
-            self.residuals(params, kin, sticks, resting, spins, sides);
+            self.residuals(params, kin, sticks, resting, (spins, sides), law);
             for r in 0..size {
                 self.matrix[r * size + b] = self.rhs[r] - self.base[r];
             }
@@ -300,20 +321,29 @@ impl GripSolver {
         }
     }
 
-    /// Writes L'', the gripping axles' slip accelerations and the resting segments' l_s'' at
-    /// the current tensions and contact forces into `rhs`.
+    /// Writes the length law's residual (L'', or the mean tension's excess over the law's), the
+    /// gripping axles' slip accelerations and the resting segments' l_s'' at the current
+    /// tensions and contact forces into `rhs`.
     fn residuals(
         &mut self,
         params: &Params,
         kin: &Kinematics,
         sticks: &[FrameInput; 2],
         resting: &[usize],
-        spins: &[f64],
-        sides: impl Fn(usize) -> f64,
+        (spins, sides): (&[f64], impl Fn(usize) -> f64),
+        law: LengthLaw,
     ) {
         self.segment_forces_from(resting);
         frame_accelerations(params, kin, sticks, &self.forces, &mut self.acc);
-        self.rhs[0] = length_acceleration(kin, &self.acc);
+        self.rhs[0] = match law {
+            LengthLaw::Inextensible => length_acceleration(kin, &self.acc),
+            LengthLaw::MeanTension(mean) => {
+                let weighted: f64 = (kin.segments().iter().zip(&self.tensions))
+                    .map(|(s, t)| s.length * t)
+                    .sum();
+                weighted / kin.total_length() - mean
+            }
+        };
         slip_accelerations(
             params,
             kin,
@@ -321,6 +351,7 @@ impl GripSolver {
             &self.tensions,
             spins,
             sides,
+            law,
             &mut self.slips,
         );
         for (r, &k) in self.starts.iter().enumerate() {

@@ -6,6 +6,7 @@
 
 pub mod contact;
 pub mod dynamics;
+pub mod elastic;
 pub mod energy;
 pub mod flight;
 pub mod friction;
@@ -19,6 +20,7 @@ pub mod tension;
 
 pub use contact::{apply_impact, Constraint, ImpactBody, ImpactError, ImpactOutcome, ImpactRule};
 pub use dynamics::{DynamicsError, TautDynamics};
+pub use elastic::ElasticString;
 pub use energy::{mechanical_energy, PowerBalance};
 pub use flight::{chord_normal, FreeKind, FreeMotion};
 pub use friction::{filippov_mode, slip_at_capstan_bound, AxleContact, AxleMode, SlipDirection};

@@ -48,6 +48,11 @@ pub struct ParamValues {
     /// e_c: coefficient of restitution of an impact between two diabolos or a diabolo and a
     /// stick tip, 0 (plastic) to 1 (elastic).
     pub contact_restitution: f64,
+    /// EA: axial stiffness of a compliant string, N (docs/elastic.md). `None`: the string is
+    /// inextensible, the note's model.
+    pub string_stiffness: Option<f64>,
+    /// eta: internal damping of the string's stretch, N s (only with a stiffness).
+    pub string_damping: f64,
 }
 
 impl Default for ParamValues {
@@ -64,6 +69,8 @@ impl Default for ParamValues {
             friction_law: FrictionLaw::Step,
             diabolo_radius: 0.0635,
             contact_restitution: 0.5,
+            string_stiffness: None,
+            string_damping: 0.0,
         }
     }
 }
@@ -195,6 +202,20 @@ pub mod ranges {
         unit: "",
         why: "0 is plastic, 1 elastic",
     };
+    /// EA, N. Real diabolo strings: 150 to 310 N (the shared recordings' stretch).
+    pub const STRING_STIFFNESS: Range = Range {
+        min: 1.0,
+        max: 1e9,
+        unit: "N",
+        why: "real diabolo strings have 150 to 310 N; leave it out for an inextensible string",
+    };
+    /// eta, N s.
+    pub const STRING_DAMPING: Range = Range {
+        min: 0.0,
+        max: 1e4,
+        unit: "N s",
+        why: "a critically damped snap of a real string needs about 1 N s",
+    };
     /// The slip-speed width of the tanh law, m/s: tanh(w' / width) must be resolvable by the
     /// integrator (1e-300 makes it a step the adaptive steps cannot cross).
     pub const FRICTION_WIDTH: Range = Range {
@@ -233,6 +254,14 @@ impl ParamValues {
         if let FrictionLaw::Tanh { width } = self.friction_law {
             checks.push(("friction_width", width, ranges::FRICTION_WIDTH));
         }
+        if let Some(stiffness) = self.string_stiffness {
+            checks.push(("string_stiffness", stiffness, ranges::STRING_STIFFNESS));
+            checks.push((
+                "string_damping",
+                self.string_damping,
+                ranges::STRING_DAMPING,
+            ));
+        }
         match checks.into_iter().find(|(_, v, r)| !r.contains(*v)) {
             Some((field, value, range)) => Err(ParamError {
                 field,
@@ -254,7 +283,7 @@ impl Params {
     pub fn new(values: ParamValues) -> Result<Self, ParamError> {
         let positive = "it must be a finite number greater than 0";
         let non_negative = "it must be a finite number of at least 0";
-        let checks: [(&'static str, f64, bool, &'static str); 10] = [
+        let checks: [(&'static str, f64, bool, &'static str); 12] = [
             (
                 "string_length",
                 values.string_length,
@@ -315,6 +344,18 @@ impl Params {
                 (0.0..=1.0).contains(&values.contact_restitution),
                 "it must be between 0 (plastic) and 1 (elastic)",
             ),
+            (
+                "string_stiffness",
+                values.string_stiffness.unwrap_or(1.0),
+                values.string_stiffness.unwrap_or(1.0) > 0.0,
+                positive,
+            ),
+            (
+                "string_damping",
+                values.string_damping,
+                values.string_damping >= 0.0,
+                non_negative,
+            ),
         ];
         for (field, value, ok, requirement) in checks {
             if !value.is_finite() || !ok {
@@ -324,6 +365,20 @@ impl Params {
                     requirement: requirement.to_string(),
                 });
             }
+        }
+        if values.string_stiffness.is_some() && values.restitution != 0.0 {
+            return Err(ParamError {
+                field: "restitution",
+                value: values.restitution,
+                requirement: "a compliant string (params.string_stiffness) has no restitution: its snap rebounds by its stiffness and params.string_damping; remove params.restitution".to_string(),
+            });
+        }
+        if values.string_stiffness.is_none() && values.string_damping != 0.0 {
+            return Err(ParamError {
+                field: "string_damping",
+                value: values.string_damping,
+                requirement: "it damps a compliant string's stretch: give params.string_stiffness too, or remove it".to_string(),
+            });
         }
         if let FrictionLaw::Tanh { width } = values.friction_law {
             if !(width.is_finite() && width > 0.0) {
@@ -347,6 +402,17 @@ impl Params {
     /// gives d_i = 1 whatever the slip.
     pub fn has_switching_friction(&self) -> bool {
         self.0.friction > 0.0 && !matches!(self.0.friction_law, FrictionLaw::Tanh { .. })
+    }
+
+    /// The compliant string's law, if the string has a stiffness.
+    pub fn elastic(&self) -> Option<super::elastic::ElasticString> {
+        self.0
+            .string_stiffness
+            .map(|stiffness| super::elastic::ElasticString {
+                stiffness,
+                damping: self.0.string_damping,
+                length: self.0.string_length,
+            })
     }
 
     /// M / m: stick-to-diabolo mass ratio.

@@ -268,24 +268,44 @@ pub fn taut_point_below(
     Ok(Vector2::new(x, 0.5 * (low + high)))
 }
 
-/// Index map of the reduced state vector for N diabolos (length 5N + 6).
+/// Index map of the reduced state vector for N diabolos (length 5N + 6; 5N + 8 for a
+/// compliant string, which adds l_N and u_{N+1}^beta at the end: no constraint holds them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReducedLayout {
     n: usize,
+    elastic: bool,
 }
 
 impl ReducedLayout {
     /// Layout for `n` diabolos (n = 0: the string joins the two sticks directly).
     pub fn new(n: usize) -> Self {
-        Self { n }
+        Self { n, elastic: false }
+    }
+    /// Layout for `n` diabolos on a compliant string: l_N and u_{N+1}^beta are states.
+    pub fn elastic(n: usize) -> Self {
+        Self { n, elastic: true }
+    }
+    /// Whether l_N and u_{N+1}^beta are states (a compliant string).
+    pub fn is_elastic(&self) -> bool {
+        self.elastic
+    }
+    /// Index of l_N, the last segment's length (a compliant string's layout only).
+    pub fn last_segment_length(&self) -> usize {
+        debug_assert!(self.elastic);
+        5 * self.n + 6
+    }
+    /// Index of u_{N+1}^beta (a compliant string's layout only).
+    pub fn u_beta_right(&self) -> usize {
+        debug_assert!(self.elastic);
+        5 * self.n + 7
     }
     /// N, the number of diabolos.
     pub fn diabolos(&self) -> usize {
         self.n
     }
-    /// Length of the state vector, 5N + 6.
+    /// Length of the state vector, 5N + 6 (5N + 8 for a compliant string).
     pub fn len(&self) -> usize {
-        5 * self.n + 6
+        5 * self.n + 6 + if self.elastic { 2 } else { 0 }
     }
     /// Never empty (6 entries at least); present for clippy's len-without-is-empty rule.
     pub fn is_empty(&self) -> bool {
@@ -343,7 +363,8 @@ impl ReducedLayout {
 
     /// Converts a taut Cartesian state to the reduced state. The string must be taut
     /// (|L - sum l| <= tolerance * L) and not changing length (|L'| <= tolerance * (1 m/s + the
-    /// largest speed)), because the reduced state holds both by construction.
+    /// largest speed)), because the reduced state holds both by construction; a compliant
+    /// string's layout takes any length.
     pub fn reduce(
         &self,
         state: &CartesianState,
@@ -360,7 +381,7 @@ impl ReducedLayout {
         let mut kin = Kinematics::new(self.n);
         kin.load_cartesian(state)?;
         let slack = string_length - kin.total_length();
-        if slack.abs() > tolerance * string_length {
+        if !self.elastic && slack.abs() > tolerance * string_length {
             return Err(StateError::NotTaut {
                 slack,
                 tolerance: tolerance * string_length,
@@ -370,7 +391,7 @@ impl ReducedLayout {
             .map(|k| state.velocity(k).norm())
             .fold(0.0, f64::max);
         let rate = kin.total_length_rate();
-        if rate.abs() > tolerance * (1.0 + speed) {
+        if !self.elastic && rate.abs() > tolerance * (1.0 + speed) {
             return Err(StateError::LengthChanging {
                 rate,
                 tolerance: tolerance * (1.0 + speed),
@@ -393,6 +414,10 @@ impl ReducedLayout {
             x[self.u_beta(k)] = object.u_beta;
         }
         x[self.u_alpha_right()] = objects[self.n + 1].u_alpha;
+        if self.elastic {
+            x[self.last_segment_length()] = kin.segments()[self.n].length;
+            x[self.u_beta_right()] = objects[self.n + 1].u_beta;
+        }
         Ok(ReducedState {
             layout: *self,
             values: x,

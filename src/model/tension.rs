@@ -259,6 +259,49 @@ pub fn solve(
     }
 }
 
+/// The solution of an instant whose first tension T_0 is known (a compliant string's, from its
+/// stretch: docs/elastic.md): given hand forces are used as they are, and the force for a given
+/// stick acceleration is what holds it against the string's pull, F^b = a^b + T/M + g cos phi
+/// (T = T_0 left, T_N right). S, G and F^_C are reported as in [`solve`]; the drive is
+/// P = T_0 / (M G), so that [`accelerations`] applies T_0.
+pub fn with_base_tension(
+    params: &Params,
+    kin: &Kinematics,
+    axles: &Axles,
+    inputs: &[StickInput; 2],
+    base_tension: f64,
+) -> TensionSolution {
+    let n = kin.diabolos();
+    let o = kin.objects();
+    let ratios = axles.tension_ratios();
+    let shape_sum = shape_sum(kin, ratios);
+    let gear_ratio = gear_ratio(shape_sum, axles.last_ratio(), params.mass_ratio());
+    let frames = [&o[0], &o[n + 1]];
+    let pulls = [base_tension, base_tension * axles.last_ratio()];
+    let forces = [0, 1].map(|s| match inputs[s] {
+        StickInput::Force(f) => {
+            let (fa, fb) = frames[s].to_frame(f);
+            (fa / params.stick_mass, fb / params.stick_mass)
+        }
+        StickInput::Accel(a) => {
+            let (aa, ab) = frames[s].to_frame(a);
+            let (ga, gb) = gravity_in_frame(frames[s], params.gravity);
+            (aa - ga, ab + pulls[s] / params.stick_mass - gb)
+        }
+    });
+    TensionSolution {
+        shape_sum,
+        gear_ratio,
+        centrifugal_term: centrifugal_term(kin),
+        drive: base_tension / (params.stick_mass * gear_ratio),
+        base_tension,
+        normalised_forces: forces,
+        hand_forces: [0, 1]
+            .map(|s| params.stick_mass * frames[s].to_world(forces[s].0, forces[s].1)),
+        regularised: false,
+    }
+}
+
 /// Accelerations (a^alpha, a^beta) of every object in its own frame, m/s^2:
 /// sticks a^a = F^a - g sin phi, a_0^b = F^_0^b - G P - g cos phi_0,
 /// a_{N+1}^b = F^_{N+1}^b - d_N G P - g cos phi_{N+1};

@@ -9,8 +9,9 @@ use crate::model::friction::{Axles, SlipReference};
 use crate::model::{tension, Kinematics, Params, StickInput};
 use crate::simulation::run::{Row, Simulation};
 
-/// The header of an N-diabolo trajectory.
-pub fn trajectory_header(n: usize) -> Vec<String> {
+/// The header of an N-diabolo trajectory (`string_loss` after `impulse_loss` with a compliant
+/// string).
+pub fn trajectory_header(n: usize, elastic: bool) -> Vec<String> {
     let mut columns: Vec<String> = [
         "t", "phase", "left_x", "left_y", "left_vx", "left_vy", "right_x", "right_y", "right_vx",
         "right_vy",
@@ -39,6 +40,9 @@ pub fn trajectory_header(n: usize) -> Vec<String> {
         "impulse_loss",
     ] {
         columns.push(name.to_string());
+    }
+    if elastic {
+        columns.push("string_loss".to_string());
     }
     for k in 1..=n {
         columns.push(format!("d{k}_mode"));
@@ -87,7 +91,8 @@ impl<W: Write> TrajectoryWriter<W> {
     pub fn new(mut out: W, simulation: &Simulation) -> io::Result<Self> {
         let n = simulation.initial.diabolo_count();
         let mut line = CsvLine::with_capacity(64 * (n + 4));
-        line.texts(trajectory_header(n)).end(&mut out)?;
+        let elastic = simulation.params.string_stiffness.is_some();
+        line.texts(trajectory_header(n, elastic)).end(&mut out)?;
         Ok(Self {
             out,
             line,
@@ -143,6 +148,9 @@ impl<W: Write> TrajectoryWriter<W> {
         ] {
             line.number(v);
         }
+        if let Some(loss) = row.string_loss {
+            line.number(loss);
+        }
         for (mode, slot) in row.modes.iter().zip(&row.slots) {
             line.plain(mode.name()).plain(slot);
         }
@@ -170,7 +178,7 @@ mod tests {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
         let text = std::fs::read_to_string(dir.join("whip.json")).unwrap();
         let simulation = Scenario::parse(&text, &[]).unwrap().build(&dir).unwrap();
-        let header = trajectory_header(simulation.initial.diabolo_count());
+        let header = trajectory_header(simulation.initial.diabolo_count(), false);
         let g_column = header.iter().position(|c| c == "G").unwrap();
         let mut writer = TrajectoryWriter::new(Vec::new(), &simulation).unwrap();
         let mut loose = 0;

@@ -90,7 +90,9 @@ pub fn describe(name: &str) -> (&'static str, &'static str) {
         "t" => ("time", "s"),
         "G" => ("gear ratio G", ""),
         "FC" => ("centrifugal term F̂_C", "N/kg"),
-        "energy" | "hand_work" | "friction_loss" | "drag_loss" | "impulse_loss" => ("energy", "J"),
+        "energy" | "hand_work" | "friction_loss" | "drag_loss" | "impulse_loss" | "string_loss" => {
+            ("energy", "J")
+        }
         "slack" => ("slack", "m"),
         _ if name.starts_with('T') && is_number(&name[1..]) => ("tension", "N"),
         _ if on_object => match suffix {

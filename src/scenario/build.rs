@@ -130,7 +130,11 @@ impl Scenario {
 
     /// Warnings about the hands' paths in `simulation` (built from this scenario): the sticks
     /// come within [`crate::simulation::drive::REACH_MARGIN`] of the string length, or beyond.
+    /// A compliant string stretches instead: no warning for it.
     pub fn path_warnings(&self, simulation: &Simulation) -> Vec<ReachWarning> {
+        if simulation.params.string_stiffness.is_some() {
+            return Vec::new();
+        }
         reach_warning(
             &simulation.drives,
             simulation.params.string_length,
@@ -202,7 +206,10 @@ impl Scenario {
         ];
         let length = params.string_length;
         let distance = (sticks[1].pos - sticks[0].pos).norm();
-        if distance >= length {
+        // A compliant string may start stretched, up to twice its length (100 % strain).
+        let compliant = params.string_stiffness.is_some();
+        let reach = if compliant { 2.0 * length } else { length };
+        if distance >= reach {
             // Name where the right stick's start was given: its `initial` entry, or its path.
             let at = match (&self.initial.right, &drives[1]) {
                 (None, Drive::Path(_) | Drive::Tracking(..)) => "drive.right (its path at t = 0)",
@@ -211,11 +218,19 @@ impl Scenario {
             return Err(invalid(
                 at,
                 show(sticks[1].pos),
-                format!(
-                    "the sticks are {} m apart, not closer than the string length {} m",
-                    Compact(distance),
-                    Compact(length)
-                ),
+                if compliant {
+                    format!(
+                        "the sticks are {} m apart: a compliant string of length {} m would be stretched by more than 100 %",
+                        Compact(distance),
+                        Compact(length)
+                    )
+                } else {
+                    format!(
+                        "the sticks are {} m apart, not closer than the string length {} m",
+                        Compact(distance),
+                        Compact(length)
+                    )
+                },
                 "bring the sticks closer together or lengthen params.string_length",
             ));
         }
@@ -261,15 +276,23 @@ impl Scenario {
             }
         }
         let excess = state.string_used() - length;
-        if excess > TAUT_SNAP_TOLERANCE {
+        if compliant && excess > length {
+            return Err(invalid(
+                "initial.diabolos",
+                format!("sum l = {} m", Compact(state.string_used())),
+                format!("the diabolos stretch the compliant string by {} m, more than its length L = {} m (100 % strain)", Compact(excess), Compact(length)),
+                "move the diabolos closer to the sticks",
+            ));
+        }
+        if !compliant && excess > TAUT_SNAP_TOLERANCE {
             return Err(invalid(
                 "initial.diabolos",
                 format!("sum l = {} m", Compact(state.string_used())),
                 format!("the diabolos are off the string: reaching them takes {} m more string than L = {} m", Compact(excess), Compact(length)),
-                "move the diabolos within reach of the string (sum of the segment lengths at most L), or give the diabolos by \"x\"",
+                "move the diabolos within reach of the string (sum of the segment lengths at most L), give the diabolos by \"x\", or give the string a params.string_stiffness",
             ));
         }
-        if excess.abs() <= TAUT_SNAP_TOLERANCE && !state.diabolos.is_empty() {
+        if !compliant && excess.abs() <= TAUT_SNAP_TOLERANCE && !state.diabolos.is_empty() {
             snap_taut(&mut state, length);
         }
         check_below_string(&state, &on_string)?;
@@ -335,6 +358,8 @@ impl From<ParamValues> for ParamsSpec {
             friction_width,
             diabolo_radius: values.diabolo_radius,
             contact_restitution: values.contact_restitution,
+            string_stiffness: values.string_stiffness,
+            string_damping: values.string_damping,
         }
     }
 }
@@ -359,6 +384,8 @@ fn build_params(spec: &ParamsSpec) -> Result<Params, ScenarioError> {
         friction_law,
         diabolo_radius: spec.diabolo_radius,
         contact_restitution: spec.contact_restitution,
+        string_stiffness: spec.string_stiffness,
+        string_damping: spec.string_damping,
     };
     values
         .check_ranges()

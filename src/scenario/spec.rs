@@ -83,6 +83,15 @@ pub struct ParamsSpec {
     )]
     #[schemars(range(min = crate::model::ranges::CONTACT_RESTITUTION.min, max = crate::model::ranges::CONTACT_RESTITUTION.max))]
     pub contact_restitution: f64,
+    /// EA: axial stiffness of a compliant string, N (docs/elastic.md); absent, the string is
+    /// inextensible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = crate::model::ranges::STRING_STIFFNESS.min, max = crate::model::ranges::STRING_STIFFNESS.max))]
+    pub string_stiffness: Option<f64>,
+    /// eta: damping of the compliant string's stretch, N s (only with `string_stiffness`).
+    #[serde(default, skip_serializing_if = "defaults::is_zero")]
+    #[schemars(range(min = crate::model::ranges::STRING_DAMPING.min, max = crate::model::ranges::STRING_DAMPING.max))]
+    pub string_damping: f64,
 }
 
 /// Where a diabolo starts.
@@ -418,6 +427,8 @@ impl ParamsSpec {
             friction_width: defaults::friction_width(),
             diabolo_radius: defaults::diabolo_radius(),
             contact_restitution: defaults::contact_restitution(),
+            string_stiffness: None,
+            string_damping: 0.0,
         }
     }
 }
@@ -573,6 +584,9 @@ pub(super) mod defaults {
     }
     pub fn is_contact_restitution(value: &f64) -> bool {
         *value == contact_restitution()
+    }
+    pub fn is_zero(value: &f64) -> bool {
+        *value == 0.0
     }
     pub fn friction_width() -> f64 {
         0.01

@@ -6,7 +6,7 @@ use nalgebra::Vector2;
 use crate::model::{energy::mechanical_energy, CartesianState, Kinematics};
 
 use super::hybrid::Hybrid;
-use super::phase::{hand_inputs, Phase, ACCUMULATORS};
+use super::phase::{hand_inputs, Phase};
 use super::report::RunError;
 use super::roster::DiaboloMode;
 
@@ -39,7 +39,8 @@ pub struct Row {
     pub centrifugal_term: Option<f64>,
     /// Hand forces applied to the left and the right stick (x-y), N.
     pub hand_forces: [Vector2<f64>; 2],
-    /// Mechanical energy, J.
+    /// Energy, J: mechanical (kinetic, spin, gravitational) plus a compliant string's elastic
+    /// energy EA max(delta, 0)^2 / (2 L).
     pub energy: f64,
     /// L - sum l, m.
     pub slack: f64,
@@ -51,6 +52,9 @@ pub struct Row {
     pub drag_loss: f64,
     /// Energy lost in tensing impulses since the start, J.
     pub impulse_loss: f64,
+    /// Energy lost in a compliant string's damping since the start, J (`None` for the
+    /// inextensible string).
+    pub string_loss: Option<f64>,
 }
 
 impl Row {
@@ -201,13 +205,16 @@ fn fill_row(row: &mut Row, hybrid: &mut Hybrid, t: f64, y: &[f64]) -> Result<(),
     row.slots.clear();
     row.slots
         .extend((1..=count).map(|k| roster.slot_of(k).unwrap_or(0)));
-    let [hand_work, friction_loss, drag_loss] = accounts;
+    let [hand_work, friction_loss, drag_loss, string_loss] = accounts;
     row.energy = mechanical_energy(&params, &row.state);
     row.slack = params.string_length - string.string_used();
+    row.string_loss = params.elastic().map(|string| {
+        row.energy += string.energy(-row.slack);
+        string_loss
+    });
     row.hand_work = hand_work;
     row.friction_loss = friction_loss;
     row.drag_loss = drag_loss + roster.drag_loss(&params, t);
     row.impulse_loss = hybrid.ledger.impulse_loss;
-    debug_assert_eq!(ACCUMULATORS, 3);
     Ok(())
 }

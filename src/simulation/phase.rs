@@ -5,8 +5,9 @@
 //! - Loose: positions and velocities of every object, then spins, then the accumulators.
 //!
 //! The accumulators integrate the power terms of the energy balance along the run:
-//! hand work W, friction loss and drag loss, so that E(t) - E(0) = W - friction - drag -
-//! impulse losses can be checked at any time.
+//! hand work W, friction loss and drag loss (and with a compliant string its damping loss), so
+//! that E(t) - E(0) = W - friction - drag - string loss - impulse losses can be checked at any
+//! time.
 
 use crate::model::{
     tension, AxleMode, Body, CartesianState, DiaboloState, DynamicsError, Params, StickInput,
@@ -19,9 +20,18 @@ use super::hybrid::guards::{shared_guards, FlightView, LooseGuards, TautGuards};
 use super::ode::events::{EventSpec, EventSystem};
 use super::ode::integrate::OdeSystem;
 
-/// Number of energy accumulators at the end of every phase state: hand work, friction loss,
-/// drag loss (J).
-pub const ACCUMULATORS: usize = 3;
+/// The most energy accumulators at the end of a phase state: hand work, friction loss, drag
+/// loss and, with a compliant string only, the string's damping loss (J).
+pub const ACCUMULATORS: usize = 4;
+
+/// The accumulators a run with these parameters integrates: 3, or 4 with a compliant string.
+pub fn accumulators(params: &Params) -> usize {
+    if params.string_stiffness.is_some() {
+        ACCUMULATORS
+    } else {
+        ACCUMULATORS - 1
+    }
+}
 
 /// Which phase the string is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +74,8 @@ impl Quantity {
     fn account(index: usize) -> Self {
         Self {
             object: None,
-            name: ["hand work", "friction loss", "drag loss"][index.min(ACCUMULATORS - 1)],
+            name: ["hand work", "friction loss", "drag loss", "string loss"]
+                [index.min(ACCUMULATORS - 1)],
         }
     }
 
@@ -79,6 +90,7 @@ impl Quantity {
             "hand work" => "hand power",
             "friction loss" => "friction power",
             "drag loss" => "drag power",
+            "string loss" => "string damping power",
             other => other,
         };
         Self { name, ..self }
@@ -139,9 +151,9 @@ impl TautSystem {
         &self.dynamics
     }
 
-    /// Length of the phase state: 5N + 6 + accumulators.
+    /// Length of the phase state: 5N + 6 (5N + 8 with a compliant string) + accumulators.
     pub fn dimension(&self) -> usize {
-        self.dynamics.layout().len() + ACCUMULATORS
+        self.dynamics.layout().len() + accumulators(self.dynamics.params())
     }
 
     /// Evaluates the dynamics at (t, y) with the current modes.
@@ -164,6 +176,9 @@ impl TautSystem {
         dydt[len] = balance.hand_power;
         dydt[len + 1] = balance.friction_dissipation;
         dydt[len + 2] = balance.drag_loss;
+        if let Some(loss) = balance.string_loss {
+            dydt[len + 3] = loss;
+        }
         Ok(())
     }
 
@@ -387,7 +402,7 @@ impl LooseSystem {
     }
 
     pub fn dimension(&self) -> usize {
-        self.layout.len() + ACCUMULATORS
+        self.layout.len() + accumulators(&self.params)
     }
 
     fn stick(y: &[f64], k: usize) -> Body {
@@ -428,6 +443,11 @@ impl LooseSystem {
         dydt[len] = hand_power;
         dydt[len + 1] = 0.0;
         dydt[len + 2] = drag;
+        if let Some(string) = self.params.elastic() {
+            // A stretch left while slack relaxes in the damper.
+            let (stretch, rate) = self.stretch(t, y);
+            dydt[len + 3] = string.loss_rate(stretch, rate, 0.0);
+        }
         self.non_finite_rate = dydt.iter().position(|v| !v.is_finite());
         if self.non_finite_rate.is_some() {
             return Err(DynamicsError::NonFinite);
@@ -469,13 +489,51 @@ impl LooseSystem {
         }
     }
 
+    /// Velocity of object k at (t, y), path-driven sticks exactly on their paths.
+    fn velocity(&self, t: f64, y: &[f64], k: usize) -> Vector2<f64> {
+        let n = self.layout.diabolos();
+        let drive = match k {
+            0 => Some(&self.drives[0]),
+            k if k == n + 1 => Some(&self.drives[1]),
+            _ => None,
+        };
+        match drive {
+            Some(Drive::Path(path)) => path.at(t).vel,
+            _ => Vector2::new(y[4 * k + 2], y[4 * k + 3]),
+        }
+    }
+
     /// The slack L - sum l_i at (t, y), m (allocation-free).
     pub fn slack(&self, t: f64, y: &[f64]) -> f64 {
+        -self.stretch(t, y).0
+    }
+
+    /// The stretch delta = sum l_i - L and its rate delta' at (t, y), m and m/s.
+    pub fn stretch(&self, t: f64, y: &[f64]) -> (f64, f64) {
         let n = self.layout.diabolos();
-        let used: f64 = (0..=n)
-            .map(|i| (self.position(t, y, i + 1) - self.position(t, y, i)).norm())
-            .sum();
-        self.params.string_length - used
+        let (mut used, mut rate) = (0.0, 0.0);
+        for i in 0..=n {
+            let d = self.position(t, y, i + 1) - self.position(t, y, i);
+            let l = d.norm();
+            used += l;
+            if l > 0.0 {
+                rate += d.dot(&(self.velocity(t, y, i + 1) - self.velocity(t, y, i))) / l;
+            }
+        }
+        (used - self.params.string_length, rate)
+    }
+
+    /// How far the string is from pulling, m: the slack for the inextensible string (it pulls
+    /// from full length on); for a compliant one L / EA times minus its pull margin
+    /// (docs/elastic.md), which is the slack where the damper does not push.
+    pub fn tense_gap(&self, t: f64, y: &[f64]) -> f64 {
+        match self.params.elastic() {
+            None => self.slack(t, y),
+            Some(string) => {
+                let (stretch, rate) = self.stretch(t, y);
+                -string.pull_margin(stretch, rate) * string.length / string.stiffness
+            }
+        }
     }
 
     /// The guards' values ([`LooseGuards`]) at (t, y), allocation-free.
@@ -490,9 +548,12 @@ impl LooseSystem {
             used += l;
             self.lengths[i] = l;
         }
-        let slack = self.params.string_length - used;
+        let gap = match self.params.elastic() {
+            None => self.params.string_length - used,
+            Some(_) => self.tense_gap(t, y),
+        };
         self.guards
-            .write_values(self, (t, y), (&self.positions, &self.lengths, slack), out);
+            .write_values(self, (t, y), (&self.positions, &self.lengths, gap), out);
     }
 
     /// (L', L'') of the string at y, from the free motion of every object (sum over segments

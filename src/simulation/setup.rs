@@ -50,7 +50,8 @@ pub enum SetupError {
         /// Diabolos in the state.
         diabolos: usize,
     },
-    /// The initial positions need more string than there is.
+    /// The initial positions need more string than there is (for a compliant string: more
+    /// than twice its length).
     #[error("initial state: the string is {excess:.6} m too short for the positions (sum l > L)")]
     StringTooShort {
         /// sum l - L, m.
@@ -109,7 +110,13 @@ impl Simulation {
         }
         let excess =
             Roster::new(&modes).string_state(&initial).string_used() - params.string_length;
-        if excess > 1e-9 * params.string_length {
+        // A compliant string may start stretched (by at most its length).
+        let reach = if params.string_stiffness.is_some() {
+            params.string_length
+        } else {
+            1e-9 * params.string_length
+        };
+        if excess > reach {
             return Err(SetupError::StringTooShort { excess });
         }
         let positive = |field: &'static str, v: f64| {

@@ -176,7 +176,8 @@ impl Hybrid<'_> {
             return Ok(false);
         }
         let heavy = self.sim.drives.each_ref().map(|d| d.prescribes_motion());
-        if n == 0 && self.modes.phase == Phase::Taut && heavy[0] && heavy[1] {
+        let inextensible = self.sim.params.string_stiffness.is_none();
+        if inextensible && n == 0 && self.modes.phase == Phase::Taut && heavy[0] && heavy[1] {
             return Err(RunError::LandsOnStraightString { t, diabolo: k });
         }
         let phase = self.modes.phase;
@@ -526,7 +527,9 @@ impl Hybrid<'_> {
                 e
             },
         }));
-        if phase == Phase::Taut {
+        // The inextensible string is a constraint of the impact; a compliant one only a force.
+        let string_constraint = phase == Phase::Taut && params.string_stiffness.is_none();
+        if string_constraint {
             constraints.push(Constraint::String {
                 restitution: params.restitution,
             });
@@ -570,7 +573,7 @@ impl Hybrid<'_> {
         }
         let string = self.roster.string_state(&full);
         let kept = self.friction_modes();
-        if phase == Phase::Taut {
+        if string_constraint {
             let slack_rate = outcome.rates_after.last().copied().unwrap_or(0.0);
             if -slack_rate < -self.tolerances.impact_speed * (1.0 + approach) {
                 // The impact pulled the string slack: a loosen, after the contact.

@@ -505,7 +505,8 @@ pub fn shared_guards(view: &FlightView) -> Vec<SharedGuard> {
             guards.push(SharedGuard::Drop { free });
         }
     }
-    if both_on_paths(&view.drives) {
+    // A compliant string stretches between sticks held farther apart than its length.
+    if both_on_paths(&view.drives) && view.params.string_stiffness.is_none() {
         guards.push(SharedGuard::SticksApart);
     }
     guards

@@ -47,7 +47,7 @@ pub mod mode;
 pub mod run;
 pub mod transitions;
 
-use crate::model::energy::mechanical_energy;
+use crate::model::energy::{mechanical_energy, string_energy};
 use crate::simulation::ode::integrate::StepStats;
 
 use super::phase::{LooseSystem, TautSystem};
@@ -91,7 +91,7 @@ pub struct Hybrid<'a> {
     pub(crate) roster: Roster,
     pub ledger: Ledger,
     pub tolerances: Tolerances,
-    /// Mechanical energy at the start, J.
+    /// Energy at the start (mechanical, and a compliant string's elastic energy), J.
     pub initial_energy: f64,
     /// The diabolos (K) whose axles gripped before the string was rebuilt: entering the taut
     /// phase again does not log a new grip for them.
@@ -104,6 +104,8 @@ impl<'a> Hybrid<'a> {
     /// The run of `sim` before its first mode is entered ([`Hybrid::start`]).
     pub fn new(sim: &'a Simulation) -> Self {
         let roster = Roster::start(&sim.modes, &sim.initial);
+        let initial_energy = mechanical_energy(&sim.params, &sim.initial)
+            + string_energy(&sim.params, &roster.string_state(&sim.initial));
         Self {
             sim,
             n: roster.on_string(),
@@ -112,7 +114,7 @@ impl<'a> Hybrid<'a> {
             roster,
             ledger: Ledger::default(),
             tolerances: Tolerances::default(),
-            initial_energy: mechanical_energy(&sim.params, &sim.initial),
+            initial_energy,
             gripping_before: Vec::new(),
             landed: None,
         }

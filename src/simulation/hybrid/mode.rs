@@ -10,7 +10,9 @@ use crate::simulation::ode::events::{
     Crossing, EventError, EventLocator, EventOptions, EventSpec, EventSystem,
 };
 use crate::simulation::ode::integrate::{Stepper, StepperOptions};
-use crate::simulation::phase::{LooseSystem, Phase, Quantity, TautSystem, ACCUMULATORS};
+use crate::simulation::phase::{
+    accumulators, LooseSystem, Phase, Quantity, TautSystem, ACCUMULATORS,
+};
 use crate::simulation::report::{RunError, Settings};
 
 /// A phase's ODE system with its stepper and event locator. Both phases keep theirs for the
@@ -324,12 +326,24 @@ impl Modes {
         }
     }
 
-    /// The energy accounts at the end of the active phase's state `y`.
+    /// How many energy accounts the phase states end with (3, or 4 with a compliant string).
+    pub fn account_count(&self) -> usize {
+        accumulators(self.taut.system.dynamics.params())
+    }
+
+    /// The energy accounts at the end of the active phase's state `y` (those the run does not
+    /// keep are 0).
     pub fn accounts(&self, y: &[f64]) -> [f64; ACCUMULATORS] {
-        let d = self.dimension();
+        let (d, count) = (self.dimension(), self.account_count());
         let mut accounts = [0.0; ACCUMULATORS];
-        accounts.copy_from_slice(&y[d - ACCUMULATORS..d]);
+        accounts[..count].copy_from_slice(&y[d - count..d]);
         accounts
+    }
+
+    /// Writes `accounts` at the end of a state `y` of the active phase.
+    pub fn store_accounts(&self, accounts: &[f64; ACCUMULATORS], y: &mut [f64]) {
+        let (d, count) = (self.dimension(), self.account_count());
+        y[d - count..d].copy_from_slice(&accounts[..count]);
     }
 
     /// Restarts the active phase's stepper at (t, y) with a fresh derivative. The event locator

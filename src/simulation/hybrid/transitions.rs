@@ -115,6 +115,10 @@ impl Hybrid<'_> {
         let knots: Vec<i32> = initial.diabolos.iter().map(|d| d.knot).collect();
         self.modes.taut.system.knots = knots.clone();
         self.modes.loose.system.knots = knots;
+        if self.sim.params.string_stiffness.is_some() {
+            self.tense(initial, &accounts, 0.0, Arrival::Start)?;
+            return self.settle_contacts();
+        }
         if slack > self.tolerances.taut_start * self.sim.params.string_length {
             return self.enter_loose(initial, &accounts, 0.0);
         }
@@ -264,6 +268,9 @@ impl Hybrid<'_> {
                 });
             }
         }
+        if self.sim.params.string_stiffness.is_some() {
+            return self.tense_compliant(state, &accounts, t, arrival);
+        }
         let rate = kin.total_length_rate();
         let speed = (0..self.n + 2)
             .map(|k| state.velocity(k).norm())
@@ -313,6 +320,45 @@ impl Hybrid<'_> {
             return self.enter_loose(state, &accounts, t);
         }
         self.enter_taut(state, &accounts, t)
+    }
+
+    /// A compliant string starts pulling (docs/elastic.md): no impulse, the stretch takes over.
+    /// Logged as a `tense` with impulse 0 when it arrives from slack; at a start or a re-entry
+    /// (`Arrival::Start`) the string's pull margin decides the phase.
+    fn tense_compliant(
+        &mut self,
+        state: CartesianState,
+        accounts: &[f64; ACCUMULATORS],
+        t: f64,
+        arrival: Arrival,
+    ) -> Result<(), RunError> {
+        if arrival.arrived() {
+            let rate = state.length_rate();
+            let mut event = Event::new(t, EventKind::Tense, None);
+            event.impulse = Some(0.0);
+            event.energy_lost = Some(0.0);
+            event.length_rates = Some((rate, rate));
+            self.log(event);
+        }
+        self.ledger.bounces = 0;
+        self.modes.flight_step = None;
+        if arrival.arrived() || self.compliant_string_pulls(&state) {
+            self.enter_taut(state, accounts, t)
+        } else {
+            self.enter_loose(state, accounts, t)
+        }
+    }
+
+    /// Whether a compliant string pulls in `state`: its gap (L / EA times minus the pull
+    /// margin, m) within the taut-start tolerance of zero.
+    fn compliant_string_pulls(&self, state: &CartesianState) -> bool {
+        let params = &self.sim.params;
+        params.elastic().is_some_and(|string| {
+            let stretch = state.string_used() - string.length;
+            let gap = -string.pull_margin(stretch, state.length_rate()) * string.length
+                / string.stiffness;
+            gap <= self.tolerances.taut_start * string.length
+        })
     }
 
     /// Whether an impact at L' = `rate` (m/s) ends a bounce sequence: its rebound would be
@@ -469,9 +515,9 @@ impl Hybrid<'_> {
         self.modes.phase = Phase::Loose;
         let d = self.modes.dimension();
         let mut y = vec![0.0; d];
+        self.modes.store_accounts(accounts, &mut y);
         let loose = &mut self.modes.loose.system;
         loose.layout.store(&state, &mut y);
-        y[d - ACCUMULATORS..].copy_from_slice(accounts);
         loose.knots = state.diabolos.iter().map(|d| d.knot).collect();
         self.restart(t, &y)
     }
@@ -488,7 +534,10 @@ impl Hybrid<'_> {
         // length rate (event tolerance, round-off) on the diabolos, so that a stick keeps
         // exactly the position and velocity its drive gave it.
         let length = self.sim.params.string_length;
-        close_onto_string(&mut state, length);
+        let compliant = self.sim.params.string_stiffness.is_some();
+        if !compliant {
+            close_onto_string(&mut state, length);
+        }
         let layout = self.modes.taut.system.dynamics.layout();
         let reduced = layout
             .reduce(&state, length, self.tolerances.reduce)
@@ -497,7 +546,7 @@ impl Hybrid<'_> {
         let d = self.modes.dimension();
         let mut y = vec![0.0; d];
         y[..layout.len()].copy_from_slice(reduced.values());
-        y[d - ACCUMULATORS..].copy_from_slice(accounts);
+        self.modes.store_accounts(accounts, &mut y);
         self.modes.taut.system.knots = state.diabolos.iter().map(|d| d.knot).collect();
         if let Some(slot) = self.landed {
             self.clamp_landed_theta(&mut y[layout.theta(slot)]);
@@ -505,9 +554,15 @@ impl Hybrid<'_> {
         self.decide_modes(t, &y)?;
         self.modes.evaluate_taut(t, &y)?;
         let dynamics = &self.modes.taut.system.dynamics;
-        if dynamics.tension().base_tension < 0.0 {
+        let state_now = dynamics.cartesian(&y[..layout.len()]);
+        let slackens = if compliant {
+            !self.compliant_string_pulls(&state_now)
+        } else {
+            dynamics.tension().base_tension < 0.0
+        };
+        if slackens {
             // Neither the hands nor the motion keep this string taut: it loosens at once.
-            let state = dynamics.cartesian(&y[..layout.len()]);
+            let state = state_now;
             self.log(Event::new(t, EventKind::Loosen, None));
             return self.enter_loose(state, accounts, t);
         }
@@ -753,7 +808,12 @@ mod tests {
         let sim = at_full_length(Vector2::new(0.0, 0.5), 0.0);
         let mut hybrid = Hybrid::new(&sim);
         hybrid
-            .tense(sim.initial.clone(), &[0.0; 3], 0.0, Arrival::Start)
+            .tense(
+                sim.initial.clone(),
+                &[0.0; ACCUMULATORS],
+                0.0,
+                Arrival::Start,
+            )
             .unwrap();
         assert_eq!(hybrid.modes.phase, Phase::Loose);
         assert!(hybrid.ledger.events.is_empty());
@@ -792,7 +852,7 @@ mod tests {
             hybrid.ledger.bounces = bounces;
             let arrival = Arrival::SlackReachedZero;
             hybrid
-                .tense(sim.initial.clone(), &[0.0; 3], 0.0, arrival)
+                .tense(sim.initial.clone(), &[0.0; ACCUMULATORS], 0.0, arrival)
                 .unwrap();
             hybrid
         };
