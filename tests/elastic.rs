@@ -121,6 +121,32 @@ fn a_diabolo_in_a_symmetric_elastic_v_oscillates_at_the_frequency_derived_by_han
     assert!((lowest - (1.5 - h - amplitude)).abs() < 1e-9, "{lowest}");
 }
 
+// A diabolo placed by "x" on a compliant string starts where the string holds its weight: the
+// depth of the elastic V derived by hand above, not the unstretched hang (which would drop it
+// onto the stretch and ring the string's fast mode). It then stays there.
+#[test]
+fn a_diabolo_placed_by_x_on_a_compliant_string_starts_at_the_stretched_equilibrium() {
+    let (a, stiffness) = (0.4, 200.0);
+    let h = v_equilibrium(a, stiffness);
+    let sim = r#""duration": 2.0, "output_interval": 0.01"#;
+    let (rows, _) = ok(&held(
+        a,
+        r#"{"x": 0.0}"#,
+        r#", "string_stiffness": 200"#,
+        sim,
+    ));
+    let depth = 1.5 - rows[0].state.diabolos[0].pos.y;
+    assert!((depth - h).abs() < 1e-9, "depth {depth} m, by hand {h} m");
+    let drift = rows
+        .iter()
+        .map(|r| (r.state.diabolos[0].pos.y - rows[0].state.diabolos[0].pos.y).abs())
+        .fold(0.0, f64::max);
+    assert!(drift < 1e-9, "moved {drift} m");
+    // The hand-derived depth is below the unstretched hang by more than the tolerance above.
+    let sag = h - ((L / 2.0).powi(2) - a * a).sqrt();
+    assert!(sag > 1e-3, "{sag} m at EA {stiffness} N");
+}
+
 // A diabolo dropped from 0.3 m onto a straight string between sticks exactly L apart (the
 // inextensible string cannot catch it) lands, stretches the string and rises again. With no
 // damping nothing is lost, so at the lowest point m g (H + y) = EA delta^2 / (2 L) with

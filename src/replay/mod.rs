@@ -21,6 +21,7 @@ use crate::model::{taut_point_below, Body, CartesianState, DiaboloState, ParamVa
 use crate::output::table::{csv_reader, csv_reason, interpolate, locate, CsvLine};
 use crate::simulation::drive::{Drive, Path as HandPath, SampledPath};
 use crate::simulation::run::{Settings, Simulation};
+use crate::simulation::DiaboloMode;
 
 /// The columns of a recording, in order.
 pub const RECORDING_COLUMNS: [&str; 8] = [
@@ -634,9 +635,15 @@ fn simulation_from(
         right: body(right),
         diabolos: vec![*diabolo],
     };
-    // A start beyond the string's reach (noise, stretch), or within `taut_band` of it, is put on
-    // the string: moved along y.
-    if state.string_used() > params.string_length - options.taut_band {
+    // A diabolo above the line of the tips has left the string: it starts flying. (On the
+    // string it hangs on the right of the line from the left tip to the right one.)
+    let chord = state.right.pos - state.left.pos;
+    let flying = chord.perp(&(diabolo.pos - state.left.pos)) > 0.0;
+    // A start beyond the inextensible string's reach (noise, stretch), or within `taut_band` of
+    // it, is put on the string: moved along y. A compliant string starts as it was measured,
+    // stretched or not.
+    let compliant = params.string_stiffness.is_some();
+    if !flying && !compliant && state.string_used() > params.string_length - options.taut_band {
         // The point of the taut string below the tips at the same x (if there is one: else the
         // run reports the sticks too far apart).
         let d = &mut state.diabolos[0];
@@ -660,7 +667,12 @@ fn simulation_from(
         atol: options.rtol * 1e-3,
         ..Settings::default()
     };
-    Simulation::new(*params, drives, state, settings).map_err(|e| e.to_string())
+    let mode = if flying {
+        DiaboloMode::Flying
+    } else {
+        DiaboloMode::String
+    };
+    Simulation::with_modes(*params, drives, state, vec![mode], settings).map_err(|e| e.to_string())
 }
 
 fn replay_start(

@@ -295,6 +295,10 @@ impl Scenario {
         if !compliant && excess.abs() <= TAUT_SNAP_TOLERANCE && !state.diabolos.is_empty() {
             snap_taut(&mut state, length);
         }
+        let by_x = !string_specs.is_empty() && string_specs.iter().all(|d| d.x.is_some());
+        if compliant && by_x {
+            hang_stretched(&mut state, params);
+        }
         check_below_string(&state, &on_string)?;
         // Every diabolo in index order: the on-string ones placed, the flying ones as given.
         let mut string_placed = state.diabolos.into_iter();
@@ -883,6 +887,47 @@ fn rises_through_chord(
     let p = d.pos + d.vel * time + Vector2::new(0.0, -0.5 * gravity * time * time);
     let along = (p - a).dot(&chord) / chord.norm_squared();
     (along > 0.0 && along < 1.0).then_some(time)
+}
+
+/// Diabolos placed by "x" on a compliant string: moved down together until the string holds
+/// their weight, its mean tension EA delta / L pulling along its end segments
+/// (T (e_N.y - e_0.y) = n m g: the string's pull on the diabolos telescopes to its ends'), by
+/// bisection. A start at the unstretched length would drop them onto the stretch and set the
+/// string's fast mode ringing.
+fn hang_stretched(state: &mut CartesianState, params: &Params) {
+    let Some(string) = params.elastic() else {
+        return;
+    };
+    let n = state.diabolo_count();
+    let lift = |shift: f64| {
+        let mut s = state.clone();
+        for d in &mut s.diabolos {
+            d.pos.y -= shift;
+        }
+        let e_first = (s.position(1) - s.position(0)).normalize();
+        let e_last = (s.position(n + 1) - s.position(n)).normalize();
+        let tension = string.mean_tension(s.string_used() - string.length, 0.0);
+        tension * (e_last.y - e_first.y) - n as f64 * params.diabolo_mass * params.gravity
+    };
+    let (mut low, mut high) = (0.0, 1e-6);
+    while lift(high) < 0.0 {
+        if high > string.length {
+            return;
+        }
+        low = high;
+        high *= 2.0;
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (low + high);
+        if lift(mid) < 0.0 {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    for d in &mut state.diabolos {
+        d.pos.y -= high;
+    }
 }
 
 /// Moves every diabolo vertically by one amount so that sum l = L exactly (Newton).
