@@ -14,6 +14,8 @@ fn main() -> anyhow::Result<()> {
     options.params.friction = number("friction", options.params.friction);
     options.params.spin_inertia = number("spin_inertia", options.params.spin_inertia);
     options.params.spin_drag = number("spin_drag", options.params.spin_drag);
+    options.params.string_stiffness = p["string_stiffness"].as_f64();
+    options.params.string_damping = number("string_damping", 0.0);
     options.length_offset = document["length_offset"].as_f64().unwrap_or(0.0);
     let recordings =
         Recording::read_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/omron"))?;

@@ -566,6 +566,37 @@ fn cases() -> Vec<Case> {
             files: &[("hand.csv", "0,-0.4,1.5\n0.01,-0.4,1.5\n")],
         },
         c(
+            "string stiffness below its range",
+            Changed(|d| set(d, "params.string_stiffness", json!(0.5))),
+            "params.string_stiffness",
+        ),
+        c(
+            "string stiffness not a number",
+            Changed(|d| set(d, "params.string_stiffness", json!("stiff"))),
+            "string_stiffness",
+        ),
+        c(
+            "negative string damping",
+            Changed(|d| {
+                set(d, "params.string_stiffness", json!(200.0));
+                set(d, "params.string_damping", json!(-0.1));
+            }),
+            "params.string_damping",
+        ),
+        c(
+            "string damping without a stiffness",
+            Changed(|d| set(d, "params.string_damping", json!(0.3))),
+            "params.string_damping",
+        ),
+        c(
+            "restitution with a compliant string (the stretch sets the bounce)",
+            Changed(|d| {
+                set(d, "params.string_stiffness", json!(200.0));
+                set(d, "params.restitution", json!(0.5));
+            }),
+            "params.restitution",
+        ),
+        c(
             "contact restitution above 1",
             Changed(|d| set(d, "params.contact_restitution", json!(1.5))),
             "params.contact_restitution",

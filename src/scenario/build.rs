@@ -514,6 +514,7 @@ fn build_settings(spec: &SimSpec, limits: &Limits) -> Result<Settings, ScenarioE
         }
         (MethodName::Dopri5, None) => Method::Dopri5,
         (MethodName::Dop853, None) => Method::Dop853,
+        (MethodName::Rodas, None) => Method::Rodas,
     };
     let mut settings = Settings {
         duration: spec.duration,
@@ -889,28 +890,24 @@ fn rises_through_chord(
     (along > 0.0 && along < 1.0).then_some(time)
 }
 
-/// Diabolos placed by "x" on a compliant string: moved down together until the string holds
-/// their weight, its mean tension EA delta / L pulling along its end segments
-/// (T (e_N.y - e_0.y) = n m g: the string's pull on the diabolos telescopes to its ends'), by
-/// bisection. A start at the unstretched length would drop them onto the stretch and set the
-/// string's fast mode ringing.
+/// Diabolos placed by "x" on a compliant string: moved down together until the string's mean
+/// tension EA delta / L is the tension an inextensible string would carry there at that instant
+/// (below), by bisection. Started at the unstretched length, the diabolos would drop onto the
+/// stretch and set the string's fast mode ringing, which an explicit integrator must then follow.
 fn hang_stretched(state: &mut CartesianState, params: &Params) {
     let Some(string) = params.elastic() else {
         return;
     };
-    let n = state.diabolo_count();
-    let lift = |shift: f64| {
+    let excess = |shift: f64| {
         let mut s = state.clone();
         for d in &mut s.diabolos {
             d.pos.y -= shift;
         }
-        let e_first = (s.position(1) - s.position(0)).normalize();
-        let e_last = (s.position(n + 1) - s.position(n)).normalize();
-        let tension = string.mean_tension(s.string_used() - string.length, 0.0);
-        tension * (e_last.y - e_first.y) - n as f64 * params.diabolo_mass * params.gravity
+        let stretch = s.string_used() - string.length;
+        string.mean_tension(stretch, 0.0) - inextensible_tension(&s, params)
     };
     let (mut low, mut high) = (0.0, 1e-6);
-    while lift(high) < 0.0 {
+    while excess(high) < 0.0 {
         if high > string.length {
             return;
         }
@@ -919,7 +916,7 @@ fn hang_stretched(state: &mut CartesianState, params: &Params) {
     }
     for _ in 0..200 {
         let mid = 0.5 * (low + high);
-        if lift(mid) < 0.0 {
+        if excess(mid) < 0.0 {
             low = mid;
         } else {
             high = mid;
@@ -928,6 +925,33 @@ fn hang_stretched(state: &mut CartesianState, params: &Params) {
     for d in &mut state.diabolos {
         d.pos.y -= high;
     }
+}
+
+/// The uniform tension T (N) that keeps sum l constant at this instant, sticks unaccelerated and
+/// friction left out: with the diabolos' accelerations a_k = g - (T / m) grad_k, where
+/// grad_k = e_(k-1) - e_k is the gradient of sum l at diabolo k, sum l'' = 0 gives
+/// T = m (sum_k g . grad_k + sum_i |v_i, perp|^2 / l_i) / sum_k |grad_k|^2, with v_i, perp the
+/// relative velocity across segment i normal to it. For one diabolo at rest in a symmetric V it
+/// is m g / (2 sin alpha).
+fn inextensible_tension(state: &CartesianState, params: &Params) -> f64 {
+    let n = state.diabolo_count();
+    let unit = |i: usize| (state.position(i + 1) - state.position(i)).normalize();
+    let gravity = Vector2::new(0.0, -params.gravity);
+    let (mut pull, mut weight) = (0.0, 0.0);
+    for k in 1..=n {
+        let grad = unit(k - 1) - unit(k);
+        pull += grad.norm_squared();
+        weight += gravity.dot(&grad);
+    }
+    let centripetal: f64 = (0..=n)
+        .map(|i| {
+            let chord = state.position(i + 1) - state.position(i);
+            let relative = state.velocity(i + 1) - state.velocity(i);
+            let e = chord.normalize();
+            (relative - e * relative.dot(&e)).norm_squared() / chord.norm()
+        })
+        .sum();
+    params.diabolo_mass * (weight + centripetal) / pull
 }
 
 /// Moves every diabolo vertically by one amount so that sum l = L exactly (Newton).

@@ -47,7 +47,7 @@ fn variants(path: &str) -> &'static str {
     let field = path.rsplit('.').next().unwrap_or(path);
     match field {
         "friction_law" => "one of step, tanh, bearing",
-        "method" => "one of dopri5, dop853, rk4",
+        "method" => "one of dopri5, dop853, rk4, rodas",
         "type" => "one of force, released, accel, path",
         _ => "one of the names the format lists (see `diabolo schema`)",
     }

@@ -379,6 +379,9 @@ pub enum MethodName {
     Dop853,
     /// Classical Runge-Kutta with the fixed `step`.
     Rk4,
+    /// Rosenbrock 4(3) (Hairer and Wanner's RODAS), adaptive, linearly implicit: for a stiff
+    /// compliant string (params.string_stiffness of 1e4 N and more).
+    Rodas,
 }
 
 /// The hanging scenario: one diabolo at rest at the bottom of a 1.46 m string below two still

@@ -1,11 +1,15 @@
-//! Explicit Runge-Kutta steppers with dense output, over slices of `f64`.
+//! Runge-Kutta steppers with dense output, over slices of `f64`.
 //!
-//! Three methods share one explicit stepping routine over their Butcher tableaus:
+//! Three explicit methods share one stepping routine over their Butcher tableaus, and one
+//! linearly implicit method has its stages in [`super::rosenbrock`]:
 //! - [`Method::Dopri5`]: Dormand-Prince 5(4), FSAL, with Hairer's 4th-order continuous
 //!   extension (`dopri5.f`);
 //! - [`Method::Dop853`]: Hairer's 8(5,3) with the 7th-order dense output (`dop853.f`; three extra
 //!   stages per accepted step);
-//! - [`Method::Rk4`]: classical RK4 with a fixed step and cubic Hermite dense output.
+//! - [`Method::Rk4`]: classical RK4 with a fixed step and cubic Hermite dense output;
+//! - [`Method::Rodas`]: Hairer and Wanner's RODAS, Rosenbrock 4(3), L-stable, with its
+//!   3rd-order dense output (`rodas.f`): for stiff systems, where an explicit step is bounded
+//!   by the fastest mode's period rather than by the accuracy.
 //!
 //! Step-size control follows Hairer, Norsett and Wanner, *Solving ODEs I*, II.4: the error norm
 //! is `sqrt(mean((err_i / (atol + rtol max(|y_i|, |y_new_i|)))^2))`, the new step is
@@ -17,8 +21,9 @@
 
 use thiserror::Error;
 
+use super::rosenbrock::Rosenbrock;
 pub use super::tableau::{ErrorWeights, Tableau};
-use super::tableau::{DOP853, DOPRI5, RK4};
+use super::tableau::{DOP853, DOPRI5, RK4, RODAS};
 
 /// A system of first-order ODEs `dy/dt = f(t, y)` of fixed dimension.
 pub trait OdeSystem {
@@ -46,6 +51,9 @@ pub enum Method {
         /// Step size (s), > 0.
         step: f64,
     },
+    /// Hairer and Wanner's RODAS: Rosenbrock 4(3), six stages, L-stable, with a Jacobian by
+    /// finite differences once per step and 3rd-order dense output.
+    Rodas,
 }
 
 impl Method {
@@ -55,15 +63,17 @@ impl Method {
             Self::Dopri5 => &DOPRI5,
             Self::Dop853 => &DOP853,
             Self::Rk4 { .. } => &RK4,
+            Self::Rodas => &RODAS,
         }
     }
 
-    /// Short name: `dopri5`, `dop853` or `rk4`.
+    /// Short name: `dopri5`, `dop853`, `rk4` or `rodas`.
     pub fn name(&self) -> &'static str {
         match self {
             Self::Dopri5 => "dopri5",
             Self::Dop853 => "dop853",
             Self::Rk4 { .. } => "rk4",
+            Self::Rodas => "rodas",
         }
     }
 }
@@ -274,7 +284,7 @@ pub struct StepOutcome {
 }
 
 /// Outcome of one trial step.
-enum Trial {
+pub(super) enum Trial {
     /// Finite values, with the error norm (0 for fixed-step methods).
     Finite(f64),
     /// Some value was not finite.
@@ -292,6 +302,22 @@ pub struct NonFiniteComponent {
 }
 
 impl NonFiniteComponent {
+    /// The value of component `index`.
+    pub(super) fn value_of(index: usize) -> Self {
+        Self {
+            index,
+            derivative: false,
+        }
+    }
+
+    /// The derivative of component `index`.
+    pub(super) fn derivative_of(index: usize) -> Self {
+        Self {
+            index,
+            derivative: true,
+        }
+    }
+
     /// The first non-finite component among `values` and then `derivatives` (rows of `n`
     /// components each) of a system of dimension `n`.
     fn find(n: usize, values: &[f64], derivatives: &[f64]) -> Option<Self> {
@@ -330,6 +356,8 @@ pub struct Stepper {
     stats: StepStats,
     /// The first non-finite component of the last trial (or reset) that had one.
     non_finite: Option<NonFiniteComponent>,
+    /// The stages' workspace of the Rosenbrock method.
+    rosenbrock: Option<Box<Rosenbrock>>,
 }
 
 impl Stepper {
@@ -370,6 +398,7 @@ impl Stepper {
             dense: vec![0.0; tableau.dense_rows() * n],
             stats: StepStats::default(),
             non_finite: None,
+            rosenbrock: (method == Method::Rodas).then(|| Box::new(Rosenbrock::new(n))),
         })
     }
 
@@ -621,6 +650,20 @@ impl Stepper {
     ) -> Result<Trial, IntegrateError<S::Error>> {
         let (n, tab) = (self.n, self.tableau);
         self.k[..n].copy_from_slice(&self.f);
+        if let Some(rosenbrock) = &mut self.rosenbrock {
+            let tolerances = (self.options.atol, self.options.rtol);
+            // The derivative at the new point goes to row 1, for the next step and the locator.
+            return rosenbrock.attempt(
+                sys,
+                (self.t, self.segment),
+                h,
+                &self.y,
+                &self.f,
+                (&mut self.y_new, &mut self.k[n..2 * n]),
+                tolerances,
+                &mut self.stats,
+            );
+        }
         let span = StageSpan {
             t: self.t,
             h,
@@ -694,7 +737,8 @@ impl Stepper {
         };
         let n = self.n as f64;
         match self.tableau.error {
-            ErrorWeights::None => 0.0,
+            // Fixed step; a Rosenbrock trial returns its estimate with its stages.
+            ErrorWeights::None | ErrorWeights::Rosenbrock => 0.0,
             ErrorWeights::Embedded(w) => {
                 let sum: f64 = (0..self.n)
                     .map(|i| (h * combine(w, i) / scale(i)).powi(2))
@@ -723,7 +767,10 @@ impl Stepper {
     /// when the trial was clipped to land on the limit.
     fn accept(&mut self, h: f64, t_new: f64, err: f64, rejected: bool, unclipped: Option<f64>) {
         let (n, tab) = (self.n, self.tableau);
-        build_dense(tab, n, h, &self.y, &self.y_new, &self.k, &mut self.dense);
+        match &self.rosenbrock {
+            Some(rosenbrock) => rosenbrock.write_dense(&self.y, &self.y_new, &mut self.dense),
+            None => build_dense(tab, n, h, &self.y, &self.y_new, &self.k, &mut self.dense),
+        }
         std::mem::swap(&mut self.y, &mut self.y_new);
         self.f
             .copy_from_slice(&self.k[tab.stages * n..(tab.stages + 1) * n]);
@@ -825,7 +872,7 @@ fn run_stages<S: OdeSystem>(
 }
 
 /// One counted right-hand side evaluation.
-fn evaluate<S: OdeSystem>(
+pub(super) fn evaluate<S: OdeSystem>(
     sys: &mut S,
     t: f64,
     y: &[f64],
@@ -880,7 +927,7 @@ fn rms(values: impl ExactSizeIterator<Item = f64>) -> f64 {
 }
 
 /// The index of the first value that is not finite, if any.
-fn first_non_finite(values: &[f64]) -> Option<usize> {
+pub(super) fn first_non_finite(values: &[f64]) -> Option<usize> {
     values.iter().position(|v| !v.is_finite())
 }
 

@@ -1,6 +1,7 @@
 //! Butcher tableaus of the explicit Runge-Kutta methods, with their error estimates, dense
 //! output coefficients and controller constants (Hairer's `dopri5.f` and `dop853.f`; classical
-//! RK4).
+//! RK4), and the controller constants of the Rosenbrock method (its stages are in
+//! [`super::rosenbrock`]).
 
 /// How a method estimates its local error from the stage derivatives.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -17,6 +18,9 @@ pub enum ErrorWeights {
         /// Weights of the 3rd-order difference.
         e3: &'static [f64],
     },
+    /// A Rosenbrock method's last transformed stage, the difference of its embedded pair,
+    /// estimated with the stages (`super::rosenbrock`).
+    Rosenbrock,
 }
 
 /// An explicit Runge-Kutta tableau with its dense output and controller constants.
@@ -66,6 +70,23 @@ impl Tableau {
         4 + self.dense.len()
     }
 }
+
+/// RODAS (`rodas.f`): no explicit stages. Its two rows hold the derivatives at the step's
+/// start and end (for the event locator and the next step); the controller is Hairer's
+/// (h_new / h within [0.2, 6], exponent -1/4 of the order-3 estimate); the dense output has the
+/// four rows y_old, y_new - y_old, r2, r3.
+pub(crate) const RODAS: Tableau = Tableau {
+    stages: 1,
+    c: &[0.0, 1.0],
+    a: &[&[], &[]],
+    order: 4,
+    error: ErrorWeights::Rosenbrock,
+    error_order: 3,
+    fac_min: 0.2,
+    fac_max: 6.0,
+    dense: &[],
+    dense_order: 3,
+};
 
 pub(crate) const RK4: Tableau = Tableau {
     stages: 4,
