@@ -698,13 +698,19 @@ fn stretchy_catch_lands_stretches_and_settles_where_the_stretch_holds_the_weight
     let (t_rest, _) = tension(low);
     let last = outcome.rows.last().unwrap();
     let depth = 1.5 - last.state.diabolos[0].pos.y;
-    assert!((depth - low).abs() < 1.5e-3, "depth {depth} m, by hand {low} m");
+    assert!(
+        (depth - low).abs() < 1.5e-3,
+        "depth {depth} m, by hand {low} m"
+    );
     assert!(
         (last.tensions[0] / t_rest - 1.0).abs() < 0.02,
         "T = {} N, by hand {t_rest} N",
         last.tensions[0]
     );
-    assert!(outcome.events(EventKind::Tense).iter().all(|e| e.impulse == Some(0.0)));
+    assert!(outcome
+        .events(EventKind::Tense)
+        .iter()
+        .all(|e| e.impulse == Some(0.0)));
     assert_eq!(last.impulse_loss, 0.0);
     assert!(last.string_loss.unwrap() > 0.0);
     // Without the stiffness the same scenario is refused: the sticks are the string's length
@@ -714,11 +720,12 @@ fn stretchy_catch_lands_stretches_and_settles_where_the_stretch_holds_the_weight
         ("params.string_stiffness".to_string(), "null".to_string()),
         ("params.string_damping".to_string(), "0".to_string()),
     ];
-    let refused = Scenario::parse(&text, &overrides)
+    let Err(refused) = Scenario::parse(&text, &overrides)
         .unwrap()
         .build(&scenario_dir())
-        .err()
-        .expect("an inextensible string cannot take this catch");
+    else {
+        panic!("an inextensible string cannot take this catch");
+    };
     assert!(refused.to_string().contains("string length"), "{refused}");
 }
 

@@ -1,7 +1,7 @@
 //! Runge-Kutta steppers with dense output, over slices of `f64`.
 //!
 //! Three explicit methods share one stepping routine over their Butcher tableaus, and one
-//! linearly implicit method has its stages in [`super::rosenbrock`]:
+//! linearly implicit method has its stages in `rosenbrock`:
 //! - [`Method::Dopri5`]: Dormand-Prince 5(4), FSAL, with Hairer's 4th-order continuous
 //!   extension (`dopri5.f`);
 //! - [`Method::Dop853`]: Hairer's 8(5,3) with the 7th-order dense output (`dop853.f`; three extra

@@ -1,7 +1,7 @@
 //! Butcher tableaus of the explicit Runge-Kutta methods, with their error estimates, dense
 //! output coefficients and controller constants (Hairer's `dopri5.f` and `dop853.f`; classical
 //! RK4), and the controller constants of the Rosenbrock method (its stages are in
-//! [`super::rosenbrock`]).
+//! `rosenbrock`).
 
 /// How a method estimates its local error from the stage derivatives.
 #[derive(Clone, Copy, Debug, PartialEq)]
