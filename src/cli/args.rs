@@ -367,7 +367,8 @@ pub struct FitArgs {
     #[arg(required = true)]
     pub recordings: Vec<PathBuf>,
     /// The parameters to move: friction, spin_inertia, spin_drag, string_length (a correction
-    /// added to every recording's estimated length).
+    /// added to every recording's estimated length), string_stiffness, string_damping (the
+    /// compliant string; string_stiffness starts from the --params value or 200 N).
     #[arg(
         long,
         value_delimiter = ',',

@@ -36,6 +36,11 @@ pub struct Tolerances {
     pub impact_speed: f64,
     /// A slip speed within this (m/s) of zero is at zero: the Filippov rule decides the mode.
     pub slip_at_zero: f64,
+    /// When both trial slip accelerations of the Filippov rule are within this (m/s^2) of zero,
+    /// the axle grips: at a symmetric state both are round-off (1e-13, of one sign), and the
+    /// slip they would pick is then driven the other way by its own friction, unseen by its
+    /// guard (friction putting energy in).
+    pub slip_rate_at_zero: f64,
     /// The reduced state is built from a string at full length to this tolerance (m).
     pub reduce: f64,
     /// After a rebound, the flight back to full length (2 |L'| / L'') is stepped in this many
@@ -57,6 +62,7 @@ impl Default for Tolerances {
             overstretch_time: 1e-14,
             impact_speed: 1e-10,
             slip_at_zero: 1e-12,
+            slip_rate_at_zero: 1e-9,
             reduce: 1e-8,
             flight_pieces: 8.0,
             shortest_flight_step: 1e-12,
@@ -609,6 +615,12 @@ impl Hybrid<'_> {
         let up = trend(SlipDirection::Positive)?;
         let down = trend(SlipDirection::Negative)?;
         self.modes.taut.system.modes[k - 1] = saved;
+        let at_zero = self.tolerances.slip_rate_at_zero;
+        if up.abs() <= at_zero && down.abs() <= at_zero {
+            // Neither way of slipping is driven: round-off would pick one whose own friction
+            // then drives the slip the other way.
+            return Ok(AxleMode::Stuck);
+        }
         Ok(filippov_mode(up, down))
     }
 
@@ -617,6 +629,7 @@ impl Hybrid<'_> {
     fn redecide_axle(&mut self, t: f64, y: &[f64], k: usize, upper: bool) -> Result<(), RunError> {
         let before = self.modes.taut.system.modes[k - 1];
         let mut after = self.decide_axle(t, y, k)?;
+
         if before == AxleMode::Stuck && after == AxleMode::Stuck {
             after = slip_at_capstan_bound(upper);
         }
