@@ -9,7 +9,8 @@
 //! the accuracy; RODAS's do not, as long as the mode's ringing (undamped, eta = 0 here) is below
 //! the tolerance: at the default rtol 1e-9 the ringing is resolved by every method.
 //!
-//! Run: `cargo run --release --example stiffness_steps -- [rtol] [atol]` (defaults 1e-9, 1e-12: the scenarios' defaults).
+//! Run: `cargo run --release --example stiffness_steps -- [rtol] [atol] [damped]` (defaults 1e-9,
+//! 1e-12: the scenarios' defaults; `damped`: eta = 2 sqrt(m EA L), about critical).
 
 use std::path::Path;
 use std::time::Instant;
@@ -34,8 +35,17 @@ fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let rtol: f64 = args.next().map_or(Ok(1e-9), |s| s.parse())?;
     let atol: f64 = args.next().map_or(Ok(1e-12), |s| s.parse())?;
+    // "damped": eta = 2 sqrt(m EA L), about critical for the hanging diabolo's stretch mode.
+    let damped = args.next().as_deref() == Some("damped");
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    println!("rtol {rtol:e}, atol {atol:e}\n");
+    println!(
+        "rtol {rtol:e}, atol {atol:e}, {}\n",
+        if damped {
+            "eta = 2 sqrt(m EA L)"
+        } else {
+            "eta = 0"
+        }
+    );
     println!("| scenario | EA (N) | method | steps / s | rejected / s | evaluations / s | wall (ms) | events | gap to reference (m) |");
     println!("|---|---|---|---|---|---|---|---|---|");
     for scenario in ["swing", "snap"] {
@@ -60,6 +70,10 @@ fn main() -> anyhow::Result<()> {
                 ];
                 if let Some(ea) = stiffness {
                     o.push(("params.string_stiffness".to_string(), ea.to_string()));
+                    if damped {
+                        let eta = 2.0 * (0.2 * ea * 1.46_f64).sqrt();
+                        o.push(("params.string_damping".to_string(), eta.to_string()));
+                    }
                 }
                 o
             };

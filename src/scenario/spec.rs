@@ -379,7 +379,7 @@ pub enum MethodName {
     Dop853,
     /// Classical Runge-Kutta with the fixed `step`.
     Rk4,
-    /// Rosenbrock 4(3) (Hairer and Wanner's RODAS), adaptive, linearly implicit: for a stiff
+    /// Rosenbrock 4(3) (RODAS with Steinebach's RODASP coefficients), adaptive, linearly implicit: for a stiff
     /// compliant string (params.string_stiffness of 1e4 N and more).
     Rodas,
 }

@@ -7,7 +7,7 @@
 //! - [`Method::Dop853`]: Hairer's 8(5,3) with the 7th-order dense output (`dop853.f`; three extra
 //!   stages per accepted step);
 //! - [`Method::Rk4`]: classical RK4 with a fixed step and cubic Hermite dense output;
-//! - [`Method::Rodas`]: Hairer and Wanner's RODAS, Rosenbrock 4(3), L-stable, with its
+//! - [`Method::Rodas`]: RODAS with Steinebach's coefficients (RODASP), Rosenbrock 4(3), L-stable, with its
 //!   3rd-order dense output (`rodas.f`): for stiff systems, where an explicit step is bounded
 //!   by the fastest mode's period rather than by the accuracy.
 //!
@@ -51,7 +51,8 @@ pub enum Method {
         /// Step size (s), > 0.
         step: f64,
     },
-    /// Hairer and Wanner's RODAS: Rosenbrock 4(3), six stages, L-stable, with a Jacobian by
+    /// RODAS (Hairer and Wanner) with Steinebach's RODASP coefficients: Rosenbrock 4(3), six
+    /// stages, L-stable, no order reduction under a slow forcing, with a Jacobian by
     /// finite differences once per step and 3rd-order dense output.
     Rodas,
 }
