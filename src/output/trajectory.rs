@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use super::table::CsvLine;
 use crate::model::friction::{Axles, SlipReference};
+use crate::model::CartesianState;
 use crate::model::{tension, Kinematics, Params, StickInput};
 use crate::simulation::run::{Row, Simulation};
 
@@ -57,25 +58,47 @@ pub fn trajectory_header(n: usize, elastic: bool) -> Vec<String> {
 /// without string angles). The string is slack, so neither acts on the motion; they show how
 /// close the state is to what the taut string would do.
 pub fn loose_taut_terms(params: &Params, row: &Row) -> (f64, f64) {
-    let state = &row.string_state();
-    let n = state.diabolo_count();
-    let mut kinematics = Kinematics::new(n);
-    if kinematics.load_cartesian(state).is_err() {
-        return (f64::NAN, f64::NAN);
+    LooseTerms::default().of(params, row)
+}
+
+/// The workspace of [`loose_taut_terms`], reused from row to row (rebuilt when the number of
+/// diabolos on the string changes).
+#[derive(Default)]
+struct LooseTerms {
+    kinematics: Option<(Kinematics, Axles)>,
+    spins: Vec<f64>,
+    state: CartesianState,
+}
+
+impl LooseTerms {
+    fn of(&mut self, params: &Params, row: &Row) -> (f64, f64) {
+        row.string_state_into(&mut self.state);
+        let n = self.state.diabolo_count();
+        let (kinematics, axles) = match &mut self.kinematics {
+            Some((k, a)) if k.diabolos() == n => (k, a),
+            slot => {
+                let (k, a) = slot.insert((Kinematics::new(n), Axles::new(n)));
+                (k, a)
+            }
+        };
+        if kinematics.load_cartesian(&self.state).is_err() {
+            return (f64::NAN, f64::NAN);
+        }
+        self.spins.clear();
+        self.spins
+            .extend(self.state.diabolos.iter().map(|d| d.spin));
+        axles.update(
+            params.friction_law,
+            params.friction,
+            kinematics,
+            &self.spins,
+            None,
+            SlipReference::LeftSide,
+        );
+        let inputs = row.hand_forces.map(StickInput::Force);
+        let formulas = tension::solve(params, kinematics, axles, &inputs, Default::default());
+        (formulas.gear_ratio, formulas.centrifugal_term)
     }
-    let spins: Vec<f64> = state.diabolos.iter().map(|d| d.spin).collect();
-    let mut axles = Axles::new(n);
-    axles.update(
-        params.friction_law,
-        params.friction,
-        &kinematics,
-        &spins,
-        None,
-        SlipReference::LeftSide,
-    );
-    let inputs = row.hand_forces.map(StickInput::Force);
-    let formulas = tension::solve(params, &kinematics, &axles, &inputs, Default::default());
-    (formulas.gear_ratio, formulas.centrifugal_term)
 }
 
 /// Writes the rows of one simulation to any `io::Write` through one reused [`CsvLine`].
@@ -84,6 +107,7 @@ pub struct TrajectoryWriter<W: Write> {
     line: CsvLine,
     /// The simulation's parameters, for the G and FC columns of loose rows.
     params: Params,
+    loose: LooseTerms,
 }
 
 impl<W: Write> TrajectoryWriter<W> {
@@ -97,6 +121,7 @@ impl<W: Write> TrajectoryWriter<W> {
             out,
             line,
             params: simulation.params,
+            loose: LooseTerms::default(),
         })
     }
 
@@ -104,10 +129,10 @@ impl<W: Write> TrajectoryWriter<W> {
     pub fn write_row(&mut self, row: &Row) -> io::Result<()> {
         let (gear_ratio, centrifugal_term) = match (row.gear_ratio, row.centrifugal_term) {
             (Some(g), Some(fc)) => (g, fc),
-            _ => loose_taut_terms(&self.params, row),
+            _ => self.loose.of(&self.params, row),
         };
         let line = &mut self.line;
-        line.number(row.t).plain(row.phase.map_or("", |p| p.name()));
+        line.number(row.t).word(row.phase.map_or("", |p| p.name()));
         for stick in [&row.state.left, &row.state.right] {
             line.number(stick.pos.x)
                 .number(stick.pos.y)
@@ -122,14 +147,14 @@ impl<W: Write> TrajectoryWriter<W> {
                 .number(d.spin);
             // theta and the knot degree exist on the string only.
             match row.thetas.get(k).copied().flatten() {
-                Some(theta) => line.number(theta).plain(d.knot),
-                None => line.plain("").plain(""),
+                Some(theta) => line.number(theta).integer(i64::from(d.knot)),
+                None => line.word("").word(""),
             };
         }
         for j in 0..=row.state.diabolo_count() {
             match row.tensions.get(j) {
                 Some(&t) => line.number(t),
-                None => line.plain(""),
+                None => line.word(""),
             };
         }
         for v in [
@@ -152,7 +177,7 @@ impl<W: Write> TrajectoryWriter<W> {
             line.number(loss);
         }
         for (mode, slot) in row.modes.iter().zip(&row.slots) {
-            line.plain(mode.name()).plain(slot);
+            line.word(mode.name()).integer(*slot as i64);
         }
         line.end(&mut self.out)
     }

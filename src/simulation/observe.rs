@@ -60,21 +60,21 @@ pub struct Row {
 impl Row {
     /// The string's objects: the sticks and the diabolos on the string in slot order.
     pub fn string_state(&self) -> CartesianState {
-        let mut on_string: Vec<(usize, usize)> = self
-            .slots
-            .iter()
-            .enumerate()
-            .filter(|(_, &slot)| slot > 0)
-            .map(|(k, &slot)| (slot, k))
-            .collect();
-        on_string.sort_unstable();
-        CartesianState {
-            left: self.state.left,
-            right: self.state.right,
-            diabolos: on_string
-                .iter()
-                .map(|&(_, k)| self.state.diabolos[k])
-                .collect(),
+        let mut state = CartesianState::default();
+        self.string_state_into(&mut state);
+        state
+    }
+
+    /// [`Row::string_state`] into `out`, reusing its storage.
+    pub fn string_state_into(&self, out: &mut CartesianState) {
+        out.left = self.state.left;
+        out.right = self.state.right;
+        out.diabolos.clear();
+        let on_string = self.slots.iter().filter(|&&slot| slot > 0).count();
+        for slot in 1..=on_string {
+            if let Some(k) = self.slots.iter().position(|&s| s == slot) {
+                out.diabolos.push(self.state.diabolos[k]);
+            }
         }
     }
 }
