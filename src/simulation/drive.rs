@@ -139,8 +139,9 @@ pub struct PathPoint {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClampedSpline {
     points: Vec<(f64, Vector2<f64>)>,
-    /// Second derivatives at the keyframes.
-    curvature: Vec<Vector2<f64>>,
+    /// Per piece i (from keyframe i to i + 1), the polynomial in s = t - t_i:
+    /// y_i + c1 s + c2 s^2 + c3 s^3 (no division at evaluation).
+    coefficients: Vec<[Vector2<f64>; 3]>,
 }
 
 impl ClampedSpline {
@@ -190,7 +191,24 @@ impl ClampedSpline {
                 curvature[i] = (rhs[i] - upper[i] * curvature[i + 1]) / diag[i];
             }
         }
-        Ok(Self { points, curvature })
+        // S(s) = y0 + (slope - h (2 M0 + M1) / 6) s + M0 / 2 s^2 + (M1 - M0) / (6 h) s^3.
+        let coefficients = points
+            .windows(2)
+            .zip(curvature.windows(2))
+            .map(|(w, m)| {
+                let h = w[1].0 - w[0].0;
+                let slope = (w[1].1 - w[0].1) / h;
+                [
+                    slope - (2.0 * m[0] + m[1]) * (h / 6.0),
+                    0.5 * m[0],
+                    (m[1] - m[0]) / (6.0 * h),
+                ]
+            })
+            .collect();
+        Ok(Self {
+            points,
+            coefficients,
+        })
     }
 
     /// Position, velocity and acceleration at time t (s); at rest outside the keyframes.
@@ -200,14 +218,13 @@ impl ClampedSpline {
             Ok(i) => i,
             Err(rest) => return rest,
         };
-        let ((t0, y0), (t1, y1)) = (p[i - 1], p[i]);
-        let (m0, m1) = (self.curvature[i - 1], self.curvature[i]);
-        let h = t1 - t0;
-        let (a, b) = ((t1 - t) / h, (t - t0) / h);
-        let pos = a * y0 + b * y1 + ((a * a * a - a) * m0 + (b * b * b - b) * m1) * (h * h / 6.0);
-        let vel = (y1 - y0) / h + ((1.0 - 3.0 * a * a) * m0 + (3.0 * b * b - 1.0) * m1) * (h / 6.0);
-        let acc = a * m0 + b * m1;
-        PathPoint { pos, vel, acc }
+        let s = t - p[i - 1].0;
+        let [c1, c2, c3] = self.coefficients[i - 1];
+        PathPoint {
+            pos: p[i - 1].1 + (c1 + (c2 + c3 * s) * s) * s,
+            vel: c1 + (2.0 * c2 + 3.0 * c3 * s) * s,
+            acc: 2.0 * c2 + 6.0 * c3 * s,
+        }
     }
 }
 
