@@ -553,7 +553,7 @@ impl LooseSystem {
             Some(_) => self.tense_gap(t, y),
         };
         self.guards
-            .write_values(self, (t, y), (&self.positions, &self.lengths, gap), out);
+            .write_values(self, t, (&self.positions, &self.lengths, gap), out);
     }
 
     /// (L', L'') of the string at y, from the free motion of every object (sum over segments

@@ -293,12 +293,12 @@ impl LooseGuards {
             .collect()
     }
 
-    /// Writes every guard's value at (t, y) into `out`; `positions` and `lengths` hold the
-    /// string's objects' positions and segment lengths at (t, y), `slack` the slack.
+    /// Writes every guard's value at time t into `out`; `positions` and `lengths` hold the
+    /// string's objects' positions and segment lengths then, `slack` the slack.
     pub fn write_values(
         &self,
         sys: &LooseSystem,
-        (t, y): (f64, &[f64]),
+        t: f64,
         (positions, lengths, slack): (&[Vector2<f64>], &[f64], f64),
         out: &mut [f64],
     ) {
@@ -306,7 +306,7 @@ impl LooseGuards {
             *value = match *guard {
                 LooseGuard::Tense => slack,
                 LooseGuard::Fold { k } => {
-                    let pos = |j: usize| sys.position(t, y, j);
+                    let pos = |j: usize| positions[j];
                     let (a, b) = (pos(k) - pos(k - 1), pos(k + 1) - pos(k));
                     (a.x * b.y - a.y * b.x) / (a.norm() * b.norm()).max(f64::MIN_POSITIVE)
                 }
