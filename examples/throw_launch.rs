@@ -21,14 +21,6 @@ use diabolo::replay::{recording_params, start_simulation, LengthEstimate, Record
 use diabolo::simulation::run::EventKind;
 use nalgebra::Vector2;
 
-/// The measured diabolo at `t` (linear between frames).
-fn measured(rec: &Recording, t: f64) -> Vector2<f64> {
-    let k = rec.t.partition_point(|&s| s <= t).clamp(1, rec.t.len() - 1);
-    let (t0, t1) = (rec.t[k - 1], rec.t[k]);
-    let w = ((t - t0) / (t1 - t0)).clamp(0.0, 1.0);
-    rec.dia[k - 1] * (1.0 - w) + rec.dia[k] * w
-}
-
 /// Signed side of the diabolo from the line left tip -> right tip (> 0 above).
 fn side(rec: &Recording, k: usize) -> f64 {
     let chord = rec.right[k] - rec.left[k];
@@ -124,7 +116,7 @@ fn main() -> anyhow::Result<()> {
         for (j, h) in horizons.iter().enumerate() {
             match rows.iter().find(|(t, _)| (t - h).abs() < 1e-9) {
                 Some((_, d)) if start + h <= last => {
-                    let e = (d.pos - measured(&rec, start + h)).norm();
+                    let e = (d.pos - rec.at(&rec.dia, start + h)).norm();
                     sums[j] += e;
                     counts[j] += 1;
                     cells.push(format!("{e:.4}"));

@@ -1,22 +1,14 @@
 //! The tables of VALIDATION.md: every recording in `data/omron/` replayed with the parameters of a
 //! `params` JSON file (as `diabolo fit` writes), as Markdown, all recordings together first.
 //! Run: `cargo run --release --example validation_tables -- validation/omron_fitted.json`.
-use diabolo::replay::{replay, statistics, HorizonStats, Recording, ReplayOptions};
+use diabolo::fit::ParamsFile;
+use diabolo::replay::{replay, statistics, HorizonStats, Recording};
 
 fn main() -> anyhow::Result<()> {
     let file = std::env::args()
         .nth(1)
         .unwrap_or("validation/reference_params.json".into());
-    let document: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file)?)?;
-    let mut options = ReplayOptions::default();
-    let p = &document["params"];
-    let number = |key: &str, default: f64| p[key].as_f64().unwrap_or(default);
-    options.params.friction = number("friction", options.params.friction);
-    options.params.spin_inertia = number("spin_inertia", options.params.spin_inertia);
-    options.params.spin_drag = number("spin_drag", options.params.spin_drag);
-    options.params.string_stiffness = p["string_stiffness"].as_f64();
-    options.params.string_damping = number("string_damping", 0.0);
-    options.length_offset = document["length_offset"].as_f64().unwrap_or(0.0);
+    let options = ParamsFile::read(std::path::Path::new(&file))?.replay_options()?;
     let recordings =
         Recording::read_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/omron"))?;
     let mut all = Vec::new();

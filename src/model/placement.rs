@@ -214,7 +214,7 @@ fn split_root(total: f64, f: impl Fn(f64, f64) -> f64) -> (f64, f64) {
 
 /// The root of `f`, non-decreasing on (lo, hi), negative near lo and positive near hi: the
 /// bracket halved until it holds no double between its ends.
-fn bisect(mut lo: f64, mut hi: f64, f: impl Fn(f64) -> f64) -> f64 {
+pub(crate) fn bisect(mut lo: f64, mut hi: f64, mut f: impl FnMut(f64) -> f64) -> f64 {
     for _ in 0..BISECTIONS {
         let mid = 0.5 * (lo + hi);
         if mid <= lo || mid >= hi {

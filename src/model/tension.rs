@@ -162,6 +162,21 @@ pub fn centrifugal_term(kin: &Kinematics) -> f64 {
     0.5 * (-sticks + 2.0 * diabolos)
 }
 
+/// A given hand force `f` (N) in the stick's frame, per unit stick mass: (F^a, F^b), m/s^2.
+fn normalised_force(frame: &ObjectFrame, f: Vector2<f64>, stick_mass: f64) -> (f64, f64) {
+    let (fa, fb) = frame.to_frame(f);
+    (fa / stick_mass, fb / stick_mass)
+}
+
+/// The hand forces (N, world) for normalised frame forces.
+fn hand_forces(
+    frames: [&ObjectFrame; 2],
+    forces: &[(f64, f64); 2],
+    stick_mass: f64,
+) -> [Vector2<f64>; 2] {
+    [0, 1].map(|s| stick_mass * frames[s].to_world(forces[s].0, forces[s].1))
+}
+
 /// Frame components of gravity's pull on an object, -g (sin phi, cos phi).
 fn gravity_in_frame(o: &ObjectFrame, g: f64) -> (f64, f64) {
     (-g * o.sin_phi, -g * o.cos_phi)
@@ -199,10 +214,7 @@ pub fn solve(
     let mut wanted_beta = [None; 2];
     for s in 0..2 {
         match inputs[s] {
-            StickInput::Force(f) => {
-                let (fa, fb) = frames[s].to_frame(f);
-                forces[s] = (fa / params.stick_mass, fb / params.stick_mass);
-            }
+            StickInput::Force(f) => forces[s] = normalised_force(frames[s], f, params.stick_mass),
             StickInput::Accel(a) => {
                 let (aa, ab) = frames[s].to_frame(a);
                 // alpha rows of B are the identity: F^a = a^a + g sin phi.
@@ -245,8 +257,7 @@ pub fn solve(
         [None, None] => {}
     }
     let drive = 0.5 * (forces[0].1 + forces[1].1) + centrifugal_term;
-    let hand_forces =
-        [0, 1].map(|s| params.stick_mass * frames[s].to_world(forces[s].0, forces[s].1));
+    let hand_forces = hand_forces(frames, &forces, params.stick_mass);
     TensionSolution {
         shape_sum,
         gear_ratio,
@@ -279,10 +290,7 @@ pub fn with_base_tension(
     let frames = [&o[0], &o[n + 1]];
     let pulls = [base_tension, base_tension * axles.last_ratio()];
     let forces = [0, 1].map(|s| match inputs[s] {
-        StickInput::Force(f) => {
-            let (fa, fb) = frames[s].to_frame(f);
-            (fa / params.stick_mass, fb / params.stick_mass)
-        }
+        StickInput::Force(f) => normalised_force(frames[s], f, params.stick_mass),
         StickInput::Accel(a) => {
             let (aa, ab) = frames[s].to_frame(a);
             let (ga, gb) = gravity_in_frame(frames[s], params.gravity);
@@ -296,8 +304,7 @@ pub fn with_base_tension(
         drive: base_tension / (params.stick_mass * gear_ratio),
         base_tension,
         normalised_forces: forces,
-        hand_forces: [0, 1]
-            .map(|s| params.stick_mass * frames[s].to_world(forces[s].0, forces[s].1)),
+        hand_forces: hand_forces(frames, &forces, params.stick_mass),
         regularised: false,
     }
 }

@@ -216,8 +216,9 @@ impl Recording {
             .collect()
     }
 
-    /// The measured value at t, linear between frames (held at the ends).
-    fn at(&self, series: &[Vector2<f64>], t: f64) -> Vector2<f64> {
+    /// The measured value of `series` (one of the recording's columns) at t, linear between
+    /// frames (held at the ends).
+    pub fn at(&self, series: &[Vector2<f64>], t: f64) -> Vector2<f64> {
         let (i, f) = locate(&self.t, t);
         if f == 0.0 {
             series[i]

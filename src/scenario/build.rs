@@ -6,6 +6,7 @@ use std::path::Path as FsPath;
 use nalgebra::Vector2;
 
 use crate::display::{compact, echoed, Compact};
+use crate::model::placement;
 use crate::model::{
     lowest_taut_positions, taut_point_below, Body, CartesianState, DiaboloState, FrictionLaw,
     Kinematics, ParamValues, Params, PlacementError, Range, StateError,
@@ -898,33 +899,25 @@ fn hang_stretched(state: &mut CartesianState, params: &Params) {
     let Some(string) = params.elastic() else {
         return;
     };
-    let excess = |shift: f64| {
-        let mut s = state.clone();
-        for d in &mut s.diabolos {
-            d.pos.y -= shift;
+    let placed: Vec<f64> = state.diabolos.iter().map(|d| d.pos.y).collect();
+    let mut excess = |shift: f64| {
+        for (d, y) in state.diabolos.iter_mut().zip(&placed) {
+            d.pos.y = y - shift;
         }
-        let stretch = s.string_used() - string.length;
-        string.mean_tension(stretch, 0.0) - inextensible_tension(&s, params)
+        let stretch = state.string_used() - string.length;
+        string.mean_tension(stretch, 0.0) - inextensible_tension(state, params)
     };
     let (mut low, mut high) = (0.0, 1e-6);
     while excess(high) < 0.0 {
         if high > string.length {
+            excess(0.0);
             return;
         }
         low = high;
         high *= 2.0;
     }
-    for _ in 0..200 {
-        let mid = 0.5 * (low + high);
-        if excess(mid) < 0.0 {
-            low = mid;
-        } else {
-            high = mid;
-        }
-    }
-    for d in &mut state.diabolos {
-        d.pos.y -= high;
-    }
+    let shift = placement::bisect(low, high, &mut excess);
+    excess(shift);
 }
 
 /// The uniform tension T (N) that keeps sum l constant at this instant, sticks unaccelerated and

@@ -15,7 +15,7 @@ use crate::model::{
 };
 use nalgebra::Vector2;
 
-use super::drive::Drive;
+use super::drive::{Drive, Path};
 use super::hybrid::guards::{shared_guards, FlightView, LooseGuards, TautGuards};
 use super::ode::events::{EventSpec, EventSystem};
 use super::ode::integrate::OdeSystem;
@@ -475,32 +475,30 @@ impl LooseSystem {
         state
     }
 
-    /// Position of object k at (t, y), path-driven sticks exactly on their paths.
-    pub(crate) fn position(&self, t: f64, y: &[f64], k: usize) -> Vector2<f64> {
+    /// The path of object k if it is a path-driven stick.
+    fn path_of(&self, k: usize) -> Option<&Path> {
         let n = self.layout.diabolos();
         let drive = match k {
-            0 => Some(&self.drives[0]),
-            k if k == n + 1 => Some(&self.drives[1]),
-            _ => None,
+            0 => &self.drives[0],
+            k if k == n + 1 => &self.drives[1],
+            _ => return None,
         };
         match drive {
-            Some(Drive::Path(path)) => path.at(t).pos,
-            _ => Vector2::new(y[4 * k], y[4 * k + 1]),
+            Drive::Path(path) => Some(path),
+            _ => None,
         }
+    }
+
+    /// Position of object k at (t, y), path-driven sticks exactly on their paths.
+    pub(crate) fn position(&self, t: f64, y: &[f64], k: usize) -> Vector2<f64> {
+        self.path_of(k)
+            .map_or_else(|| Vector2::new(y[4 * k], y[4 * k + 1]), |p| p.at(t).pos)
     }
 
     /// Velocity of object k at (t, y), path-driven sticks exactly on their paths.
     fn velocity(&self, t: f64, y: &[f64], k: usize) -> Vector2<f64> {
-        let n = self.layout.diabolos();
-        let drive = match k {
-            0 => Some(&self.drives[0]),
-            k if k == n + 1 => Some(&self.drives[1]),
-            _ => None,
-        };
-        match drive {
-            Some(Drive::Path(path)) => path.at(t).vel,
-            _ => Vector2::new(y[4 * k + 2], y[4 * k + 3]),
-        }
+        self.path_of(k)
+            .map_or_else(|| Vector2::new(y[4 * k + 2], y[4 * k + 3]), |p| p.at(t).vel)
     }
 
     /// The slack L - sum l_i at (t, y), m (allocation-free).

@@ -650,7 +650,6 @@ impl Stepper {
         t_new: f64,
     ) -> Result<Trial, IntegrateError<S::Error>> {
         let (n, tab) = (self.n, self.tableau);
-        self.k[..n].copy_from_slice(&self.f);
         if let Some(rosenbrock) = &mut self.rosenbrock {
             let tolerances = (self.options.atol, self.options.rtol);
             // The derivative at the new point goes to row 1, for the next step and the locator.
@@ -665,6 +664,7 @@ impl Stepper {
                 &mut self.stats,
             );
         }
+        self.k[..n].copy_from_slice(&self.f);
         let span = StageSpan {
             t: self.t,
             h,
