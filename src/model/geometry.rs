@@ -210,31 +210,42 @@ impl Kinematics {
     /// Positions, velocities, spins (from `spin(i)`, i = 1..N) and knot degrees, with the left
     /// stick at `left`.
     pub fn to_cartesian(&self, left: Vector2<f64>, spin: impl Fn(usize) -> f64) -> CartesianState {
+        let mut state = CartesianState {
+            diabolos: vec![DiaboloState::default(); self.n],
+            ..CartesianState::default()
+        };
+        self.write_cartesian(left, spin, &mut state);
+        state
+    }
+
+    /// [`Kinematics::to_cartesian`] into a state of N diabolos (allocation-free).
+    pub fn write_cartesian(
+        &self,
+        left: Vector2<f64>,
+        spin: impl Fn(usize) -> f64,
+        state: &mut CartesianState,
+    ) {
         let n = self.n;
+        debug_assert_eq!(state.diabolo_count(), n);
         let mut pos = left;
-        let mut diabolos = Vec::with_capacity(n);
-        for i in 1..=n {
+        for (i, d) in (1..=n).zip(state.diabolos.iter_mut()) {
             pos += self.segments[i - 1].length * self.segment_direction(i - 1);
             let o = &self.objects[i];
-            diabolos.push(DiaboloState {
+            *d = DiaboloState {
                 pos,
                 vel: o.velocity(),
                 spin: spin(i),
                 knot: knot_degree(o.theta),
-            });
+            };
         }
-        let right = pos + self.segments[n].length * self.segment_direction(n);
-        CartesianState {
-            left: Body {
-                pos: left,
-                vel: self.objects[0].velocity(),
-            },
-            right: Body {
-                pos: right,
-                vel: self.objects[n + 1].velocity(),
-            },
-            diabolos,
-        }
+        state.left = Body {
+            pos: left,
+            vel: self.objects[0].velocity(),
+        };
+        state.right = Body {
+            pos: pos + self.segments[n].length * self.segment_direction(n),
+            vel: self.objects[n + 1].velocity(),
+        };
     }
 
     fn set_angles(&mut self, phi0: f64) {

@@ -31,8 +31,8 @@ pub use impulse::{
 pub use params::{ranges, FrictionLaw, ParamError, ParamValues, Params, Range};
 pub use placement::{lowest_taut_positions, PlacementError};
 pub use state::{
-    close_onto_string, taut_point_below, Body, CartesianState, DiaboloState, ReducedLayout,
-    ReducedState, StateError,
+    close_onto_string, close_onto_string_with, taut_point_below, Body, CartesianState,
+    DiaboloState, ReducedLayout, ReducedState, StateError,
 };
 pub use tension::{loose_accelerations, Regularisation, StickInput, StickMatrix, TensionSolution};
 

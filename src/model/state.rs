@@ -398,6 +398,16 @@ impl ReducedLayout {
             });
         }
         let mut x = vec![0.0; self.len()];
+        self.write(&kin, state, &mut x);
+        Ok(ReducedState {
+            layout: *self,
+            values: x,
+        })
+    }
+
+    /// Writes the reduced state of `state`, whose kinematics `kin` holds (loaded from it), into
+    /// `x` (the layout's length; allocation-free).
+    pub fn write(&self, kin: &Kinematics, state: &CartesianState, x: &mut [f64]) {
         x[0] = state.left.pos.x;
         x[1] = state.left.pos.y;
         let objects = kin.objects();
@@ -418,10 +428,6 @@ impl ReducedLayout {
             x[self.last_segment_length()] = kin.segments()[self.n].length;
             x[self.u_beta_right()] = objects[self.n + 1].u_beta;
         }
-        Ok(ReducedState {
-            layout: *self,
-            values: x,
-        })
     }
 
     /// Converts a reduced state back to positions, velocities, spins and knot degrees
@@ -479,39 +485,51 @@ pub fn theta_from_turn(turn: f64, knot: i32) -> f64 {
 /// Moves the diabolos (only) so that sum l = L and L' = 0 exactly, along the gradient of the
 /// string length with respect to their positions: g_i = e_{i-1} - e_i (unit segment directions).
 pub fn close_onto_string(state: &mut CartesianState, length: f64) {
+    close_onto_string_with(state, length, &mut Vec::new());
+}
+
+/// [`close_onto_string`] with the gradient in a reused buffer; false when the string is
+/// straight or collapsed there (no gradient to move along), the state then unchanged or only
+/// partly closed.
+pub fn close_onto_string_with(
+    state: &mut CartesianState,
+    length: f64,
+    g: &mut Vec<Vector2<f64>>,
+) -> bool {
     let n = state.diabolo_count();
     let direction = |s: &CartesianState, j: usize| {
         let d = s.position(j + 1) - s.position(j);
         let norm = d.norm();
         (norm > 0.0).then(|| d / norm)
     };
-    let gradient = |s: &CartesianState| -> Option<Vec<Vector2<f64>>> {
-        (1..=n)
-            .map(|i| Some(direction(s, i - 1)? - direction(s, i)?))
-            .collect()
+    // The gradient into g and its squared norm, if every segment has a direction.
+    let gradient = |s: &CartesianState, g: &mut Vec<Vector2<f64>>| -> Option<f64> {
+        g.clear();
+        for i in 1..=n {
+            g.push(direction(s, i - 1)? - direction(s, i)?);
+        }
+        let norm2: f64 = g.iter().map(|v| v.norm_squared()).sum();
+        (norm2 >= 1e-12).then_some(norm2)
     };
     for _ in 0..3 {
-        let Some(g) = gradient(state) else { return };
-        let norm2: f64 = g.iter().map(|v| v.norm_squared()).sum();
-        if norm2 < 1e-12 {
-            return;
-        }
+        let Some(norm2) = gradient(state, g) else {
+            return false;
+        };
         let excess = state.string_used() - length;
-        for (d, gi) in state.diabolos.iter_mut().zip(&g) {
+        for (d, gi) in state.diabolos.iter_mut().zip(g.iter()) {
             d.pos -= gi * (excess / norm2);
         }
     }
-    let Some(g) = gradient(state) else { return };
-    let norm2: f64 = g.iter().map(|v| v.norm_squared()).sum();
-    if norm2 < 1e-12 {
-        return;
-    }
+    let Some(norm2) = gradient(state, g) else {
+        return false;
+    };
     let rate: f64 = (0..=n)
         .map(|j| {
             direction(state, j).map_or(0.0, |e| e.dot(&(state.velocity(j + 1) - state.velocity(j))))
         })
         .sum();
-    for (d, gi) in state.diabolos.iter_mut().zip(&g) {
+    for (d, gi) in state.diabolos.iter_mut().zip(g.iter()) {
         d.vel -= gi * (rate / norm2);
     }
+    true
 }

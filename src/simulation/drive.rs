@@ -728,7 +728,12 @@ impl Drive {
 
     /// The model input at time t for a stick in state `stick`.
     pub fn input(&self, t: f64, stick: &Body) -> StickInput {
-        match self {
+        self.input_on_path(t, stick).0
+    }
+
+    /// [`Drive::input`], with the path's point at t when the stick follows a path.
+    pub fn input_on_path(&self, t: f64, stick: &Body) -> (StickInput, Option<PathPoint>) {
+        let input = match self {
             Self::Released => StickInput::RELEASED,
             Self::Force(schedule) => StickInput::Force(schedule.at(t)),
             Self::Accel(schedule) => StickInput::Accel(schedule.at(t)),
@@ -736,9 +741,8 @@ impl Drive {
                 // The path's acceleration, with a critically damped pull-back of any drift.
                 let p = path.at(t);
                 let w = PATH_CORRECTION_RATE;
-                StickInput::Accel(
-                    p.acc + 2.0 * w * (p.vel - stick.vel) + w * w * (p.pos - stick.pos),
-                )
+                let pull = p.acc + 2.0 * w * (p.vel - stick.vel) + w * w * (p.pos - stick.pos);
+                return (StickInput::Accel(pull), Some(p));
             }
             Self::Tracking(path, hand) => {
                 let p = path.at(t);
@@ -751,7 +755,8 @@ impl Drive {
                     force
                 })
             }
-        }
+        };
+        (input, None)
     }
 }
 

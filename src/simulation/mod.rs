@@ -4,6 +4,7 @@
 
 pub mod drive;
 pub(crate) mod hybrid;
+pub(crate) mod imposed;
 pub mod observe;
 pub mod ode;
 pub(crate) mod phase;

@@ -6,6 +6,7 @@ use nalgebra::Vector2;
 use crate::model::{energy::mechanical_energy, CartesianState, Kinematics};
 
 use super::hybrid::Hybrid;
+use super::imposed;
 use super::phase::{hand_inputs, Phase};
 use super::report::RunError;
 use super::roster::DiaboloMode;
@@ -147,11 +148,18 @@ fn fill_row(row: &mut Row, hybrid: &mut Hybrid, t: f64, y: &[f64]) -> Result<(),
     let count = hybrid.roster.diabolos();
     row.thetas.clear();
     row.thetas.resize(count, None);
+    let slack;
     let string = match hybrid.modes.phase {
         Phase::Taut => {
             hybrid.modes.evaluate_taut(t, y)?;
             let dynamics = &hybrid.modes.taut.system.dynamics;
-            let string = dynamics.cartesian(&y[..dynamics.layout().len()]);
+            let mut string = dynamics.cartesian(&y[..dynamics.layout().len()]);
+            // The string's own length, then the path-driven sticks exactly on their paths (the
+            // chain's end is on its path at every step's end, within the tolerance between).
+            slack = params.string_length - string.string_used();
+            let drives = &hybrid.modes.taut.system.drives;
+            imposed::pin(&drives[0], t, &mut string.left);
+            imposed::pin(&drives[1], t, &mut string.right);
             for slot in 1..=n {
                 let theta = dynamics.kinematics().objects()[slot].theta;
                 row.thetas[hybrid.roster.diabolo_in(slot) - 1] = Some(theta);
@@ -195,6 +203,7 @@ fn fill_row(row: &mut Row, hybrid: &mut Hybrid, t: f64, y: &[f64]) -> Result<(),
             row.resting.clear();
             row.gear_ratio = None;
             row.centrifugal_term = None;
+            slack = params.string_length - string.string_used();
             string
         }
     };
@@ -207,7 +216,7 @@ fn fill_row(row: &mut Row, hybrid: &mut Hybrid, t: f64, y: &[f64]) -> Result<(),
         .extend((1..=count).map(|k| roster.slot_of(k).unwrap_or(0)));
     let [hand_work, friction_loss, drag_loss, string_loss] = accounts;
     row.energy = mechanical_energy(&params, &row.state);
-    row.slack = params.string_length - string.string_used();
+    row.slack = slack;
     row.string_loss = params.elastic().map(|string| {
         row.energy += string.energy(-row.slack);
         string_loss

@@ -17,7 +17,9 @@ use nalgebra::Vector2;
 
 use super::drive::{Drive, Path};
 use super::hybrid::guards::{shared_guards, FlightView, LooseGuards, TautGuards};
+use super::imposed::{self, TautPaths};
 use super::ode::events::{EventSpec, EventSystem};
+use super::ode::integrate::ErrorGroups;
 use super::ode::integrate::OdeSystem;
 
 /// The most energy accumulators at the end of a phase state: hand work, friction loss, drag
@@ -120,6 +122,10 @@ pub struct TautSystem {
     pub(crate) guards: TautGuards,
     /// The string's objects' positions at the last event evaluation, m (a buffer).
     positions: Vec<Vector2<f64>>,
+    /// The velocity of each path-driven stick's path at the last evaluation, m/s.
+    path_velocities: [Option<Vector2<f64>>; 2],
+    /// Puts the state back on the sticks' paths after each step.
+    paths: TautPaths,
 }
 
 impl TautSystem {
@@ -143,6 +149,8 @@ impl TautSystem {
             knots: vec![0; n],
             flight: view,
             positions: vec![Vector2::zeros(); n + 2],
+            path_velocities: [None; 2],
+            paths: TautPaths::new(n),
         }
     }
 
@@ -159,12 +167,15 @@ impl TautSystem {
     /// Evaluates the dynamics at (t, y) with the current modes.
     pub fn evaluate(&mut self, t: f64, y: &[f64]) -> Result<(), DynamicsError> {
         let reduced = &y[..self.dynamics.layout().len()];
-        let drives = &self.drives;
-        self.dynamics.evaluate_with(
-            reduced,
-            |sticks| hand_inputs(drives, t, &sticks),
-            &self.modes,
-        )
+        let (drives, path_velocities) = (&self.drives, &mut self.path_velocities);
+        let inputs = |sticks: [Body; 2]| {
+            [0, 1].map(|s| {
+                let (input, point) = drives[s].input_on_path(t, &sticks[s]);
+                path_velocities[s] = point.map(|p| p.vel);
+                input
+            })
+        };
+        self.dynamics.evaluate_with(reduced, inputs, &self.modes)
     }
 
     /// dy/dt at (t, y).
@@ -173,13 +184,29 @@ impl TautSystem {
         let len = self.dynamics.layout().len();
         self.dynamics.write_rates(&mut dydt[..len]);
         let balance = self.dynamics.power_balance();
-        dydt[len] = balance.hand_power;
+        dydt[len] = self.hand_power();
         dydt[len + 1] = balance.friction_dissipation;
         dydt[len + 2] = balance.drag_loss;
         if let Some(loss) = balance.string_loss {
             dydt[len + 3] = loss;
         }
         Ok(())
+    }
+
+    /// The hands' power on the last evaluated state, W: each hand force times its stick's
+    /// velocity, a path-driven stick's from its path (a still hand does no work, exactly).
+    fn hand_power(&self) -> f64 {
+        let n = self.dynamics.layout().diabolos();
+        let objects = self.dynamics.kinematics().objects();
+        let forces = self.dynamics.tension().hand_forces;
+        [0, 1]
+            .into_iter()
+            .map(|s| {
+                let velocity =
+                    self.path_velocities[s].unwrap_or_else(|| objects[s * (n + 1)].velocity());
+                forces[s].dot(&velocity)
+            })
+            .sum()
     }
 
     /// Component `index` of the phase state.
@@ -274,6 +301,39 @@ impl OdeSystem for TautSystem {
     }
     fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) -> Result<(), DynamicsError> {
         self.rates(t, y, dydt)
+    }
+}
+
+/// What the run asks of a phase's ODE system besides its rates and event values.
+pub trait PhaseSystem: EventSystem<Error = DynamicsError> {
+    /// How its components are measured in the error norm: vectors together, what the paths
+    /// impose not at all.
+    fn error_groups(&self) -> ErrorGroups;
+    /// Puts the state y at t back on the sticks' paths (after a step); whether it changed.
+    fn impose(&mut self, t: f64, y: &mut [f64]) -> bool;
+}
+
+impl PhaseSystem for TautSystem {
+    /// x_0 and each u_k (k <= N) are vectors; u_{N+1}^alpha is alone (its beta part is not a
+    /// state).
+    fn error_groups(&self) -> ErrorGroups {
+        let layout = self.dynamics.layout();
+        let n = layout.diabolos();
+        let mut groups = vec![vec![0, 1]];
+        groups.extend((0..=n).map(|k| vec![layout.u_alpha(k), layout.u_beta(k)]));
+        if layout.is_elastic() {
+            groups.push(vec![layout.u_alpha_right(), layout.u_beta_right()]);
+        }
+        ErrorGroups {
+            groups,
+            ignored: imposed::taut_components(&layout, &self.drives),
+        }
+    }
+    fn impose(&mut self, t: f64, y: &mut [f64]) -> bool {
+        let layout = self.dynamics.layout();
+        let length = self.dynamics.params().string_length;
+        self.paths
+            .impose(&layout, length, &self.drives, t, &mut y[..layout.len()])
     }
 }
 
@@ -384,13 +444,14 @@ pub struct LooseSystem {
 }
 
 impl LooseSystem {
-    /// The loose phase of the string of `view` (its slots), watching its flying diabolos.
-    pub(crate) fn watching(params: &Params, view: FlightView) -> Self {
+    /// The loose phase of the string of `view` (its slots), watching its flying diabolos; the
+    /// string tenses when its slack falls through -`slack_band` (m).
+    pub(crate) fn watching(params: &Params, view: FlightView, slack_band: f64) -> Self {
         let n = view.on_string();
         Self {
             params: *params,
             layout: LooseLayout::new(n),
-            guards: LooseGuards::new(n, &shared_guards(&view)),
+            guards: LooseGuards::new(n, &shared_guards(&view), slack_band),
             lengths: vec![0.0; n + 1],
             positions: vec![Vector2::zeros(); n + 2],
             drives: view.drives.clone(),
@@ -405,28 +466,32 @@ impl LooseSystem {
         self.layout.len() + accumulators(&self.params)
     }
 
-    fn stick(y: &[f64], k: usize) -> Body {
-        Body {
+    /// Stick `s` (0 left, 1 right) at (t, y): on its path if it follows one.
+    fn stick(&self, t: f64, y: &[f64], s: usize) -> Body {
+        let k = s * (self.layout.diabolos() + 1);
+        let mut body = Body {
             pos: Vector2::new(y[4 * k], y[4 * k + 1]),
             vel: Vector2::new(y[4 * k + 2], y[4 * k + 3]),
-        }
+        };
+        imposed::pin(&self.drives[s], t, &mut body);
+        body
     }
 
     /// dy/dt at (t, y).
     pub fn rates(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) -> Result<(), DynamicsError> {
         let n = self.layout.diabolos();
-        let sticks = [Self::stick(y, 0), Self::stick(y, n + 1)];
+        let sticks = [self.stick(t, y, 0), self.stick(t, y, 1)];
         let inputs = hand_inputs(&self.drives, t, &sticks);
         let sticks_motion = tension::loose_accelerations(&self.params, &inputs);
         let g = Vector2::new(0.0, -self.params.gravity);
         let mut hand_power = 0.0;
         for k in 0..n + 2 {
-            let acc = match k {
-                0 => sticks_motion[0].0,
-                k if k == n + 1 => sticks_motion[1].0,
-                _ => g,
+            let (vel, acc) = match k {
+                0 => (sticks[0].vel, sticks_motion[0].0),
+                k if k == n + 1 => (sticks[1].vel, sticks_motion[1].0),
+                _ => (Vector2::new(y[4 * k + 2], y[4 * k + 3]), g),
             };
-            dydt[4 * k..4 * k + 4].copy_from_slice(&[y[4 * k + 2], y[4 * k + 3], acc.x, acc.y]);
+            dydt[4 * k..4 * k + 4].copy_from_slice(&[vel.x, vel.y, acc.x, acc.y]);
         }
         for s in 0..2 {
             self.hand_forces[s] = sticks_motion[s].1;
@@ -465,13 +530,8 @@ impl LooseSystem {
     /// the exact path state.
     pub fn state(&self, t: f64, y: &[f64]) -> CartesianState {
         let mut state = self.layout.state(y, &self.knots);
-        for (drive, stick) in self.drives.iter().zip([&mut state.left, &mut state.right]) {
-            if let Drive::Path(path) = drive {
-                let p = path.at(t);
-                stick.pos = p.pos;
-                stick.vel = p.vel;
-            }
-        }
+        imposed::pin(&self.drives[0], t, &mut state.left);
+        imposed::pin(&self.drives[1], t, &mut state.right);
         state
     }
 
@@ -588,6 +648,22 @@ impl OdeSystem for LooseSystem {
     }
     fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) -> Result<(), DynamicsError> {
         self.rates(t, y, dydt)
+    }
+}
+
+impl PhaseSystem for LooseSystem {
+    /// Each object's position and velocity are vectors.
+    fn error_groups(&self) -> ErrorGroups {
+        let objects = self.layout.diabolos() + 2;
+        let groups: Vec<Vec<usize>> = (0..2 * objects).map(|v| vec![2 * v, 2 * v + 1]).collect();
+        ErrorGroups {
+            groups,
+            ignored: imposed::loose_components(self.layout.diabolos(), &self.drives),
+        }
+    }
+    /// Nothing to correct: the loose phase reads a path stick from its path.
+    fn impose(&mut self, _t: f64, _y: &mut [f64]) -> bool {
+        false
     }
 }
 

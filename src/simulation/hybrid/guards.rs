@@ -259,16 +259,19 @@ pub enum LooseGuard {
 #[derive(Clone, Debug)]
 pub struct LooseGuards {
     guards: Vec<LooseGuard>,
+    /// The slack below zero (m) at which the string is at full length: the slack's round-off
+    /// is not an arrival.
+    slack_band: f64,
 }
 
 impl LooseGuards {
     /// The layout for `n` diabolos on the string, with the `shared` guards (see
-    /// [`shared_guards`]).
-    pub fn new(n: usize, shared: &[SharedGuard]) -> Self {
+    /// [`shared_guards`]); the string tenses when its slack falls through -`slack_band` (m).
+    pub fn new(n: usize, shared: &[SharedGuard], slack_band: f64) -> Self {
         let mut guards = vec![LooseGuard::Tense];
         guards.extend((1..=n).map(|k| LooseGuard::Fold { k }));
         guards.extend(shared.iter().map(|&guard| LooseGuard::Shared(guard)));
-        Self { guards }
+        Self { guards, slack_band }
     }
 
     /// Number of locator members.
@@ -304,7 +307,7 @@ impl LooseGuards {
     ) {
         for (guard, value) in self.guards.iter().zip(out.iter_mut()) {
             *value = match *guard {
-                LooseGuard::Tense => slack,
+                LooseGuard::Tense => slack + self.slack_band,
                 LooseGuard::Fold { k } => {
                     let pos = |j: usize| positions[j];
                     let (a, b) = (pos(k) - pos(k - 1), pos(k + 1) - pos(k));

@@ -110,7 +110,7 @@ impl<'a> Hybrid<'a> {
             sim,
             n: roster.on_string(),
             t: 0.0,
-            modes: build_modes(sim, &roster),
+            modes: build_modes(sim, &roster, &Tolerances::default()),
             roster,
             ledger: Ledger::default(),
             tolerances: Tolerances::default(),
@@ -133,7 +133,7 @@ impl<'a> Hybrid<'a> {
             retired.rejected_steps += stats.rejected_steps;
         }
         let phase = self.modes.phase;
-        self.modes = build_modes(self.sim, &self.roster);
+        self.modes = build_modes(self.sim, &self.roster, &self.tolerances);
         self.modes.phase = phase;
         self.n = self.roster.on_string();
     }
@@ -164,13 +164,14 @@ fn flight_view(sim: &Simulation, roster: &Roster) -> FlightView {
 }
 
 /// Both string phases of `sim` for the objects of `roster`, loose active.
-fn build_modes(sim: &Simulation, roster: &Roster) -> Modes {
+fn build_modes(sim: &Simulation, roster: &Roster, tolerances: &Tolerances) -> Modes {
     let view = flight_view(sim, roster);
     let mut taut = TautSystem::watching(&sim.params, view.clone());
     taut.dynamics = taut
         .dynamics
         .clone()
         .with_regularisation(sim.settings.regularisation);
-    let loose = LooseSystem::watching(&sim.params, view);
+    let slack_band = tolerances.slack_roundoff * sim.params.string_length;
+    let loose = LooseSystem::watching(&sim.params, view, slack_band);
     Modes::new(taut, loose, &sim.settings)
 }

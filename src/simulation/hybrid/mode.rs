@@ -6,12 +6,10 @@ use crate::model::{CartesianState, DynamicsError};
 use super::errors::{dynamics_failure, event_failure, integrate_failure, non_finite};
 use super::guards::{LooseGuard, SharedGuard, TautGuard};
 use super::transitions::Tolerances;
-use crate::simulation::ode::events::{
-    Crossing, EventError, EventLocator, EventOptions, EventSpec, EventSystem,
-};
+use crate::simulation::ode::events::{Crossing, EventError, EventLocator, EventOptions, EventSpec};
 use crate::simulation::ode::integrate::{Stepper, StepperOptions};
 use crate::simulation::phase::{
-    accumulators, LooseSystem, Phase, Quantity, TautSystem, ACCUMULATORS,
+    accumulators, LooseSystem, Phase, PhaseSystem, Quantity, TautSystem, ACCUMULATORS,
 };
 use crate::simulation::report::{RunError, Settings};
 
@@ -24,13 +22,15 @@ pub struct PhaseRun<S> {
     pub locator: EventLocator,
 }
 
-impl<S: EventSystem<Error = DynamicsError>> PhaseRun<S> {
-    /// A run of `system` with `count` guards of the given filters.
+impl<S: PhaseSystem> PhaseRun<S> {
+    /// A run of `system` with `count` guards of the given filters; the components its paths
+    /// impose do not count in the error norm.
     fn new(system: S, settings: &Settings, specs: &[EventSpec]) -> Self {
         let dimension = system.dimension();
         // Simulation::new validated the options.
-        let stepper = Stepper::new(settings.method, stepper_options(settings), dimension)
+        let mut stepper = Stepper::new(settings.method, stepper_options(settings), dimension)
             .expect("validated options");
+        stepper.measure_error(&system.error_groups());
         let mut locator = EventLocator::new(specs.len(), dimension, EventOptions::default())
             .expect("valid event options");
         locator
@@ -44,12 +44,17 @@ impl<S: EventSystem<Error = DynamicsError>> PhaseRun<S> {
         }
     }
 
-    /// One accepted step toward `limit` (s): its end time.
+    /// One accepted step toward `limit` (s), its end put back on the paths: its end time.
     fn step(&mut self, limit: f64, phase: Phase) -> Result<f64, RunError> {
-        self.stepper
+        let failure = |e| integrate_failure(e, phase.name());
+        let t = self
+            .stepper
             .step(&mut self.system, limit)
-            .map(|o| o.t_new)
-            .map_err(|e| integrate_failure(e, phase.name()))
+            .map_err(failure)?;
+        self.stepper
+            .impose(&mut self.system, |system, t, y| system.impose(t, y))
+            .map_err(failure)?;
+        Ok(t.t_new)
     }
 
     /// The guards that fire in the last step (members and whether each rose), with the event

@@ -25,6 +25,10 @@ use crate::simulation::report::{Event, EventKind, RunError};
 pub struct Tolerances {
     /// A start whose slack is at most this fraction of L is at full length (taut start).
     pub taut_start: f64,
+    /// A loose string reaches full length when its slack falls below minus this fraction of L:
+    /// the slack's own round-off (a few ulps of L) is not an arrival. A string falling with
+    /// everything on it (let go) keeps its slack at +-2e-16 m.
+    pub slack_roundoff: f64,
     /// A loose step ending with the slack below minus this fraction of L has overstretched the
     /// string (the slack left zero on the wrong side).
     pub overstretch: f64,
@@ -58,6 +62,7 @@ impl Default for Tolerances {
     fn default() -> Self {
         Self {
             taut_start: 1e-9,
+            slack_roundoff: 1e-14,
             overstretch: 1e-9,
             overstretch_time: 1e-14,
             impact_speed: 1e-10,

@@ -15,6 +15,9 @@
 //! is `sqrt(mean((err_i / (atol + rtol max(|y_i|, |y_new_i|)))^2))`, the new step is
 //! `h * clamp(0.9 err^(-1/(q+1)), fac_min, fac_max)` with q the order of the error estimate, and a
 //! step accepted after a rejection does not grow. The initial step is Hairer's `hinit`.
+//! A system can say how its components are measured ([`ErrorGroups`]): the components of one
+//! vector scaled together by its length (a velocity split along a rotating frame is not small
+//! because one of its components is), and the values it imposes after each step left out.
 //!
 //! Every work buffer is allocated in [`Stepper::new`]; [`Stepper::step`] allocates nothing. The
 //! stepper integrates forward in time only.
@@ -22,6 +25,8 @@
 use thiserror::Error;
 
 use super::rosenbrock::Rosenbrock;
+pub use super::scale::ErrorGroups;
+use super::scale::ErrorScale;
 pub use super::tableau::{ErrorWeights, Tableau};
 use super::tableau::{DOP853, DOPRI5, RK4, RODAS};
 
@@ -359,6 +364,8 @@ pub struct Stepper {
     non_finite: Option<NonFiniteComponent>,
     /// The stages' workspace of the Rosenbrock method.
     rosenbrock: Option<Box<Rosenbrock>>,
+    /// How each component's local error is scaled.
+    scale: ErrorScale,
 }
 
 impl Stepper {
@@ -400,6 +407,7 @@ impl Stepper {
             stats: StepStats::default(),
             non_finite: None,
             rosenbrock: (method == Method::Rodas).then(|| Box::new(Rosenbrock::new(n))),
+            scale: ErrorScale::new(options.atol, options.rtol, n),
         })
     }
 
@@ -433,6 +441,31 @@ impl Stepper {
             (_, None, Some(h)) => h.min(self.options.max_step),
             (_, None, None) => self.initial_step(sys)?,
         };
+        Ok(())
+    }
+
+    /// How the system's components are measured in the error norm: vectors together, the
+    /// values it imposes after each step ([`Stepper::impose`]) not at all.
+    pub fn measure_error(&mut self, groups: &ErrorGroups) {
+        self.scale.configure(groups);
+    }
+
+    /// Lets the system correct the current state in place after an accepted step (a projection
+    /// onto what it imposes); when `correct` reports a change the derivative is evaluated anew
+    /// there. The dense output of the last step is kept: it ends at the uncorrected state.
+    pub fn impose<S: OdeSystem>(
+        &mut self,
+        sys: &mut S,
+        correct: impl FnOnce(&mut S, f64, &mut [f64]) -> bool,
+    ) -> Result<(), IntegrateError<S::Error>> {
+        if !self.started || !correct(sys, self.t, &mut self.y) {
+            return Ok(());
+        }
+        evaluate(sys, self.t, &self.y, &mut self.f, &mut self.stats)?;
+        self.non_finite = NonFiniteComponent::find(self.n, &self.y, &self.f);
+        if self.non_finite.is_some() {
+            return Err(IntegrateError::NonFinite { t: self.t });
+        }
         Ok(())
     }
 
@@ -651,7 +684,6 @@ impl Stepper {
     ) -> Result<Trial, IntegrateError<S::Error>> {
         let (n, tab) = (self.n, self.tableau);
         if let Some(rosenbrock) = &mut self.rosenbrock {
-            let tolerances = (self.options.atol, self.options.rtol);
             // The derivative at the new point goes to row 1, for the next step and the locator.
             return rosenbrock.attempt(
                 sys,
@@ -660,7 +692,7 @@ impl Stepper {
                 &self.y,
                 &self.f,
                 (&mut self.y_new, &mut self.k[n..2 * n]),
-                tolerances,
+                &mut self.scale,
                 &mut self.stats,
             );
         }
@@ -686,6 +718,7 @@ impl Stepper {
         if let Some(component) = NonFiniteComponent::find(n, &self.y_new, f_new) {
             return Ok(Trial::NonFinite(component));
         }
+        self.scale.update(&self.y, &self.y_new);
         let err = self.error_norm(h);
         if !err.is_finite() {
             // Finite values whose error estimate overflows: the largest stage derivative is the
@@ -727,35 +760,32 @@ impl Stepper {
 
     /// Scaled RMS norm of the local error estimate of the trial in `k`, `y_new`.
     fn error_norm(&self, h: f64) -> f64 {
-        let scale = |i: usize| {
-            self.options.atol + self.options.rtol * self.y[i].abs().max(self.y_new[i].abs())
-        };
+        let scale = &self.scale;
         let combine = |w: &[f64], i: usize| -> f64 {
             w.iter()
                 .enumerate()
                 .map(|(j, wj)| wj * self.k[j * self.n + i])
                 .sum()
         };
-        let n = self.n as f64;
         match self.tableau.error {
             // Fixed step; a Rosenbrock trial returns its estimate with its stages.
             ErrorWeights::None | ErrorWeights::Rosenbrock => 0.0,
             ErrorWeights::Embedded(w) => {
                 let sum: f64 = (0..self.n)
-                    .map(|i| (h * combine(w, i) / scale(i)).powi(2))
+                    .map(|i| (h * combine(w, i) / scale.of(i)).powi(2))
                     .sum();
-                (sum / n).sqrt()
+                scale.rms(sum)
             }
             ErrorWeights::Dop853 { e5, e3 } => {
                 let (mut s5, mut s3) = (0.0, 0.0);
                 for i in 0..self.n {
-                    let sc = scale(i);
+                    let sc = scale.of(i);
                     s5 += (combine(e5, i) / sc).powi(2);
                     s3 += (combine(e3, i) / sc).powi(2);
                 }
                 let denominator = s5 + 0.01 * s3;
                 if denominator > 0.0 {
-                    h.abs() * s5 / (n * denominator).sqrt()
+                    h.abs() * s5 / (scale.counted() * denominator).sqrt()
                 } else {
                     0.0
                 }
@@ -797,9 +827,10 @@ impl Stepper {
     /// Hairer's initial step selection (`hinit`), with the scaled RMS norm.
     fn initial_step<S: OdeSystem>(&mut self, sys: &mut S) -> Result<f64, IntegrateError<S::Error>> {
         let (n, opts) = (self.n, self.options);
-        let scale = |y: f64| opts.atol + opts.rtol * y.abs();
-        let d0 = rms(self.y.iter().map(|&y| y / scale(y)));
-        let d1 = rms(self.y.iter().zip(&self.f).map(|(&y, &f)| f / scale(y)));
+        self.scale.update(&self.y, &self.y);
+        let scale = &self.scale;
+        let d0 = scale.rms((0..n).map(|i| (self.y[i] / scale.of(i)).powi(2)).sum());
+        let d1 = scale.rms((0..n).map(|i| (self.f[i] / scale.of(i)).powi(2)).sum());
         let h0 = if d0 < 1e-5 || d1 < 1e-5 {
             1e-6
         } else {
@@ -812,7 +843,12 @@ impl Stepper {
         let f1 = &mut self.k[n..2 * n];
         evaluate(sys, self.t + h0, &self.y_stage, f1, &mut self.stats)?;
         let f1 = &self.k[n..2 * n];
-        let d2 = rms((0..n).map(|i| (f1[i] - self.f[i]) / scale(self.y[i]))) / h0;
+        let scale = &self.scale;
+        let d2 = scale.rms(
+            (0..n)
+                .map(|i| ((f1[i] - self.f[i]) / scale.of(i)).powi(2))
+                .sum(),
+        ) / h0;
         let order = f64::from(self.tableau.error_order + 1);
         let largest = d1.max(d2);
         let h1 = if largest <= 1e-15 {
@@ -919,12 +955,6 @@ fn build_dense(
             *value = h * sum;
         }
     }
-}
-
-/// Root mean square of the values.
-fn rms(values: impl ExactSizeIterator<Item = f64>) -> f64 {
-    let n = values.len();
-    (values.map(|v| v * v).sum::<f64>() / n as f64).sqrt()
 }
 
 /// The index of the first value that is not finite, if any.

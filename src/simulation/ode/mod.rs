@@ -4,4 +4,5 @@
 pub mod events;
 pub mod integrate;
 mod rosenbrock;
+mod scale;
 pub mod tableau;

@@ -20,6 +20,7 @@
 //! Every buffer is allocated in [`Rosenbrock::new`]; a trial allocates nothing.
 
 use super::integrate::{IntegrateError, NonFiniteComponent, OdeSystem, StepStats, Trial};
+use super::scale::ErrorScale;
 
 /// gamma: the diagonal of the method.
 const GAMMA: f64 = 0.25;
@@ -123,7 +124,7 @@ impl Rosenbrock {
 
     /// One trial step of size `h` from `(t, y)` with `f = f(t, y)`: the new state in `y_new`,
     /// its derivative in `f_new`, and the error norm: the larger of the step's (scaled RMS of
-    /// u_6 with `atol`, `rtol`) and the dense output's, estimated at mid-step as the distance
+    /// u_6 by `scale`) and the dense output's, estimated at mid-step as the distance
     /// between the method's third-order interpolant and the cubic Hermite one through both ends'
     /// values and derivatives. The rows and events between steps are read from the interpolant;
     /// on stiff problems the step's own estimate lets steps grow far past what it can follow
@@ -137,7 +138,7 @@ impl Rosenbrock {
         y: &[f64],
         f: &[f64],
         (y_new, f_new): (&mut [f64], &mut [f64]),
-        (atol, rtol): (f64, f64),
+        scale: &mut ErrorScale,
         stats: &mut StepStats,
     ) -> Result<Trial, IntegrateError<S::Error>> {
         let n = self.n;
@@ -195,15 +196,16 @@ impl Rosenbrock {
             return Ok(Trial::NonFinite(NonFiniteComponent::derivative_of(index)));
         }
         let (mut step, mut dense) = (0.0, 0.0);
+        scale.update(y, y_new);
         for i in 0..n {
-            let scale = atol + rtol * y[i].abs().max(y_new[i].abs());
-            step += (self.u[5 * n + i] / scale).powi(2);
+            let sc = scale.of(i);
+            step += (self.u[5 * n + i] / sc).powi(2);
             let (r2, r3) = (self.dense_term(0, i), self.dense_term(1, i));
             let interpolant = y[i] + 0.5 * ((y_new[i] - y[i]) + 0.5 * (r2 + 0.5 * r3));
             let hermite = 0.5 * (y[i] + y_new[i]) + 0.125 * h * (f[i] - f_new[i]);
-            dense += ((interpolant - hermite) / scale).powi(2);
+            dense += ((interpolant - hermite) / sc).powi(2);
         }
-        Ok(Trial::Finite((step.max(dense) / n as f64).sqrt()))
+        Ok(Trial::Finite(scale.rms(step.max(dense))))
     }
 
     /// Component i of the dense output row r2 (`row` 0) or r3 (`row` 1).
