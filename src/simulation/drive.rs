@@ -3,6 +3,7 @@
 //! with a stiffness, a damping and a force limit.
 
 use nalgebra::Vector2;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use thiserror::Error;
 
 use crate::display::Compact;
@@ -134,6 +135,53 @@ pub struct PathPoint {
     pub acc: Vector2<f64>,
 }
 
+/// The piece a path was last read on: time runs forward within a step and from step to step,
+/// so the next reading is almost always on the same piece or the next one. Only a shortcut:
+/// the piece found is the one a binary search finds (equal whatever the hint, and whichever
+/// thread reads).
+#[derive(Debug, Default)]
+struct PieceHint(AtomicUsize);
+
+impl Clone for PieceHint {
+    fn clone(&self) -> Self {
+        Self(AtomicUsize::new(self.0.load(Ordering::Relaxed)))
+    }
+}
+
+impl PartialEq for PieceHint {
+    /// A hint is not part of a path's value.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl PieceHint {
+    /// How many of the `len` knots (times `time(k)`, increasing) are at or before t: the
+    /// partition point of `time(k) <= t`, tried first where the last reading was.
+    fn knots_passed(&self, len: usize, time: impl Fn(usize) -> f64, t: f64) -> usize {
+        let fits = |i: usize| (i == 0 || time(i - 1) <= t) && (i == len || t < time(i));
+        let last = self.0.load(Ordering::Relaxed);
+        let i = if last <= len && fits(last) {
+            last
+        } else if last < len && fits(last + 1) {
+            last + 1
+        } else {
+            let (mut low, mut high) = (0, len);
+            while low < high {
+                let mid = low + (high - low) / 2;
+                if time(mid) <= t {
+                    low = mid + 1;
+                } else {
+                    high = mid;
+                }
+            }
+            low
+        };
+        self.0.store(i, Ordering::Relaxed);
+        i
+    }
+}
+
 /// A C2 cubic spline through keyframes with zero velocity at the first and last one (a hand
 /// that starts and ends at rest), held at the first point before and the last point after.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,6 +190,7 @@ pub struct ClampedSpline {
     /// Per piece i (from keyframe i to i + 1), the polynomial in s = t - t_i:
     /// y_i + c1 s + c2 s^2 + c3 s^3 (no division at evaluation).
     coefficients: Vec<[Vector2<f64>; 3]>,
+    hint: PieceHint,
 }
 
 impl ClampedSpline {
@@ -208,13 +257,14 @@ impl ClampedSpline {
         Ok(Self {
             points,
             coefficients,
+            hint: PieceHint::default(),
         })
     }
 
     /// Position, velocity and acceleration at time t (s); at rest outside the keyframes.
     pub fn at(&self, t: f64) -> PathPoint {
         let p = &self.points;
-        let i = match piece(p, t) {
+        let i = match piece(p, t, &self.hint) {
             Ok(i) => i,
             Err(rest) => return rest,
         };
@@ -231,8 +281,8 @@ impl ClampedSpline {
 /// The piece of keyframes `points` that holds time t: `Ok(i)` for the one from keyframe i - 1
 /// to keyframe i (a keyframe's own time belongs to the piece that starts there), or the hand
 /// at rest at the first keyframe before them and at the last one from its time on.
-fn piece(points: &[(f64, Vector2<f64>)], t: f64) -> Result<usize, PathPoint> {
-    let i = points.partition_point(|(ti, _)| *ti <= t);
+fn piece(points: &[(f64, Vector2<f64>)], t: f64, hint: &PieceHint) -> Result<usize, PathPoint> {
+    let i = hint.knots_passed(points.len(), |k| points[k].0, t);
     let rest = |pos| PathPoint {
         pos,
         ..PathPoint::default()
@@ -262,6 +312,7 @@ pub struct MonotoneCubic {
     points: Vec<(f64, Vector2<f64>)>,
     /// Velocities at the keyframes, m/s.
     velocity: Vec<Vector2<f64>>,
+    hint: PieceHint,
 }
 
 impl MonotoneCubic {
@@ -279,13 +330,17 @@ impl MonotoneCubic {
                     harmonic_velocity(slope[i - 1][axis], slope[i][axis], before, after);
             }
         }
-        Ok(Self { points, velocity })
+        Ok(Self {
+            points,
+            velocity,
+            hint: PieceHint::default(),
+        })
     }
 
     /// Position, velocity and acceleration at time t (s); at rest outside the keyframes.
     pub fn at(&self, t: f64) -> PathPoint {
         let p = &self.points;
-        let i = match piece(p, t) {
+        let i = match piece(p, t, &self.hint) {
             Ok(i) => i,
             Err(rest) => return rest,
         };
@@ -335,6 +390,7 @@ pub struct Polyline {
     points: Vec<(f64, Vector2<f64>)>,
     /// Velocity of each piece, m/s.
     velocity: Vec<Vector2<f64>>,
+    hint: PieceHint,
 }
 
 impl Polyline {
@@ -343,13 +399,17 @@ impl Polyline {
     pub fn new(points: Vec<(f64, Vector2<f64>)>) -> Result<Self, DriveError> {
         check_points("path keyframes", &points, 1)?;
         let velocity = slopes(&points);
-        Ok(Self { points, velocity })
+        Ok(Self {
+            points,
+            velocity,
+            hint: PieceHint::default(),
+        })
     }
 
     /// Position, velocity (of the piece that starts at t at a keyframe) and acceleration (0)
     /// at time t (s); at rest outside the keyframes.
     pub fn at(&self, t: f64) -> PathPoint {
-        let i = match piece(&self.points, t) {
+        let i = match piece(&self.points, t, &self.hint) {
             Ok(i) => i,
             Err(rest) => return rest,
         };
@@ -384,6 +444,7 @@ impl Polyline {
 pub struct SampledPath {
     times: Vec<f64>,
     points: Vec<PathPoint>,
+    hint: PieceHint,
 }
 
 impl SampledPath {
@@ -401,12 +462,18 @@ impl SampledPath {
         let points = (0..samples.len())
             .map(|i| local_cubic(&samples, i, half_window))
             .collect();
-        Ok(Self { times, points })
+        Ok(Self {
+            times,
+            points,
+            hint: PieceHint::default(),
+        })
     }
 
     /// Position, velocity and acceleration at time t (s); at rest outside the samples.
     pub fn at(&self, t: f64) -> PathPoint {
-        let i = self.times.partition_point(|ti| *ti <= t);
+        let i = self
+            .hint
+            .knots_passed(self.times.len(), |k| self.times[k], t);
         if i == 0 {
             return PathPoint {
                 pos: self.points[0].pos,
@@ -763,6 +830,34 @@ impl Drive {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // The hint is a shortcut only: whatever order the times are read in (forward as in a run,
+    // backward, jumping, at the knots, outside them, NaN), the answer is the binary search's.
+    #[test]
+    fn a_piece_hint_finds_what_a_binary_search_finds_in_any_reading_order() {
+        let knots = [0.0, 0.1, 0.25, 0.5, 0.55, 1.0, 2.0];
+        let hint = PieceHint::default();
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut times: Vec<f64> = (0..400).map(|k| -0.5 + 3.0 * k as f64 / 400.0).collect();
+        times.extend(knots);
+        times.extend((0..400).map(|_| -0.5 + 3.0 * next()));
+        times.extend((0..400).rev().map(|k| -0.5 + 3.0 * k as f64 / 400.0));
+        times.push(f64::NAN);
+        for t in times {
+            let expected = knots.partition_point(|k| *k <= t);
+            assert_eq!(
+                hint.knots_passed(knots.len(), |k| knots[k], t),
+                expected,
+                "t = {t}"
+            );
+        }
+    }
 
     fn v(x: f64, y: f64) -> Vector2<f64> {
         Vector2::new(x, y)
