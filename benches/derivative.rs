@@ -106,7 +106,7 @@ fn time_per_evaluation(n: usize, gripping: bool, runs: usize) -> f64 {
 fn derivative(c: &mut Criterion) {
     for (name, gripping, sizes) in [
         ("derivative", false, &[1usize, 2, 4, 16, 64, 256][..]),
-        ("derivative_gripping", true, &[1usize, 4, 16][..]),
+        ("derivative_gripping", true, &[1usize, 4, 16, 64][..]),
     ] {
         let mut group = c.benchmark_group(name);
         for &n in sizes {
@@ -124,7 +124,7 @@ fn derivative(c: &mut Criterion) {
         }
         group.finish();
     }
-    for n in [1, 4, 16] {
+    for n in [1, 4, 16, 64] {
         let ratio = time_per_evaluation(n, true, 21) / time_per_evaluation(n, false, 21);
         eprintln!("derivative N = {n}: gripping / slipping = {ratio:.2}");
     }

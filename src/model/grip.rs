@@ -7,6 +7,16 @@
 //! segment 0 and at each gripping axle, T_j = tau_b rho_j, and the unknown block scales tau_b
 //! solve a (1 + s)-square system for s gripping axles.
 //!
+//! A chain of s gripping axles on an inextensible string with no resting contact is solved in
+//! O(N) ([`GripSolver::solve`], "the chain"): the slip acceleration of axle k sums the length
+//! accelerations of every segment left of it, but the difference of two consecutive gripping
+//! axles' slips only involves the segments between them, that is the scales of three blocks at
+//! most. Those rows are read by probing the residuals with every third block scale set (three
+//! probes, whatever N), the length row L'' = 0 is dense and written from its closed form, and
+//! the banded system bordered by that row is eliminated with partial pivoting inside the band.
+//! Fewer gripping axles, a compliant string (whose slips carry a share of the dense L'') or a
+//! resting contact take the dense solve.
+//!
 //! The accelerations from given tensions are Newton's law in each object's frame:
 //! diabolo a_i = ((T_i - T_{i-1}) cos psi_i, (T_i + T_{i-1}) sin psi_i) / m - g (sin phi_i, cos phi_i);
 //! a force-driven stick a^b = F^b - T/M - g cos phi (T = T_0 left, T_N right); an
@@ -197,7 +207,16 @@ pub struct GripSolver {
     forces: Vec<f64>,
     /// lambda_s of each resting segment (in the order given), N.
     contact_forces: Vec<f64>,
+    /// The chain's slip rows of the base and the three probes, (s rows each).
+    probed: Vec<f64>,
+    /// The chain's row profiles: first and last column of each row's band.
+    profile: Vec<(usize, usize)>,
+    /// From how many blocks the banded solve is used.
+    chain_blocks: usize,
 }
+
+/// Gripping axles from which a chain takes the banded solve (fewer: the dense one, as cheap).
+pub const CHAIN_GRIPS: usize = 4;
 
 /// The grip system has no unique solution (a straight string between driven sticks).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -218,7 +237,16 @@ impl GripSolver {
             slips: vec![0.0; n],
             forces: vec![0.0; n + 1],
             contact_forces: Vec::with_capacity(n + 1),
+            probed: vec![0.0; 4 * n + 1],
+            profile: vec![(0, 0); n + 1],
+            chain_blocks: 1 + CHAIN_GRIPS,
         }
+    }
+
+    /// From how many blocks (1 + the gripping axles) a chain takes the banded solve (default
+    /// 1 + [`CHAIN_GRIPS`]); `usize::MAX` keeps every solve dense, for cross-checks.
+    pub fn set_chain_blocks(&mut self, blocks: usize) {
+        self.chain_blocks = blocks;
     }
 
     /// The segment tensions T_j of the last solve, N.
@@ -279,6 +307,28 @@ impl GripSolver {
         }
         self.contact_forces.clear();
         self.contact_forces.resize(resting.len(), 0.0);
+        let chain = law == LengthLaw::Inextensible && resting.is_empty();
+        if chain && blocks >= self.chain_blocks {
+            self.solve_chain(params, kin, sticks, (spins, sides))?;
+        } else {
+            self.solve_probed(params, kin, sticks, resting, (spins, sides), law)?;
+        }
+        Ok(&self.tensions)
+    }
+
+    /// The dense solve: one probe of the residuals per unknown, then Gaussian elimination.
+    fn solve_probed(
+        &mut self,
+        params: &Params,
+        kin: &Kinematics,
+        sticks: &[FrameInput; 2],
+        resting: &[usize],
+        (spins, sides): (&[f64], impl Fn(usize) -> f64 + Copy),
+        law: LengthLaw,
+    ) -> Result<(), SingularGrip> {
+        let n = kin.diabolos();
+        let blocks = 1 + self.starts.len();
+        let size = blocks + resting.len();
         // Residuals at zero tension and contact force, then one column per unknown.
         self.tensions.iter_mut().for_each(|t| *t = 0.0);
         self.residuals(params, kin, sticks, resting, (spins, sides), law);
@@ -310,7 +360,77 @@ impl GripSolver {
             *force = self.rhs[blocks + c];
         }
         self.segment_forces_from(resting);
-        Ok(&self.tensions)
+        Ok(())
+    }
+
+    /// The banded solve of a gripping chain (see the module documentation): unknowns
+    /// tau_1..tau_s then tau_0 (the border column), rows D_1..D_s (the differences of
+    /// consecutive gripping axles' slip accelerations, D_r in tau_{r-2}..tau_r) then L'' (the
+    /// border row).
+    fn solve_chain(
+        &mut self,
+        params: &Params,
+        kin: &Kinematics,
+        sticks: &[FrameInput; 2],
+        (spins, sides): (&[f64], impl Fn(usize) -> f64 + Copy),
+    ) -> Result<(), SingularGrip> {
+        let n = kin.diabolos();
+        let s = self.starts.len();
+        let size = s + 1;
+        // The residuals at zero tension: the rows' constant parts.
+        self.tensions.iter_mut().for_each(|t| *t = 0.0);
+        self.residuals(
+            params,
+            kin,
+            sticks,
+            &[],
+            (spins, sides),
+            LengthLaw::Inextensible,
+        );
+        let length0 = self.rhs[0];
+        // Column of block scale b: tau_0 last.
+        let column = |b: usize| if b == 0 { s } else { b - 1 };
+        let m = &mut self.matrix[..size * size];
+        let (block, relative) = (&self.block, &self.relative);
+        for r in 0..s {
+            // Row r is D_{r+1}: blocks r - 1, r, r + 1 (those that exist).
+            let row = &mut m[r * size..(r + 1) * size];
+            let first = r.saturating_sub(1);
+            let (lo, hi) = (column(first.max(1)).min(r), r);
+            for value in &mut row[lo..=hi] {
+                *value = 0.0;
+            }
+            row[s] = 0.0;
+            let previous = (r > 0).then(|| self.starts[r - 1]);
+            slip_difference_per_tension(params, kin, sticks, self.starts[r], previous, |t, d| {
+                row[column(block[t])] += relative[t] * d;
+            });
+            self.profile[r] = (lo, hi);
+            // rhs[r + 1] holds the slip acceleration of axle starts[r] at zero tension.
+            let constant = self.rhs[r + 1] - if r > 0 { self.rhs[r] } else { 0.0 };
+            self.probed[r] = -constant;
+        }
+        self.rhs[..s].copy_from_slice(&self.probed[..s]);
+        // The border row: L'' = L''(0) + sum_b tau_b sum_{j in b} rho_j dL''/dT_j.
+        let border = &mut m[s * size..];
+        border.iter_mut().for_each(|v| *v = 0.0);
+        for j in 0..=n {
+            border[column(self.block[j])] +=
+                self.relative[j] * length_acceleration_per_tension(params, kin, sticks, j);
+        }
+        self.profile[s] = (0, s);
+        self.rhs[s] = -length0;
+        let rhs = &mut self.rhs[..size];
+        let scratch = &mut self.probed[..4 * s + 1];
+        let ok = substitute_bordered(m, rhs, &self.profile[..size], scratch, size);
+        if !ok {
+            solve_bordered(m, rhs, &mut self.profile[..size], size)?;
+        }
+        for j in 0..=n {
+            self.tensions[j] = self.rhs[column(self.block[j])] * self.relative[j];
+        }
+        self.forces.copy_from_slice(&self.tensions);
+        Ok(())
     }
 
     /// forces = tensions minus the contact forces across the resting segments.
@@ -364,6 +484,263 @@ impl GripSolver {
     }
 }
 
+/// The tension partials of a gripping axle's slip acceleration, or of its difference from the
+/// previous gripping axle's: calls `add(t, d)` with d = dD/dT_t, 1/kg, for every tension T_t
+/// it involves. D = S_k - S_{previous} (S_k alone when `previous` is None), with
+/// S_k = (T_{k-1} - T_k) / (m J) - a_k^a cos psi_k + a_k^b sin psi_k - sum_{j<k} l_j'' (see
+/// [`slip_accelerations`]): its own segments' tensions through the spin and the axle's frame
+/// accelerations (a_k^a = (T_k - T_{k-1}) cos psi_k / m, a_k^b = (T_k + T_{k-1}) sin psi_k / m),
+/// and through sum_{j<k} l_j'' every diabolo left of it (-2 a_j^b sin psi_j) and a force-driven
+/// left stick (a_0^b = ... - T_0 / M), which the difference cancels left of `previous`.
+pub fn slip_difference_per_tension(
+    params: &Params,
+    kin: &Kinematics,
+    sticks: &[FrameInput; 2],
+    k: usize,
+    previous: Option<usize>,
+    mut add: impl FnMut(usize, f64),
+) {
+    let o = kin.objects();
+    let per_mass = 1.0 / params.diabolo_mass;
+    let per_spin_mass = per_mass / params.spin_inertia;
+    let own = |k: usize, sign: f64, add: &mut dyn FnMut(usize, f64)| {
+        let (sin, cos) = (o[k].sin_psi, o[k].cos_psi);
+        add(k - 1, sign * (per_spin_mass + per_mass));
+        add(
+            k,
+            sign * (-per_spin_mass + (sin * sin - cos * cos) * per_mass),
+        );
+    };
+    own(k, 1.0, &mut add);
+    let from = match previous {
+        Some(before) => {
+            own(before, -1.0, &mut add);
+            before
+        }
+        None => {
+            if let FrameInput::Force(..) = sticks[0] {
+                add(0, 1.0 / params.stick_mass);
+            }
+            1
+        }
+    };
+    for j in from..k {
+        let pull = 2.0 * o[j].sin_psi * o[j].sin_psi * per_mass;
+        add(j, pull);
+        add(j - 1, pull);
+    }
+}
+
+/// dL''/dT_j, 1/kg: T_j pulls on the diabolos at its ends along their bisectors
+/// (a_i^b = (T_i + T_{i-1}) sin psi_i / m, L'' holding -2 a_i^b sin psi_i) and on a force-driven
+/// stick at an end (a^b = ... - T / M).
+pub fn length_acceleration_per_tension(
+    params: &Params,
+    kin: &Kinematics,
+    sticks: &[FrameInput; 2],
+    j: usize,
+) -> f64 {
+    let n = kin.diabolos();
+    let o = kin.objects();
+    let diabolo = |i: usize| {
+        if (1..=n).contains(&i) {
+            -2.0 * o[i].sin_psi * o[i].sin_psi / params.diabolo_mass
+        } else {
+            0.0
+        }
+    };
+    let stick = |s: usize, end: usize| match sticks[s] {
+        FrameInput::Force(..) if j == end => -1.0 / params.stick_mass,
+        _ => 0.0,
+    };
+    diabolo(j) + diabolo(j + 1) + stick(0, 0) + stick(1, n)
+}
+
+/// The chain's system by substitution, without pivoting, when every band row's diagonal
+/// entry is at least a tenth of its row's largest: each band row gives its unknown as
+/// p_c + q_c x_last from the ones before it (the rows are lower-banded), and the border row
+/// then gives x_last; where the residual shows growth along the chain, one step of iterative
+/// refinement (the residual solved the same way) recovers what it lost. O(size). `scratch` holds 4 size - 3
+/// values; `rhs` receives the solution. False (nothing solved) when a diagonal entry or the
+/// border's pivot is too small: the pivoted elimination then takes the system.
+fn substitute_bordered(
+    matrix: &[f64],
+    rhs: &mut [f64],
+    profile: &[(usize, usize)],
+    scratch: &mut [f64],
+    size: usize,
+) -> bool {
+    let last = size - 1;
+    let (q, rest) = scratch.split_at_mut(last);
+    let (p, rest) = rest.split_at_mut(last);
+    let (inverse, rest) = rest.split_at_mut(last);
+    let residual = &mut rest[..size];
+    let row = |r: usize| &matrix[r * size..(r + 1) * size];
+    // The diagonal's inverses first, independent of each other (no division in the chains of
+    // the substitutions below).
+    for r in 0..last {
+        let (lo, a) = (profile[r].0, row(r));
+        let largest = a[lo..r].iter().fold(a[last].abs(), |m, b| m.max(b.abs()));
+        if !(a[r].abs() >= 0.1 * largest && a[r] != 0.0) {
+            return false;
+        }
+        inverse[r] = 1.0 / a[r];
+    }
+    // q: the unknowns' dependence on x_last, and the border's total slope.
+    for r in 0..last {
+        let (lo, a) = (profile[r].0, row(r));
+        q[r] = (-a[last] - (lo..r).map(|c| a[c] * q[c]).sum::<f64>()) * inverse[r];
+    }
+    let border = row(last);
+    let slope = border[last] + (0..last).map(|c| border[c] * q[c]).sum::<f64>();
+    let scale = border.iter().fold(0.0_f64, |m, b| m.max(b.abs()));
+    if slope.abs() <= 1e-13 * scale || slope.is_nan() {
+        return false;
+    }
+    // Solves A x = b in place (b given in `x`), with q and the slope.
+    let (q, inverse, slope_inverse) = (&*q, &*inverse, 1.0 / slope);
+    let solve = |x: &mut [f64], p: &mut [f64]| {
+        for r in 0..last {
+            let (lo, a) = (profile[r].0, row(r));
+            p[r] = (x[r] - (lo..r).map(|c| a[c] * p[c]).sum::<f64>()) * inverse[r];
+        }
+        let x_last = (x[last] - (0..last).map(|c| border[c] * p[c]).sum::<f64>()) * slope_inverse;
+        for c in 0..last {
+            x[c] = p[c] + q[c] * x_last;
+        }
+        x[last] = x_last;
+    };
+    residual.copy_from_slice(rhs);
+    solve(rhs, p);
+    // Refinement: the residual b - A x (independent products, no chain), solved for the
+    // correction when it exceeds 1e-12 of the size of the products that make it (a few ulps
+    // are the substitution's ordinary round-off; more is growth along the chain).
+    let mut beyond_round_off = false;
+    let mut check = |r: usize, terms: &mut dyn Iterator<Item = f64>| {
+        let (mut sum, mut size) = (0.0, residual[r].abs());
+        for term in terms {
+            sum += term;
+            size += term.abs();
+        }
+        residual[r] -= sum;
+        beyond_round_off |= residual[r].abs() > 1e-12 * size;
+    };
+    for r in 0..last {
+        let (lo, a) = (profile[r].0, row(r));
+        let terms = (lo..=r).map(|c| a[c] * rhs[c]).chain([a[last] * rhs[last]]);
+        check(r, &mut terms.into_iter());
+    }
+    check(last, &mut (0..size).map(|c| border[c] * rhs[c]));
+    if beyond_round_off {
+        solve(residual, p);
+        for (x, correction) in rhs.iter_mut().zip(residual.iter()) {
+            *x += correction;
+        }
+    }
+    true
+}
+
+/// Gaussian elimination with partial pivoting of a matrix whose rows are nonzero only in their
+/// profile (first, last column) and in the last column, the last row dense: the chain's banded
+/// rows bordered by the length row. Pivots are searched among the rows reaching the column
+/// (within the band, and the border), so fill stays within the band: O(size) work for a band of
+/// bounded width. `rhs` receives the solution.
+fn solve_bordered(
+    matrix: &mut [f64],
+    rhs: &mut [f64],
+    profile: &mut [(usize, usize)],
+    size: usize,
+) -> Result<(), SingularGrip> {
+    let last = size - 1;
+    let mut scale = 0.0_f64;
+    for (r, &(lo, hi)) in profile.iter().enumerate() {
+        let row = &matrix[r * size..(r + 1) * size];
+        scale = scale.max(
+            row[lo..=hi]
+                .iter()
+                .fold(row[last].abs(), |a, b| a.max(b.abs())),
+        );
+    }
+    if scale.is_nan() {
+        return Err(SingularGrip);
+    }
+    for col in 0..size {
+        // The rows that can reach col: the next three (a row further down is an untouched band
+        // row starting right of col, or was swapped down at most two below an earlier column)
+        // and the last (the border, or the row it was swapped with).
+        let mut reaching = [usize::MAX; 4];
+        let mut count = 0;
+        for r in (col..size.min(col + 3)).chain(Some(last).filter(|&l| l >= col + 3)) {
+            if profile[r].0 <= col {
+                reaching[count] = r;
+                count += 1;
+            }
+        }
+        let reaching = &reaching[..count];
+        // Threshold pivoting (as sparse solvers do): the largest band entry unless the
+        // last row's is ten times larger, so that the dense border row is rarely the pivot
+        // (it would fill every row it reaches).
+        let entry = |r: usize| matrix[r * size + col].abs();
+        let mut pivot = col;
+        for &r in reaching.iter().filter(|&&r| r != last) {
+            if entry(r) > entry(pivot) {
+                pivot = r;
+            }
+        }
+        if profile[last].0 <= col && (entry(last) > 10.0 * entry(pivot) || pivot == last) {
+            pivot = last;
+        }
+        if matrix[pivot * size + col].abs() <= 1e-13 * scale {
+            return Err(SingularGrip);
+        }
+        if pivot != col {
+            // Both rows' entries: their profiles and the last column.
+            let (from, to) = (
+                profile[pivot].0.min(profile[col].0),
+                profile[pivot].1.max(profile[col].1),
+            );
+            for j in (from..=to).chain((to < last).then_some(last)) {
+                matrix.swap(pivot * size + j, col * size + j);
+            }
+            rhs.swap(pivot, col);
+            profile.swap(pivot, col);
+        }
+        let (_, pivot_hi) = profile[col];
+        // The swap exchanged two reaching rows: the same positions reach col.
+        for &r in reaching.iter().filter(|&&r| r != col) {
+            let factor = matrix[r * size + col] / matrix[col * size + col];
+            let (lo, hi) = profile[r];
+            // Columns the row gains from the pivot row start at zero.
+            for j in hi + 1..=pivot_hi.max(hi) {
+                if j != last {
+                    matrix[r * size + j] = 0.0;
+                }
+            }
+            for j in col..=pivot_hi {
+                matrix[r * size + j] -= factor * matrix[col * size + j];
+            }
+            if pivot_hi < last {
+                matrix[r * size + last] -= factor * matrix[col * size + last];
+            }
+            rhs[r] -= factor * rhs[col];
+            profile[r] = ((col + 1).max(lo), hi.max(pivot_hi));
+        }
+    }
+    for col in (0..size).rev() {
+        let (_, hi) = profile[col];
+        let row = &matrix[col * size..(col + 1) * size];
+        let mut value = rhs[col];
+        for j in col + 1..=hi {
+            value -= row[j] * rhs[j];
+        }
+        if hi < last && col < last {
+            value -= row[last] * rhs[last];
+        }
+        rhs[col] = value / row[col];
+    }
+    Ok(())
+}
+
 /// Gaussian elimination with partial pivoting, in place: `matrix` (row-major, size x size)
 /// and `rhs`, which receives the solution.
 fn solve_dense(matrix: &mut [f64], rhs: &mut [f64], size: usize) -> Result<(), SingularGrip> {
@@ -401,4 +778,98 @@ fn solve_dense(matrix: &mut [f64], rhs: &mut [f64], size: usize) -> Result<(), S
         rhs[col] = value / matrix[col * size + col];
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A random chain system of `size` unknowns: band rows with columns r - 2..=r and the last,
+    /// a dense border row; every third diagonal entry scaled by `diagonal` (tiny ones force the
+    /// pivoted elimination's row swaps).
+    fn chain_system(
+        seed: u64,
+        size: usize,
+        diagonal: f64,
+    ) -> (Vec<f64>, Vec<f64>, Vec<(usize, usize)>) {
+        let mut state = seed;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        let last = size - 1;
+        let mut matrix = vec![0.0; size * size];
+        let mut profile = vec![(0, 0); size];
+        for r in 0..last {
+            let lo = r.saturating_sub(2);
+            for c in lo..=r {
+                matrix[r * size + c] = next();
+            }
+            if r % 3 == 1 {
+                matrix[r * size + r] *= diagonal;
+            }
+            if r < 2 {
+                matrix[r * size + last] = next();
+            }
+            profile[r] = (lo, r);
+        }
+        for c in 0..size {
+            matrix[last * size + c] = next();
+        }
+        profile[last] = (0, last);
+        let rhs = (0..size).map(|_| next()).collect();
+        (matrix, rhs, profile)
+    }
+
+    // Both chain solves agree with the dense elimination on random bordered band systems: the
+    // substitution when the diagonal is sound, the pivoted elimination always (with pivots
+    // taken off the diagonal when a diagonal entry is tiny).
+    #[test]
+    fn the_chain_solves_agree_with_dense_elimination() {
+        for seed in 0..300 {
+            let size = 3 + (seed as usize) % 30;
+            for diagonal in [1.0, 1e-6, 0.0] {
+                let (matrix, rhs, profile) = chain_system(seed, size, diagonal);
+                let mut dense = rhs.clone();
+                if solve_dense(&mut matrix.clone(), &mut dense, size).is_err() {
+                    continue;
+                }
+                let scale = dense.iter().fold(1.0_f64, |a, x| a.max(x.abs()));
+                let mut pivoted = rhs.clone();
+                solve_bordered(
+                    &mut matrix.clone(),
+                    &mut pivoted,
+                    &mut profile.clone(),
+                    size,
+                )
+                .unwrap();
+                let mut substituted = rhs.clone();
+                let mut scratch = vec![0.0; 4 * size];
+                let sound =
+                    substitute_bordered(&matrix, &mut substituted, &profile, &mut scratch, size);
+                for c in 0..size {
+                    assert!(
+                        (pivoted[c] - dense[c]).abs() <= 1e-9 * scale,
+                        "seed {seed}, size {size}, diagonal {diagonal}: x_{c} {} against {}",
+                        pivoted[c],
+                        dense[c]
+                    );
+                    if sound {
+                        assert!(
+                            (substituted[c] - dense[c]).abs() <= 1e-9 * scale,
+                            "seed {seed}, size {size}: substituted x_{c} {} against {}",
+                            substituted[c],
+                            dense[c]
+                        );
+                    }
+                }
+                assert!(
+                    diagonal == 1.0 || size < 5 || !sound,
+                    "a tiny diagonal is refused"
+                );
+            }
+        }
+    }
 }
