@@ -11,9 +11,11 @@
 //! O(N) ([`GripSolver::solve`], "the chain"): the slip acceleration of axle k sums the length
 //! accelerations of every segment left of it, but the difference of two consecutive gripping
 //! axles' slips only involves the segments between them, that is the scales of three blocks at
-//! most. Those rows are read by probing the residuals with every third block scale set (three
-//! probes, whatever N), the length row L'' = 0 is dense and written from its closed form, and
-//! the banded system bordered by that row is eliminated with partial pivoting inside the band.
+//! most. Those rows are written from their closed-form tension partials
+//! ([`slip_difference_per_tension`]) and their values at zero tension (one evaluation of the
+//! residuals), the length row L'' = 0 is dense and written from its own partials, and the
+//! banded system bordered by that row is solved by substitution along the band (pivoted
+//! elimination inside the band where a diagonal entry is small).
 //! Fewer gripping axles, a compliant string (whose slips carry a share of the dense L'') or a
 //! resting contact take the dense solve.
 //!
@@ -207,8 +209,8 @@ pub struct GripSolver {
     forces: Vec<f64>,
     /// lambda_s of each resting segment (in the order given), N.
     contact_forces: Vec<f64>,
-    /// The chain's slip rows of the base and the three probes, (s rows each).
-    probed: Vec<f64>,
+    /// The chain's workspace: its right-hand side, then the substitution's vectors.
+    chain_work: Vec<f64>,
     /// The chain's row profiles: first and last column of each row's band.
     profile: Vec<(usize, usize)>,
     /// From how many blocks the banded solve is used.
@@ -237,7 +239,7 @@ impl GripSolver {
             slips: vec![0.0; n],
             forces: vec![0.0; n + 1],
             contact_forces: Vec::with_capacity(n + 1),
-            probed: vec![0.0; 4 * n + 1],
+            chain_work: vec![0.0; 4 * n + 1],
             profile: vec![(0, 0); n + 1],
             chain_blocks: 1 + CHAIN_GRIPS,
         }
@@ -408,9 +410,9 @@ impl GripSolver {
             self.profile[r] = (lo, hi);
             // rhs[r + 1] holds the slip acceleration of axle starts[r] at zero tension.
             let constant = self.rhs[r + 1] - if r > 0 { self.rhs[r] } else { 0.0 };
-            self.probed[r] = -constant;
+            self.chain_work[r] = -constant;
         }
-        self.rhs[..s].copy_from_slice(&self.probed[..s]);
+        self.rhs[..s].copy_from_slice(&self.chain_work[..s]);
         // The border row: L'' = L''(0) + sum_b tau_b sum_{j in b} rho_j dL''/dT_j.
         let border = &mut m[s * size..];
         border.iter_mut().for_each(|v| *v = 0.0);
@@ -421,7 +423,7 @@ impl GripSolver {
         self.profile[s] = (0, s);
         self.rhs[s] = -length0;
         let rhs = &mut self.rhs[..size];
-        let scratch = &mut self.probed[..4 * s + 1];
+        let scratch = &mut self.chain_work[..4 * s + 1];
         let ok = substitute_bordered(m, rhs, &self.profile[..size], scratch, size);
         if !ok {
             solve_bordered(m, rhs, &mut self.profile[..size], size)?;
