@@ -476,11 +476,11 @@ pub fn interpolate(t: &[f64], v: &[f64], at: f64) -> f64 {
     }
 }
 
-/// Appends `value` shortest-round-trip, by `ryu`, in the notation of Rust's `{:?}` (0.1, 1e-7,
-/// 1.5e16, NaN, inf): `ryu` writes 1e-5 <= |value| < 1e-4 plainly (0.0000123) where `{:?}` uses
-/// scientific notation (1.23e-5), and those are rewritten. The text is `{:?}`'s but for exact
-/// ties between two shortest decimals (917410581810119.25: `ryu` .2, `{:?}` .3); both read back
-/// to the same f64.
+/// Appends `value` shortest-round-trip, by `zmij` (Schubfach), in the notation of Rust's `{:?}`
+/// (0.1, 1e-7, 1.5e16, NaN, inf): `zmij` writes 1e-5 <= |value| < 1e-4 plainly (0.0000123) where
+/// `{:?}` uses scientific notation (1.23e-5), and a positive exponent with its sign (1.5e+16);
+/// both are rewritten. The text is `{:?}`'s but for exact ties between two shortest decimals
+/// (917410581810119.25: `zmij` .2, `{:?}` .3); both read back to the same f64.
 pub fn push_shortest(out: &mut String, value: f64) {
     if !value.is_finite() {
         out.push_str(if value.is_nan() {
@@ -492,7 +492,7 @@ pub fn push_shortest(out: &mut String, value: f64) {
         });
         return;
     }
-    let mut buffer = ryu::Buffer::new();
+    let mut buffer = zmij::Buffer::new();
     let text = buffer.format_finite(value);
     let (sign, digits) = match text.strip_prefix('-') {
         Some(rest) => ("-", rest),
@@ -509,7 +509,19 @@ pub fn push_shortest(out: &mut String, value: f64) {
             }
             out.push_str("e-5");
         }
-        _ => out.push_str(text),
+        // Only |value| >= 1e16 is written with a positive exponent; looking for it in every
+        // number would cost as much as formatting it.
+        _ => match (value.abs() >= 1e16)
+            .then(|| text.split_once("e+"))
+            .flatten()
+        {
+            Some((mantissa, exponent)) => {
+                out.push_str(mantissa);
+                out.push('e');
+                out.push_str(exponent);
+            }
+            None => out.push_str(text),
+        },
     }
 }
 
@@ -666,6 +678,8 @@ mod shortest_tests {
             1e15,
             1e16,
             1.5e16,
+            -2.5e17,
+            -f64::MAX,
             123456789.0,
             f64::MAX,
             f64::MIN_POSITIVE,
