@@ -84,5 +84,5 @@ pub mod sweep;
 
 pub use scenario::{Scenario, ScenarioError};
 pub use simulation::{
-    DiaboloMode, Event, EventKind, Row, RunError, RunReport, Settings, Simulation,
+    DiaboloMode, Event, EventKind, Row, RunError, RunReport, Session, Settings, Simulation,
 };

@@ -16,6 +16,7 @@ pub use ode::{events, integrate};
 
 /// The run's public names at their former path.
 pub mod run {
+    pub use super::hybrid::run::Session;
     pub use super::observe::Row;
     pub use super::report::{
         object_name, Event, EventKind, RunError, RunReport, RunStats, Settings,
@@ -28,6 +29,7 @@ pub use events::{
     Crossing, Direction, EventConfigError, EventError, EventHit, EventLocator, EventOptions,
     EventSet, EventSpec, EventSystem,
 };
+pub use hybrid::run::Session;
 pub use integrate::{
     DenseError, ErrorWeights, IntegrateError, Method, OdeSystem, OptionsError, StepOutcome,
     StepStats, Stepper, StepperOptions, Tableau,

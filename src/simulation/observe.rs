@@ -81,7 +81,7 @@ impl Row {
 }
 
 /// The rows of a run: the grid cursor, the row being filled and its state buffer.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Rows {
     /// The row handed out last.
     pub row: Row,
@@ -137,7 +137,12 @@ impl Rows {
 }
 
 /// Fills `row` for the active mode's state y at time t.
-fn fill_row(row: &mut Row, hybrid: &mut Hybrid, t: f64, y: &[f64]) -> Result<(), RunError> {
+pub(crate) fn fill_row(
+    row: &mut Row,
+    hybrid: &mut Hybrid,
+    t: f64,
+    y: &[f64],
+) -> Result<(), RunError> {
     let params = hybrid.sim.params;
     let n = hybrid.n;
     let accounts = hybrid.modes.accounts(y);

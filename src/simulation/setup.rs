@@ -7,6 +7,7 @@ use crate::model::{CartesianState, Params, StateError};
 
 use super::drive::Drive;
 use super::hybrid::mode::stepper_options;
+use super::hybrid::run::Session;
 use super::observe::Row;
 use super::ode::integrate::{Method, OptionsError};
 use super::report::{RunReport, Settings};
@@ -165,5 +166,11 @@ impl Simulation {
     /// Runs to the end (or to a failure), handing every output row to `on_row`.
     pub fn run(&self, on_row: &mut dyn FnMut(&Row)) -> RunReport {
         super::hybrid::run::run(self, on_row)
+    }
+
+    /// A session of this simulation at t = 0, to advance piece by piece and to change the
+    /// hands' drives between pieces (it owns its copy of the simulation).
+    pub fn session(&self) -> Session<'static> {
+        Session::new(std::borrow::Cow::Owned(self.clone()))
     }
 }

@@ -251,7 +251,7 @@ impl Hybrid<'_> {
     }
 
     /// The friction modes of the taut axles by diabolo K, to keep across a rebuild.
-    fn friction_modes(&self) -> Vec<(usize, AxleMode)> {
+    pub(crate) fn friction_modes(&self) -> Vec<(usize, AxleMode)> {
         if self.modes.phase != Phase::Taut {
             return Vec::new();
         }
@@ -277,6 +277,19 @@ impl Hybrid<'_> {
         kept: Vec<(usize, AxleMode)>,
     ) -> Result<(), RunError> {
         self.rebuild();
+        self.enter_again(phase, string, accounts, t, kept)
+    }
+
+    /// The string entered again in `phase` from `string` at t, without a rebuild; axles that
+    /// gripped before (`kept`, by diabolo K) do not log a new grip.
+    pub(crate) fn enter_again(
+        &mut self,
+        phase: Phase,
+        string: CartesianState,
+        accounts: &[f64; ACCUMULATORS],
+        t: f64,
+        kept: Vec<(usize, AxleMode)>,
+    ) -> Result<(), RunError> {
         self.gripping_before = kept
             .into_iter()
             .filter(|(_, m)| *m == AxleMode::Stuck)

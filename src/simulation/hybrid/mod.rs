@@ -47,6 +47,8 @@ pub mod mode;
 pub mod run;
 pub mod transitions;
 
+use std::borrow::Cow;
+
 use crate::model::energy::{mechanical_energy, string_energy};
 use crate::simulation::ode::integrate::StepStats;
 
@@ -81,7 +83,9 @@ pub struct Ledger {
 /// The hybrid state of a run: the time, the modes, the ledger.
 #[derive(Clone, Debug)]
 pub struct Hybrid<'a> {
-    pub sim: &'a Simulation,
+    /// The simulation run: borrowed by a run, owned by a [`super::run::Session`] that may
+    /// change its drives between steps.
+    pub sim: Cow<'a, Simulation>,
     /// Number of diabolos on the string, n.
     pub n: usize,
     /// The time reached, s.
@@ -102,15 +106,16 @@ pub struct Hybrid<'a> {
 
 impl<'a> Hybrid<'a> {
     /// The run of `sim` before its first mode is entered ([`Hybrid::start`]).
-    pub fn new(sim: &'a Simulation) -> Self {
+    pub fn new(sim: Cow<'a, Simulation>) -> Self {
         let roster = Roster::start(&sim.modes, &sim.initial);
         let initial_energy = mechanical_energy(&sim.params, &sim.initial)
             + string_energy(&sim.params, &roster.string_state(&sim.initial));
+        let modes = build_modes(&sim, &roster, &Tolerances::default());
         Self {
             sim,
             n: roster.on_string(),
             t: 0.0,
-            modes: build_modes(sim, &roster, &Tolerances::default()),
+            modes,
             roster,
             ledger: Ledger::default(),
             tolerances: Tolerances::default(),
@@ -133,14 +138,14 @@ impl<'a> Hybrid<'a> {
             retired.rejected_steps += stats.rejected_steps;
         }
         let phase = self.modes.phase;
-        self.modes = build_modes(self.sim, &self.roster, &self.tolerances);
+        self.modes = build_modes(&self.sim, &self.roster, &self.tolerances);
         self.modes.phase = phase;
         self.n = self.roster.on_string();
     }
 
     /// The view of the diabolos off the string the guards watch.
     pub(crate) fn flight_view(&self) -> FlightView {
-        flight_view(self.sim, &self.roster)
+        flight_view(&self.sim, &self.roster)
     }
 }
 

@@ -2,6 +2,7 @@
 //! place that dispatches on the active phase.
 
 use crate::model::{CartesianState, DynamicsError};
+use crate::simulation::drive::Drive;
 
 use super::errors::{dynamics_failure, event_failure, integrate_failure, non_finite};
 use super::guards::{LooseGuard, SharedGuard, TautGuard};
@@ -142,6 +143,15 @@ impl Modes {
     }
 
     /// Length of the active phase's state.
+    /// Writes the hands' drives into both phases (drives that prescribe the same sticks'
+    /// motion as before: the layouts, the imposed components and the guards stay).
+    pub fn set_drives(&mut self, drives: &[Drive; 2]) {
+        self.taut.system.drives = drives.clone();
+        self.taut.system.flight.drives = drives.clone();
+        self.loose.system.drives = drives.clone();
+        self.loose.system.flight.drives = drives.clone();
+    }
+
     pub fn dimension(&self) -> usize {
         match self.phase {
             Phase::Taut => self.taut.system.dimension(),

@@ -1,12 +1,21 @@
 //! The run loop: step the active mode, locate its guards on the dense output, emit the rows
 //! before the event, apply the event; with the budgets that end a stalled or chattering run.
+//!
+//! A [`Session`] is the loop made resumable: [`Session::advance`] runs it up to a time and
+//! pauses there, inside a step if the step reaches past it (the stretch stepped and located
+//! but not yet committed stays pending, so that the steps and events are those of one
+//! uninterrupted run), and [`Session::set_drive`] changes a hand's drive at the time reached.
+//! [`run`] is a session advanced to the end at once.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
+use super::mode::Hit;
 use super::Hybrid;
 use crate::simulation::drive::Drive;
-use crate::simulation::observe::{Row, Rows};
+use crate::simulation::observe::{fill_row, Row, Rows};
 use crate::simulation::ode::integrate::Method;
+use crate::simulation::phase::Phase;
 use crate::simulation::report::{
     object_name, Event, EventKind, RunError, RunReport, RunStats, Settings,
 };
@@ -14,84 +23,306 @@ use crate::simulation::setup::Simulation;
 
 /// Runs `sim` to its end (or to a failure), handing every output row to `on_row`.
 pub fn run(sim: &Simulation, on_row: &mut dyn FnMut(&Row)) -> RunReport {
-    let mut hybrid = Hybrid::new(sim);
-    let mut rows = Rows::default();
-    let failure = run_loop(&mut hybrid, &mut rows, on_row)
-        .err()
-        .map(|f| hybrid.explain(f));
-    if let Some(failure) = &failure {
-        let mut event = Event::new(hybrid.t, EventKind::Failure, failure.object());
-        event.reason = Some(failure.to_string());
-        hybrid.ledger.events.push(event);
-    }
-    let stats = [
-        hybrid.modes.taut.stepper.stats(),
-        hybrid.modes.loose.stepper.stats(),
-        hybrid.ledger.retired,
-    ];
-    RunReport {
-        stats: RunStats {
-            steps: stats.iter().map(|s| s.accepted_steps as usize).sum(),
-            rejected_steps: stats.iter().map(|s| s.rejected_steps as usize).sum(),
-            derivative_evaluations: stats
-                .iter()
-                .map(|s| s.rhs_evaluations as usize)
-                .sum::<usize>()
-                + hybrid.ledger.extra_evaluations,
-            rows: rows.count,
-        },
-        events: hybrid.ledger.events,
-        failure,
-        end_time: hybrid.t,
-        grip_needed: hybrid.ledger.grip_needed,
-        energy: (hybrid.initial_energy, rows.row.energy),
-        flights: hybrid.roster.records(&sim.params, hybrid.t),
-        contacts: hybrid.ledger.contacts,
-    }
+    let mut session = Session::new(Cow::Borrowed(sim));
+    // A failure is in the report.
+    let _ = session.advance(sim.settings.duration, Some(on_row));
+    session.report()
 }
 
-/// The loop: step, locate, rows up to the event or the step's end, apply.
-fn run_loop(
-    hybrid: &mut Hybrid,
-    rows: &mut Rows,
-    on_row: &mut dyn FnMut(&Row),
-) -> Result<(), RunError> {
-    let settings = &hybrid.sim.settings;
-    let end = settings.duration;
-    let mut schedule = Schedule::new(&hybrid.sim.drives, Drive::breakpoints);
-    let mut jumps = Schedule::new(&hybrid.sim.drives, Drive::velocity_jumps);
-    let passed = hybrid.tolerances.breakpoint_passed;
-    jumps.limit(0.0, end, passed);
-    let mut budget = Budget::new(settings, hybrid.tolerances.budget_window);
-    hybrid.start()?;
-    while hybrid.t < end {
-        let limit = schedule.limit(hybrid.t, end, hybrid.tolerances.breakpoint_passed);
-        let t1 = hybrid.modes.step(hybrid.t, limit)?;
-        budget.check_steps(hybrid)?;
-        let check = |t| budget.check_wall(t);
-        match hybrid.modes.locate(&hybrid.tolerances)? {
-            None => {
-                rows.emit_until(hybrid, (t1, t1 >= end), &check, on_row)?;
-                hybrid.t = t1;
-                hybrid.after_step()?;
+/// A run advanced piece by piece: to a time ([`Session::advance`]), with the state at the time
+/// reached ([`Session::state`]) and the hands' drives changed between pieces
+/// ([`Session::set_drive`]). Advanced in one piece it is [`run`]; advanced in many without a
+/// drive change it takes the same steps and finds the same events, so its rows and states are
+/// the run's, bit for bit.
+#[derive(Clone, Debug)]
+pub struct Session<'a> {
+    hybrid: Hybrid<'a>,
+    rows: Rows,
+    /// The drives' breakpoints (steps end there) and velocity jumps.
+    schedule: Schedule,
+    jumps: Schedule,
+    budget: Budget,
+    /// Whether the first mode has been entered.
+    started: bool,
+    /// The time reached by the caller, s: at least the committed time `hybrid.t`, at most the
+    /// end of the pending stretch.
+    now: f64,
+    /// The stretch stepped and located past `now`, not yet committed.
+    pending: Option<Stretch>,
+    /// The failure that ended the run, explained, if any.
+    failure: Option<RunError>,
+    /// The state at `now`, filled on demand.
+    state: Row,
+    /// The state vector at `now`.
+    y_now: Vec<f64>,
+}
+
+/// A step's stretch up to its end or its first event.
+#[derive(Clone, Debug)]
+struct Stretch {
+    /// End of the stretch, s: the step's end or the event's time.
+    end: f64,
+    /// The event that ends it, if any (the state at it is in the modes' event buffer).
+    hit: Option<Hit>,
+    /// Whether the stretch ends the run.
+    last: bool,
+}
+
+impl<'a> Session<'a> {
+    /// A session of `sim` at t = 0, before its first mode is entered.
+    pub fn new(sim: Cow<'a, Simulation>) -> Self {
+        let hybrid = Hybrid::new(sim);
+        let settings = &hybrid.sim.settings;
+        let end = settings.duration;
+        let passed = hybrid.tolerances.breakpoint_passed;
+        let schedule = Schedule::new(&hybrid.sim.drives, Drive::breakpoints);
+        let mut jumps = Schedule::new(&hybrid.sim.drives, Drive::velocity_jumps);
+        jumps.limit(0.0, end, passed);
+        let budget = Budget::new(settings, hybrid.tolerances.budget_window);
+        Self {
+            hybrid,
+            rows: Rows::default(),
+            schedule,
+            jumps,
+            budget,
+            started: false,
+            now: 0.0,
+            pending: None,
+            failure: None,
+            state: Row::default(),
+            y_now: Vec::new(),
+        }
+    }
+
+    /// The simulation run (its drives as last set).
+    pub fn simulation(&self) -> &Simulation {
+        &self.hybrid.sim
+    }
+
+    /// The time reached, s.
+    pub fn time(&self) -> f64 {
+        self.now
+    }
+
+    /// The events logged so far, in order (a failure last).
+    pub fn events(&self) -> &[Event] {
+        &self.hybrid.ledger.events
+    }
+
+    /// The failure that ended the run, if any.
+    pub fn failure(&self) -> Option<&RunError> {
+        self.failure.as_ref()
+    }
+
+    /// Whether the run has reached its duration or failed.
+    pub fn finished(&self) -> bool {
+        self.failure.is_some() || self.now >= self.hybrid.sim.settings.duration
+    }
+
+    /// Advances to `until` (clamped to the duration), handing the output rows on the way to
+    /// `on_row` (none when `None`). A failure ends the run: it is logged as the last event and
+    /// returned, now and by every later call.
+    pub fn advance(
+        &mut self,
+        until: f64,
+        on_row: Option<&mut dyn FnMut(&Row)>,
+    ) -> Result<(), RunError> {
+        if let Some(failure) = &self.failure {
+            return Err(failure.clone());
+        }
+        let until = until.min(self.hybrid.sim.settings.duration).max(self.now);
+        let result = self.advance_loop(until, on_row);
+        self.fail_on(result)
+    }
+
+    /// Replaces the drive of the left (`side` 0) or the right (1) hand from the time reached
+    /// on: the string is entered again in its phase from the state now (a stretching path
+    /// stick's jump is a tensing impulse, a string no longer held taut loosens, the friction
+    /// modes are decided again; gripping axles go on gripping without a new event).
+    pub fn set_drive(&mut self, side: usize, drive: Drive) -> Result<(), RunError> {
+        if let Some(failure) = &self.failure {
+            return Err(failure.clone());
+        }
+        let result = self.change_drive(side, drive);
+        self.fail_on(result)
+    }
+
+    /// The state at the time reached: positions, velocities, spins, modes, phase, tensions
+    /// (a row, as the trajectory would show it at this time).
+    pub fn state(&mut self) -> Result<&Row, RunError> {
+        if let Some(failure) = &self.failure {
+            return Err(failure.clone());
+        }
+        let result = self.fill_state();
+        self.fail_on(result)?;
+        Ok(&self.state)
+    }
+
+    /// The report of the run so far: events, statistics, flights, and the failure if any.
+    pub fn report(&self) -> RunReport {
+        let hybrid = &self.hybrid;
+        let stats = [
+            hybrid.modes.taut.stepper.stats(),
+            hybrid.modes.loose.stepper.stats(),
+            hybrid.ledger.retired,
+        ];
+        RunReport {
+            stats: RunStats {
+                steps: stats.iter().map(|s| s.accepted_steps as usize).sum(),
+                rejected_steps: stats.iter().map(|s| s.rejected_steps as usize).sum(),
+                derivative_evaluations: stats
+                    .iter()
+                    .map(|s| s.rhs_evaluations as usize)
+                    .sum::<usize>()
+                    + hybrid.ledger.extra_evaluations,
+                rows: self.rows.count,
+            },
+            events: hybrid.ledger.events.clone(),
+            failure: self.failure.clone(),
+            end_time: hybrid.t,
+            grip_needed: hybrid.ledger.grip_needed,
+            energy: (hybrid.initial_energy, self.rows.row.energy),
+            flights: hybrid.roster.records(&hybrid.sim.params, hybrid.t),
+            contacts: hybrid.ledger.contacts,
+        }
+    }
+
+    /// Keeps a failure: explained, logged as the last event, returned from now on.
+    fn fail_on(&mut self, result: Result<(), RunError>) -> Result<(), RunError> {
+        let Err(failure) = result else {
+            return Ok(());
+        };
+        let failure = self.hybrid.explain(failure);
+        let mut event = Event::new(self.hybrid.t, EventKind::Failure, failure.object());
+        event.reason = Some(failure.to_string());
+        self.hybrid.ledger.events.push(event);
+        self.pending = None;
+        self.now = self.hybrid.t;
+        self.failure = Some(failure.clone());
+        Err(failure)
+    }
+
+    fn start(&mut self) -> Result<(), RunError> {
+        if !self.started {
+            self.started = true;
+            self.hybrid.start()?;
+        }
+        Ok(())
+    }
+
+    /// The loop: step, locate, rows up to the event or the step's end, apply; paused at
+    /// `until` with the stretch reaching past it pending.
+    fn advance_loop(
+        &mut self,
+        until: f64,
+        mut on_row: Option<&mut dyn FnMut(&Row)>,
+    ) -> Result<(), RunError> {
+        self.start()?;
+        let end = self.hybrid.sim.settings.duration;
+        let passed = self.hybrid.tolerances.breakpoint_passed;
+        loop {
+            let hybrid = &mut self.hybrid;
+            if self.pending.is_none() {
+                if hybrid.t >= until {
+                    break;
+                }
+                let limit = self.schedule.limit(hybrid.t, end, passed);
+                let t1 = hybrid.modes.step(hybrid.t, limit)?;
+                self.budget.check_steps(hybrid)?;
+                let hit = hybrid.modes.locate(&hybrid.tolerances)?;
+                self.pending = Some(Stretch {
+                    end: hit.as_ref().map_or(t1, |h| h.t),
+                    last: hit.is_none() && t1 >= end,
+                    hit,
+                });
             }
-            Some(hit) => {
-                rows.emit_until(hybrid, (hit.t, false), &check, on_row)?;
-                hybrid.t = hit.t;
-                budget.count_event(hit.t, &hybrid.ledger.events, hybrid.n)?;
-                hybrid.apply(&hit)?;
+            let stretch = self.pending.as_ref().expect("a stretch is pending");
+            let budget = &self.budget;
+            let check = |t| budget.check_wall(t);
+            if stretch.end > until {
+                // The time asked for lies inside the stretch: the rows before it, the rest
+                // stays pending.
+                if let Some(on_row) = on_row.as_deref_mut() {
+                    self.rows
+                        .emit_until(hybrid, (until, false), &check, on_row)?;
+                }
+                self.now = until;
+                return Ok(());
+            }
+            let stretch = self.pending.take().expect("a stretch is pending");
+            if let Some(on_row) = on_row.as_deref_mut() {
+                self.rows
+                    .emit_until(hybrid, (stretch.end, stretch.last), &check, on_row)?;
+            }
+            hybrid.t = stretch.end;
+            match stretch.hit {
+                None => hybrid.after_step()?,
+                Some(hit) => {
+                    self.budget
+                        .count_event(hit.t, &hybrid.ledger.events, hybrid.n)?;
+                    hybrid.apply(&hit)?;
+                    hybrid.settle_contacts()?;
+                }
+            }
+            if let Some(knot) = self.jumps.reached(hybrid.t, passed) {
+                hybrid.jerk(hybrid.t, knot)?;
                 hybrid.settle_contacts()?;
             }
         }
-        if let Some(knot) = jumps.reached(hybrid.t, passed) {
-            hybrid.jerk(hybrid.t, knot)?;
-            hybrid.settle_contacts()?;
+        self.now = self.hybrid.t;
+        Ok(())
+    }
+
+    /// The active mode's state vector at `now` into `y_now`: interpolated inside a pending
+    /// stretch, else the state the mode was restarted or stepped to.
+    fn load_now(&mut self) -> Result<(), RunError> {
+        self.start()?;
+        let modes = &self.hybrid.modes;
+        let d = modes.dimension();
+        self.y_now.resize(d, 0.0);
+        if self.pending.is_some() {
+            modes.interpolate_into(self.now, &mut self.y_now)
+        } else {
+            self.y_now.copy_from_slice(&modes.stepper().y()[..d]);
+            Ok(())
         }
     }
-    Ok(())
+
+    fn fill_state(&mut self) -> Result<(), RunError> {
+        self.load_now()?;
+        fill_row(&mut self.state, &mut self.hybrid, self.now, &self.y_now)
+    }
+
+    fn change_drive(&mut self, side: usize, drive: Drive) -> Result<(), RunError> {
+        self.load_now()?;
+        let (t, y) = (self.now, std::mem::take(&mut self.y_now));
+        self.pending = None;
+        self.hybrid.t = t;
+        let changed = self.hybrid.change_drive(side, drive, t, &y);
+        self.y_now = y;
+        changed?;
+        let drives = &self.hybrid.sim.drives;
+        let (end, passed) = (
+            self.hybrid.sim.settings.duration,
+            self.hybrid.tolerances.breakpoint_passed,
+        );
+        self.schedule = Schedule::new(drives, Drive::breakpoints);
+        self.schedule.limit(t, end, passed);
+        self.jumps = Schedule::new(drives, Drive::velocity_jumps);
+        self.jumps.limit(t, end, passed);
+        Ok(())
+    }
+}
+
+impl Session<'_> {
+    /// The phase of the string at the time reached.
+    pub fn phase(&self) -> Phase {
+        self.hybrid.modes.phase
+    }
 }
 
 /// Times of the drives (sorted: breakpoints, or velocity jumps), passed one by one.
+#[derive(Clone, Debug)]
 struct Schedule {
     breakpoints: Vec<f64>,
     /// Index of the first breakpoint not yet passed.
@@ -131,6 +362,7 @@ impl Schedule {
 }
 
 /// The budgets of a run: events and steps per window of simulated time, and wall-clock time.
+#[derive(Clone, Debug)]
 struct Budget {
     settings: Settings,
     window: f64,

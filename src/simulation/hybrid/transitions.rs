@@ -251,6 +251,37 @@ impl Hybrid<'_> {
         }
     }
 
+    /// A hand's drive replaced at t (a session between steps), with the active mode's state y
+    /// at t: the string is entered again in its phase from the state now, as at a velocity
+    /// jump ([`Hybrid::jerk`]), and axles that grip go on gripping without a new event. The
+    /// phases are built anew when the drive changes whether the stick's motion is prescribed
+    /// (which components are imposed, which guards exist); otherwise the new drive is written
+    /// into them.
+    pub(crate) fn change_drive(
+        &mut self,
+        side: usize,
+        drive: Drive,
+        t: f64,
+        y: &[f64],
+    ) -> Result<(), RunError> {
+        let accounts = self.modes.accounts(y);
+        let phase = self.modes.phase;
+        let state = match phase {
+            Phase::Taut => self.taut_state(t, y)?,
+            Phase::Loose => self.modes.state(t, y),
+        };
+        let kept = self.friction_modes();
+        let rebuild = drive.prescribes_motion() != self.sim.drives[side].prescribes_motion();
+        self.sim.to_mut().drives[side] = drive;
+        if rebuild {
+            self.reenter(phase, state, &accounts, t, kept)?;
+        } else {
+            self.modes.set_drives(&self.sim.drives);
+            self.enter_again(phase, state, &accounts, t, kept)?;
+        }
+        self.settle_contacts()
+    }
+
     /// After a step without an event: a taut string must still be solvable.
     pub fn after_step(&mut self) -> Result<(), RunError> {
         self.taut_holds(self.t)
@@ -783,7 +814,7 @@ mod tests {
     #[test]
     fn tense_stops_the_stretching_and_books_the_energy_lost() {
         let sim = at_full_length(Vector2::new(0.0, -1.0), 0.0);
-        let mut hybrid = Hybrid::new(&sim);
+        let mut hybrid = Hybrid::new(std::borrow::Cow::Borrowed(&sim));
         let before = mechanical_energy(&sim.params, &sim.initial);
         let accounts = [0.0; ACCUMULATORS];
         hybrid
@@ -824,7 +855,7 @@ mod tests {
     #[test]
     fn enter_loose_keeps_positions_and_velocities() {
         let sim = at_full_length(Vector2::new(0.0, 0.5), 0.0);
-        let mut hybrid = Hybrid::new(&sim);
+        let mut hybrid = Hybrid::new(std::borrow::Cow::Borrowed(&sim));
         hybrid
             .tense(
                 sim.initial.clone(),
@@ -866,7 +897,7 @@ mod tests {
         let sim = at_full_length(Vector2::new(0.0, -1.0), 0.5);
         // An impact at full length after `bounces` rebounds in a row.
         let impact_after = |bounces: usize| {
-            let mut hybrid = Hybrid::new(&sim);
+            let mut hybrid = Hybrid::new(std::borrow::Cow::Borrowed(&sim));
             hybrid.ledger.bounces = bounces;
             let arrival = Arrival::SlackReachedZero;
             hybrid
