@@ -7,7 +7,7 @@
 //! Run: `cargo bench --bench csv_writer`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use diabolo::output::TrajectoryWriter;
+use diabolo::output::{TrajectoryColumns, TrajectoryWriter};
 use diabolo::scenario::Scenario;
 use diabolo::simulation::run::{Row, Simulation};
 use std::hint::black_box;
@@ -51,6 +51,16 @@ fn csv_writer(c: &mut Criterion) {
             b.iter(|| {
                 write_all(&mut writer);
                 black_box(writer.get_mut().len())
+            })
+        });
+        // The same rows gathered as columns (what the Python package hands out).
+        group.bench_function(BenchmarkId::new("columns", name), |b| {
+            b.iter(|| {
+                let mut columns = TrajectoryColumns::new(&sim);
+                for row in &rows {
+                    columns.push_row(row);
+                }
+                black_box(columns.rows())
             })
         });
     }

@@ -35,6 +35,27 @@
 //! assert!(report.events.iter().all(|e| e.kind != EventKind::Loosen));
 //! ```
 //!
+//! A [`Session`] is the run advanced piece by piece, with a hand's drive replaced between
+//! pieces (a control loop; what the Python package's `Simulation` is):
+//!
+//! ```
+//! use diabolo::simulation::drive::{Drive, Schedule};
+//! use diabolo::Scenario;
+//! use nalgebra::Vector2;
+//!
+//! let simulation = Scenario::default().build(std::path::Path::new(".")).unwrap();
+//! let mut session = simulation.session();
+//! session.advance(0.5, None).unwrap();
+//! // From t = 0.5 s the right hand lifts its stick at 1 m/s^2.
+//! let lift = Drive::Accel(Schedule::Constant(Vector2::new(0.0, 1.0)));
+//! session.set_drive(1, lift).unwrap();
+//! session.advance(0.7, None).unwrap();
+//! let state = session.state().unwrap();
+//! assert_eq!(state.t, 0.7);
+//! // 0.5 a t^2 = 0.02 m above where the still hand held it.
+//! assert!((state.state.right.pos.y - 1.52).abs() < 1e-9, "{}", state.state.right.pos.y);
+//! ```
+//!
 //! The same from a JSON text: `Scenario::parse(text, &[("sim.duration".into(), "2".into())])`
 //! (the second argument holds `--set` style overrides); errors name the JSON path, the value,
 //! the reason and the fix.

@@ -101,6 +101,95 @@ impl LooseTerms {
     }
 }
 
+/// Where the fields of a trajectory row go, in column order: a CSV line ([`CsvLine`]) or
+/// columns of values ([`TrajectoryColumns`]).
+pub trait RowFields {
+    /// A number (f64).
+    fn number(&mut self, value: f64);
+    /// An integer (a knot degree, a slot).
+    fn integer(&mut self, value: i64);
+    /// A name (a phase, a diabolo's mode).
+    fn word(&mut self, value: &str);
+    /// No value (theta and the knot of a diabolo off the string, a missing tension).
+    fn missing(&mut self);
+}
+
+impl RowFields for CsvLine {
+    fn number(&mut self, value: f64) {
+        CsvLine::number(self, value);
+    }
+    fn integer(&mut self, value: i64) {
+        CsvLine::integer(self, value);
+    }
+    fn word(&mut self, value: &str) {
+        CsvLine::word(self, value);
+    }
+    fn missing(&mut self) {
+        CsvLine::word(self, "");
+    }
+}
+
+/// The fields of one row in the columns of [`trajectory_header`]; a loose row's G and FC are
+/// [`loose_taut_terms`] (computed in `loose`, reused from row to row).
+fn row_fields(params: &Params, loose: &mut LooseTerms, row: &Row, out: &mut impl RowFields) {
+    let (gear_ratio, centrifugal_term) = match (row.gear_ratio, row.centrifugal_term) {
+        (Some(g), Some(fc)) => (g, fc),
+        _ => loose.of(params, row),
+    };
+    out.number(row.t);
+    out.word(row.phase.map_or("", |p| p.name()));
+    for stick in [&row.state.left, &row.state.right] {
+        for v in [stick.pos.x, stick.pos.y, stick.vel.x, stick.vel.y] {
+            out.number(v);
+        }
+    }
+    for (k, d) in row.state.diabolos.iter().enumerate() {
+        for v in [d.pos.x, d.pos.y, d.vel.x, d.vel.y, d.spin] {
+            out.number(v);
+        }
+        // theta and the knot degree exist on the string only.
+        match row.thetas.get(k).copied().flatten() {
+            Some(theta) => {
+                out.number(theta);
+                out.integer(i64::from(d.knot));
+            }
+            None => {
+                out.missing();
+                out.missing();
+            }
+        }
+    }
+    for j in 0..=row.state.diabolo_count() {
+        match row.tensions.get(j) {
+            Some(&t) => out.number(t),
+            None => out.missing(),
+        }
+    }
+    for v in [
+        gear_ratio,
+        centrifugal_term,
+        row.hand_forces[0].x,
+        row.hand_forces[0].y,
+        row.hand_forces[1].x,
+        row.hand_forces[1].y,
+        row.energy,
+        row.slack,
+        row.hand_work,
+        row.friction_loss,
+        row.drag_loss,
+        row.impulse_loss,
+    ] {
+        out.number(v);
+    }
+    if let Some(loss) = row.string_loss {
+        out.number(loss);
+    }
+    for (mode, slot) in row.modes.iter().zip(&row.slots) {
+        out.word(mode.name());
+        out.integer(*slot as i64);
+    }
+}
+
 /// Writes the rows of one simulation to any `io::Write` through one reused [`CsvLine`].
 pub struct TrajectoryWriter<W: Write> {
     out: W,
@@ -127,59 +216,8 @@ impl<W: Write> TrajectoryWriter<W> {
 
     /// Writes one row; a loose row's G and FC are [`loose_taut_terms`].
     pub fn write_row(&mut self, row: &Row) -> io::Result<()> {
-        let (gear_ratio, centrifugal_term) = match (row.gear_ratio, row.centrifugal_term) {
-            (Some(g), Some(fc)) => (g, fc),
-            _ => self.loose.of(&self.params, row),
-        };
-        let line = &mut self.line;
-        line.number(row.t).word(row.phase.map_or("", |p| p.name()));
-        for stick in [&row.state.left, &row.state.right] {
-            line.number(stick.pos.x)
-                .number(stick.pos.y)
-                .number(stick.vel.x)
-                .number(stick.vel.y);
-        }
-        for (k, d) in row.state.diabolos.iter().enumerate() {
-            line.number(d.pos.x)
-                .number(d.pos.y)
-                .number(d.vel.x)
-                .number(d.vel.y)
-                .number(d.spin);
-            // theta and the knot degree exist on the string only.
-            match row.thetas.get(k).copied().flatten() {
-                Some(theta) => line.number(theta).integer(i64::from(d.knot)),
-                None => line.word("").word(""),
-            };
-        }
-        for j in 0..=row.state.diabolo_count() {
-            match row.tensions.get(j) {
-                Some(&t) => line.number(t),
-                None => line.word(""),
-            };
-        }
-        for v in [
-            gear_ratio,
-            centrifugal_term,
-            row.hand_forces[0].x,
-            row.hand_forces[0].y,
-            row.hand_forces[1].x,
-            row.hand_forces[1].y,
-            row.energy,
-            row.slack,
-            row.hand_work,
-            row.friction_loss,
-            row.drag_loss,
-            row.impulse_loss,
-        ] {
-            line.number(v);
-        }
-        if let Some(loss) = row.string_loss {
-            line.number(loss);
-        }
-        for (mode, slot) in row.modes.iter().zip(&row.slots) {
-            line.word(mode.name()).integer(*slot as i64);
-        }
-        line.end(&mut self.out)
+        row_fields(&self.params, &mut self.loose, row, &mut self.line);
+        self.line.end(&mut self.out)
     }
 
     /// The sink, the writer done.
@@ -190,6 +228,154 @@ impl<W: Write> TrajectoryWriter<W> {
     /// The sink, to flush or inspect between rows.
     pub fn get_mut(&mut self) -> &mut W {
         &mut self.out
+    }
+}
+
+/// The values of one trajectory column.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ColumnValues {
+    /// Numbers; NaN where the CSV field is empty (theta and knot off the string).
+    Numbers(Vec<f64>),
+    /// Integers (`dK_slot`).
+    Integers(Vec<i64>),
+    /// Names (`phase`, `dK_mode`): each row's index into `names`, the names in order of first
+    /// appearance ("" for an empty field).
+    Words {
+        /// Index into `names` per row.
+        codes: Vec<u32>,
+        /// The distinct names.
+        names: Vec<String>,
+    },
+}
+
+impl ColumnValues {
+    /// The kind of column `name` holds: names for `phase` and `dK_mode`, integers for
+    /// `dK_slot`, numbers otherwise (a knot degree is a number: it is empty off the string).
+    fn for_column(name: &str) -> Self {
+        if name == "phase" || name.ends_with("_mode") {
+            Self::Words {
+                codes: Vec::new(),
+                names: Vec::new(),
+            }
+        } else if name.ends_with("_slot") {
+            Self::Integers(Vec::new())
+        } else {
+            Self::Numbers(Vec::new())
+        }
+    }
+
+    /// Rows held.
+    pub fn len(&self) -> usize {
+        match self {
+            Self::Numbers(v) => v.len(),
+            Self::Integers(v) => v.len(),
+            Self::Words { codes, .. } => codes.len(),
+        }
+    }
+
+    /// Whether no row is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The trajectory as columns, by the names of [`trajectory_header`]: the values the CSV
+/// shows, bit for bit (a number the CSV writes shortest-round-trip reads back to the same f64).
+pub struct TrajectoryColumns {
+    names: Vec<String>,
+    columns: Vec<ColumnValues>,
+    /// The column the next field goes to.
+    cursor: usize,
+    params: Params,
+    loose: LooseTerms,
+}
+
+impl TrajectoryColumns {
+    /// Empty columns for the diabolos of `simulation`.
+    pub fn new(simulation: &Simulation) -> Self {
+        let n = simulation.initial.diabolo_count();
+        let elastic = simulation.params.string_stiffness.is_some();
+        let names = trajectory_header(n, elastic);
+        let columns = names.iter().map(|n| ColumnValues::for_column(n)).collect();
+        Self {
+            names,
+            columns,
+            cursor: 0,
+            params: simulation.params,
+            loose: LooseTerms::default(),
+        }
+    }
+
+    /// Appends one row.
+    pub fn push_row(&mut self, row: &Row) {
+        self.cursor = 0;
+        let params = self.params;
+        let mut loose = std::mem::take(&mut self.loose);
+        row_fields(&params, &mut loose, row, self);
+        self.loose = loose;
+    }
+
+    /// Rows held.
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, ColumnValues::len)
+    }
+
+    /// The columns, by name, in CSV order.
+    pub fn columns(&self) -> impl Iterator<Item = (&str, &ColumnValues)> {
+        self.names.iter().map(String::as_str).zip(&self.columns)
+    }
+
+    /// The columns, by name, in CSV order, taken.
+    pub fn into_columns(self) -> Vec<(String, ColumnValues)> {
+        self.names.into_iter().zip(self.columns).collect()
+    }
+
+    fn next(&mut self) -> &mut ColumnValues {
+        let column = &mut self.columns[self.cursor];
+        self.cursor += 1;
+        column
+    }
+}
+
+impl RowFields for TrajectoryColumns {
+    fn number(&mut self, value: f64) {
+        match self.next() {
+            ColumnValues::Numbers(v) => v.push(value),
+            ColumnValues::Integers(v) => v.push(value as i64),
+            ColumnValues::Words { .. } => unreachable!("a number in a column of names"),
+        }
+    }
+    fn integer(&mut self, value: i64) {
+        match self.next() {
+            ColumnValues::Numbers(v) => v.push(value as f64),
+            ColumnValues::Integers(v) => v.push(value),
+            ColumnValues::Words { .. } => unreachable!("an integer in a column of names"),
+        }
+    }
+    fn word(&mut self, value: &str) {
+        match self.next() {
+            ColumnValues::Words { codes, names } => {
+                let code = match names.iter().position(|n| n == value) {
+                    Some(code) => code,
+                    None => {
+                        names.push(value.to_string());
+                        names.len() - 1
+                    }
+                };
+                codes.push(code as u32);
+            }
+            _ => unreachable!("a name in a column of numbers"),
+        }
+    }
+    fn missing(&mut self) {
+        if let ColumnValues::Words { .. } = self.columns[self.cursor] {
+            return self.word("");
+        }
+        match self.next() {
+            ColumnValues::Numbers(v) => v.push(f64::NAN),
+            ColumnValues::Integers(v) => v.push(0),
+            ColumnValues::Words { .. } => unreachable!("names are handled above"),
+        }
     }
 }
 

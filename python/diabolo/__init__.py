@@ -1,0 +1,386 @@
+"""diabolo: diabolo string dynamics from Python.
+
+The same Rust core as the ``diabolo`` command line, called in process:
+
+- :func:`run` runs a scenario and returns a :class:`Run` whose ``trajectory`` holds the
+  trajectory CSV's columns as numpy arrays (the same values, bit for bit), with the events and
+  the summary.
+- :func:`sweep` runs a scenario over a grid, lists or random samples of parameter values in
+  parallel and returns the summary table, one row per point in point order.
+- :class:`Simulation` steps a scenario for control: change the hands' inputs between steps,
+  read the state, snapshot it with :meth:`Simulation.copy`.
+- :mod:`diabolo.gym` (with ``gymnasium`` installed) wraps it as a reinforcement-learning
+  environment.
+
+A scenario is a dict (the JSON scenario format of docs/interface.md), a JSON text, or the
+path of a scenario file; ``overrides`` are the command line's ``--set`` dotted paths, as a dict
+(``{"sim.duration": 2, "params.friction": 0.3}``). Bad input raises :class:`InvalidScenario`
+with the command line's message (the JSON path, the value and the fix); a run that stops early
+raises :class:`RunFailed` carrying the partial run.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _diabolo
+from ._diabolo import DiaboloError, InvalidScenario, RunFailed
+
+__all__ = [
+    "run",
+    "sweep",
+    "validate",
+    "schema",
+    "Run",
+    "Simulation",
+    "DiaboloError",
+    "InvalidScenario",
+    "RunFailed",
+    "__version__",
+]
+
+__version__: str = _diabolo.__version__
+
+ScenarioLike = Union[Mapping[str, Any], str, "os.PathLike[str]"]
+
+
+def _source(scenario: ScenarioLike) -> Tuple[Optional[str], str]:
+    """(JSON text or None for a file, the name messages use)."""
+    if isinstance(scenario, Mapping):
+        return json.dumps(scenario, allow_nan=False), "<scenario>"
+    if isinstance(scenario, os.PathLike):
+        return None, os.fspath(scenario)
+    if isinstance(scenario, str):
+        if scenario.lstrip().startswith("{"):
+            return scenario, "<scenario>"
+        return None, scenario
+    raise TypeError(
+        f"scenario must be a dict, a JSON text or a path, got {type(scenario).__name__}"
+    )
+
+
+def _sets(overrides: Optional[Mapping[str, Any]]) -> List[Tuple[str, str]]:
+    """``--set KEY=VALUE`` pairs: a string stays text, anything else is written as JSON."""
+    if overrides is None:
+        return []
+    if not isinstance(overrides, Mapping):
+        raise TypeError("overrides must be a dict of dotted paths to values")
+    return [
+        (str(key), value if isinstance(value, str) else json.dumps(value, allow_nan=False))
+        for key, value in overrides.items()
+    ]
+
+
+def _columns(native: Mapping[str, Any]) -> Dict[str, np.ndarray]:
+    """The native columns with the name columns as numpy string arrays."""
+    out: Dict[str, np.ndarray] = {}
+    for name, values in native.items():
+        if isinstance(values, tuple):
+            codes, names = values
+            out[name] = np.asarray(names, dtype=str)[codes] if names else np.array([], dtype=str)
+        else:
+            out[name] = values
+    return out
+
+
+class Run:
+    """A finished (or failed) run.
+
+    Attributes:
+        trajectory: the trajectory CSV's columns by name (``t``, ``phase``, ``d1_x``, ...):
+            float64 arrays (NaN where the CSV field is empty), int64 for ``dK_slot``, str for
+            ``phase`` and ``dK_mode``.
+        events: the event log, one dict per event (the ``--events`` JSON lines).
+        summary: the run's summary (the JSON line ``diabolo run`` prints).
+        status: ``"ok"`` or ``"failed"``.
+        failure: why the run stopped early, or None.
+        warnings: the scenario's plausibility warnings.
+    """
+
+    def __init__(
+        self,
+        trajectory: Dict[str, np.ndarray],
+        events: List[Dict[str, Any]],
+        summary: Dict[str, Any],
+        failure: Optional[str],
+        warnings: List[str],
+    ) -> None:
+        self.trajectory = trajectory
+        self.events = events
+        self.summary = summary
+        self.failure = failure
+        self.status = "failed" if failure is not None else "ok"
+        self.warnings = warnings
+
+    def __len__(self) -> int:
+        t = self.trajectory.get("t")
+        return 0 if t is None else len(t)
+
+    def __repr__(self) -> str:
+        return (
+            f"Run(status={self.status!r}, rows={len(self)}, events={len(self.events)}, "
+            f"end_time={self.summary.get('end_time')!r})"
+        )
+
+    def to_pandas(self) -> "Any":
+        """The trajectory as a pandas DataFrame (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.trajectory)
+
+    def to_polars(self) -> "Any":
+        """The trajectory as a polars DataFrame (needs polars)."""
+        import polars as pl
+
+        return pl.DataFrame(self.trajectory)
+
+
+def run(
+    scenario: ScenarioLike,
+    overrides: Optional[Mapping[str, Any]] = None,
+    *,
+    rows: bool = True,
+) -> Run:
+    """Runs a scenario to its end; the interpreter is released while it runs.
+
+    Args:
+        scenario: a dict, a JSON text or a path of a scenario file.
+        overrides: ``--set`` dotted paths and values.
+        rows: False to skip collecting the trajectory (the summary and events only).
+
+    Raises:
+        InvalidScenario: the scenario cannot be run (the message names the JSON path).
+        RunFailed: the run stopped early; ``error.run`` is the partial :class:`Run`.
+    """
+    text, label = _source(scenario)
+    columns, events, summary, failure, warnings = _diabolo.run(text, label, _sets(overrides), rows)
+    result = Run(_columns(columns), json.loads(events), json.loads(summary), failure, warnings)
+    if failure is not None:
+        error = RunFailed(failure)
+        error.run = result  # type: ignore[attr-defined]
+        raise error
+    return result
+
+
+def validate(scenario: ScenarioLike, overrides: Optional[Mapping[str, Any]] = None) -> List[str]:
+    """Checks a scenario as ``diabolo validate`` does: its plausibility warnings.
+
+    Raises:
+        InvalidScenario: what is wrong, with the JSON path and the fix.
+    """
+    text, label = _source(scenario)
+    return list(_diabolo.validate(text, label, _sets(overrides)))
+
+
+def schema() -> Dict[str, Any]:
+    """The JSON Schema of the scenario format."""
+    return json.loads(_diabolo.schema())
+
+
+def _typed(values: Sequence[str]) -> np.ndarray:
+    """A summary column as numbers where every field is one (int64, else float64 with NaN for
+    empty fields), booleans for true/false, else strings."""
+    if all(v in ("true", "false") for v in values) and values:
+        return np.array([v == "true" for v in values], dtype=bool)
+    try:
+        return np.array([int(v) for v in values], dtype=np.int64)
+    except ValueError:
+        pass
+    try:
+        return np.array([float(v) if v != "" else np.nan for v in values], dtype=np.float64)
+    except ValueError:
+        return np.array(values, dtype=str)
+
+
+def sweep(
+    scenario: ScenarioLike,
+    grid: Optional[Mapping[str, Tuple[float, float, int]]] = None,
+    lists: Optional[Mapping[str, Sequence[Any]]] = None,
+    *,
+    samples: Optional[int] = None,
+    seed: int = 0,
+    jobs: Optional[int] = None,
+    overrides: Optional[Mapping[str, Any]] = None,
+    frame: bool = False,
+) -> Union[Dict[str, np.ndarray], "Any"]:
+    """Runs a scenario over parameter values in parallel, as ``diabolo sweep`` does.
+
+    Args:
+        scenario: a dict, a JSON text or a path of a scenario file.
+        grid: ``{key: (start, stop, count)}``: count values from start to stop inclusive.
+        lists: ``{key: [values]}``: the listed values.
+        samples: random points instead of the grid product (grid axes uniform, list axes one of
+            their values), reproducible from ``seed``.
+        seed: the seed of the random points.
+        jobs: threads (default: one per core); the rows do not depend on it.
+        overrides: ``--set`` dotted paths fixed for every point.
+        frame: True for a pandas DataFrame instead of a dict of arrays.
+
+    Returns:
+        The summary table, one row per point in point order: ``index``, the swept values,
+        ``status`` (``ok`` or ``failed``), ``error`` and the metrics of ``diabolo sweep``.
+        Failed points are rows with status ``failed``; they raise nothing.
+    """
+    text, label = _source(scenario)
+    grid_axes = [(str(k), float(a), float(b), int(n)) for k, (a, b, n) in (grid or {}).items()]
+    list_axes = [(str(k), json.dumps(list(v), allow_nan=False)) for k, v in (lists or {}).items()]
+    if not grid_axes and not list_axes:
+        raise InvalidScenario("sweep: give at least one axis (grid={...} or lists={...})")
+    csv_text, _failed = _diabolo.sweep(
+        text, label, _sets(overrides), grid_axes, list_axes, samples, int(seed), jobs
+    )
+    table = _table(csv_text)
+    if frame:
+        import pandas as pd
+
+        return pd.DataFrame(table)
+    return table
+
+
+def _table(csv_text: str) -> Dict[str, np.ndarray]:
+    """A summary CSV as typed columns."""
+    reader = csv.reader(io.StringIO(csv_text))
+    header = next(reader)
+    records = list(reader)
+    return {name: _typed([r[i] for r in records]) for i, name in enumerate(header)}
+
+
+
+class Simulation:
+    """A scenario stepped for control.
+
+    ``step(dt)`` advances with the current hand inputs and returns the events on the way;
+    ``set_hand`` changes a hand's input between steps. Without changes the steps and events are
+    those of :func:`run` (the state at each step is the run's row at that time, bit for bit).
+    The scenario's ``sim.duration`` is the horizon: ``finished`` turns True there.
+    """
+
+    def __init__(self, scenario: ScenarioLike, overrides: Optional[Mapping[str, Any]] = None):
+        text, label = _source(scenario)
+        self._native = _diabolo.Stepper(text, label, _sets(overrides))
+
+    @classmethod
+    def _wrap(cls, native: Any) -> "Simulation":
+        sim = cls.__new__(cls)
+        sim._native = native
+        return sim
+
+    def step(self, dt: float) -> List[Dict[str, Any]]:
+        """Advances by ``dt`` seconds; the events on the way (dicts, as in ``Run.events``).
+
+        Raises:
+            RunFailed: the run failed on the way (time and object in the message); every later
+                step raises it again.
+        """
+        events = self._native.step(dt)
+        return json.loads(events) if events else []
+
+    def set_hand(
+        self,
+        hand: str,
+        *,
+        force: Optional[Sequence[float]] = None,
+        accel: Optional[Sequence[float]] = None,
+        path_target: Optional[Sequence[float]] = None,
+        released: bool = False,
+        stiffness: float = 400.0,
+        damping: Optional[float] = None,
+        max_force: float = 50.0,
+    ) -> None:
+        """Changes a hand's input from now on (exactly one of the inputs).
+
+        Args:
+            hand: ``"left"`` or ``"right"``.
+            force: the force on the stick (x, y), N.
+            accel: the stick's acceleration (x, y), m/s^2.
+            path_target: a point (x, y), m, the hand pulls the stick toward with ``stiffness``
+                (N/m), ``damping`` (N s/m; default critical, 2 sqrt(k M)) and at most
+                ``max_force`` (N).
+            released: the hand lets go of the stick.
+        """
+        side = {"left": 0, "right": 1}.get(hand)
+        if side is None:
+            raise ValueError(f"hand must be 'left' or 'right', got {hand!r}")
+        given = [
+            name
+            for name, v in (("force", force), ("accel", accel), ("path_target", path_target))
+            if v is not None
+        ] + (["released"] if released else [])
+        if len(given) != 1:
+            raise ValueError(
+                "set_hand: give exactly one of force=, accel=, path_target=, released=True"
+                f" (got {', '.join(given) or 'none'})"
+            )
+        if released:
+            self._native.set_hand(side, "released")
+        elif force is not None:
+            self._native.set_hand(side, "force", _pair(force, "force"))
+        elif accel is not None:
+            self._native.set_hand(side, "accel", _pair(accel, "accel"))
+        else:
+            if damping is None:
+                damping = 2.0 * (stiffness * self._native.stick_mass) ** 0.5
+            self._native.set_hand(
+                side,
+                "target",
+                _pair(path_target, "path_target"),
+                (float(stiffness), float(damping), float(max_force)),
+            )
+
+    @property
+    def state(self) -> Dict[str, Any]:
+        """The state now: ``t``, ``phase``, ``stick_positions`` and ``stick_velocities`` (2x2,
+        left then right), ``positions`` and ``velocities`` (Nx2), ``spins`` (N, m/s at the
+        axle), ``thetas``, ``knots``, ``modes`` (string, flying, dropped), ``slots``,
+        ``tensions`` (T_0..T_n, N), ``hand_forces`` (2x2, N), ``gear_ratio``,
+        ``centrifugal_term`` (None while loose), ``energy`` and the ledger (J), ``slack`` (m)."""
+        return self._native.state()
+
+    @property
+    def time(self) -> float:
+        """The time reached, s."""
+        return self._native.time
+
+    @property
+    def duration(self) -> float:
+        """The scenario's duration, the horizon of the stepping, s."""
+        return self._native.duration
+
+    @property
+    def finished(self) -> bool:
+        """Whether the duration is reached or the run failed."""
+        return self._native.finished
+
+    @property
+    def failure(self) -> Optional[str]:
+        """Why the run failed, or None."""
+        return self._native.failure
+
+    def report(self) -> Dict[str, Any]:
+        """Steps, evaluations, the events so far and the failure, if any."""
+        return json.loads(self._native.report())
+
+    def reset(self) -> None:
+        """Back to t = 0 with the scenario's own hand inputs."""
+        self._native.reset()
+
+    def copy(self) -> "Simulation":
+        """An independent snapshot (for planning by rollouts)."""
+        return Simulation._wrap(self._native.copy())
+
+    def __repr__(self) -> str:
+        return f"Simulation(t={self.time!r}, finished={self.finished!r})"
+
+
+def _pair(value: Sequence[float], name: str) -> Tuple[float, float]:
+    try:
+        x, y = value
+        return float(x), float(y)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a pair (x, y) of numbers, got {value!r}") from None

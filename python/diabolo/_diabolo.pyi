@@ -1,0 +1,84 @@
+"""Type stubs of the native module `diabolo._diabolo` (the Rust core). Use the `diabolo`
+package's functions and classes instead; these are their building blocks."""
+
+from typing import Dict, List, Optional, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+class DiaboloError(Exception):
+    """Base class of the errors of diabolo."""
+
+class InvalidScenario(DiaboloError):
+    """The scenario cannot be run: the command line's message (JSON path, value, fix)."""
+
+class RunFailed(DiaboloError):
+    """The run stopped early: the message gives the time and the object."""
+
+Columns = Dict[
+    str,
+    Union[
+        npt.NDArray[np.float64],
+        npt.NDArray[np.int64],
+        Tuple[npt.NDArray[np.uint32], List[str]],
+    ],
+]
+
+def run(
+    text: Optional[str], label: str, sets: List[Tuple[str, str]], rows: bool = True
+) -> Tuple[Columns, str, str, Optional[str], List[str]]:
+    """Runs a scenario (its JSON text, or the file `label` when `text` is None): the columns,
+    the events and the summary as JSON texts, the failure message or None, the warnings."""
+
+def validate(text: Optional[str], label: str, sets: List[Tuple[str, str]]) -> List[str]:
+    """The scenario's plausibility warnings; raises InvalidScenario."""
+
+def schema() -> str:
+    """The JSON Schema of the scenario format, as text."""
+
+def sweep(
+    text: Optional[str],
+    label: str,
+    sets: List[Tuple[str, str]],
+    grid: List[Tuple[str, float, float, int]],
+    lists: List[Tuple[str, str]],
+    samples: Optional[int],
+    seed: int,
+    jobs: Optional[int],
+) -> Tuple[str, int]:
+    """The summary CSV text of a sweep and its number of failed points."""
+
+class Stepper:
+    """A scenario advanced step by step (a Rust `Session`)."""
+
+    def __init__(self, text: Optional[str], label: str, sets: List[Tuple[str, str]]) -> None: ...
+    def step(self, dt: float) -> str:
+        """Advances by dt, s: the events on the way as a JSON array text ("" when none)."""
+    def new_events(self) -> str: ...
+    def set_hand(
+        self,
+        side: int,
+        kind: str,
+        value: Optional[Tuple[float, float]] = None,
+        gains: Optional[Tuple[float, float, float]] = None,
+    ) -> None:
+        """`kind`: "force" (N), "accel" (m/s^2), "target" (m, with gains k N/m, b N s/m,
+        max force N) or "released"."""
+    @property
+    def time(self) -> float: ...
+    @property
+    def finished(self) -> bool: ...
+    @property
+    def duration(self) -> float: ...
+    @property
+    def diabolos(self) -> int: ...
+    @property
+    def stick_mass(self) -> float: ...
+    @property
+    def failure(self) -> Optional[str]: ...
+    def state(self) -> Dict[str, object]: ...
+    def report(self) -> str: ...
+    def reset(self) -> None: ...
+    def copy(self) -> "Stepper": ...

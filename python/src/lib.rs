@@ -1,0 +1,520 @@
+//! `diabolo._diabolo`: the native half of the `diabolo` Python package. It reads scenarios as
+//! the command line does (same errors, same warnings), runs them with the interpreter released,
+//! hands the trajectory out as columns of numbers, and keeps a [`Session`] for step-by-step
+//! control. The Python half (`diabolo/__init__.py`) gives these their user-facing shape.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use diabolo::output::{event_json, ColumnValues, Summary, TrajectoryColumns};
+use diabolo::scenario::plausible::with_likely_mistake;
+use diabolo::scenario::{Limits, Scenario, ScenarioError, Warning};
+use diabolo::simulation::drive::{Drive, Path as HandPath, Polyline, Schedule, Tracking};
+use diabolo::sweep::{Axis, Sampling, Sweep, SweepError};
+use diabolo::{Event, Row, RunError, Session, Simulation};
+use nalgebra::Vector2;
+use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+create_exception!(
+    _diabolo,
+    DiaboloError,
+    PyException,
+    "Base class of the errors of diabolo."
+);
+create_exception!(
+    _diabolo,
+    InvalidScenario,
+    DiaboloError,
+    "The scenario cannot be run: the message names the JSON path, the value and the fix (the command line's message, exit code 2 there)."
+);
+create_exception!(
+    _diabolo,
+    RunFailed,
+    DiaboloError,
+    "The run stopped before its end (numerical trouble, a budget): the message gives the time and the object; `run` holds the partial run (exit code 1 on the command line)."
+);
+
+fn invalid(error: impl std::fmt::Display) -> PyErr {
+    InvalidScenario::new_err(error.to_string())
+}
+
+/// A scenario's document as `diabolo run` reads it, with the folder its relative paths are
+/// read from: the file `label` when `text` is `None` (its folder), else the text itself, named
+/// `label` in messages (relative paths from the working folder); `sets` are the `--set`
+/// overrides.
+fn document(
+    text: Option<String>,
+    label: &str,
+    sets: &[(String, String)],
+) -> Result<(serde_json::Value, PathBuf), ScenarioError> {
+    let (text, base) = match text {
+        Some(text) => (text, PathBuf::from(".")),
+        None => {
+            let path = Path::new(label);
+            let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Read {
+                file: label.to_string(),
+                reason: e.to_string(),
+            })?;
+            let base = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .to_path_buf();
+            (text, base)
+        }
+    };
+    Ok((Scenario::file_document(label, &text, sets)?, base))
+}
+
+/// A scenario read and built as `diabolo run` does ([`document`]), with the plausibility
+/// warnings the command line prints.
+fn load(
+    text: Option<String>,
+    label: &str,
+    sets: &[(String, String)],
+) -> Result<(Scenario, Simulation, Vec<String>), ScenarioError> {
+    let (document, base) = document(text, label, sets)?;
+    let scenario = Scenario::from_value(document)?;
+    let simulation = scenario
+        .build_within(&base, &Limits::default())
+        .map_err(with_likely_mistake)?;
+    let mut warnings = scenario.warnings();
+    warnings.extend(
+        scenario
+            .path_warnings(&simulation)
+            .into_iter()
+            .map(Warning::Reach),
+    );
+    let warnings = warnings.iter().map(|w| w.to_string()).collect();
+    Ok((scenario, simulation, warnings))
+}
+
+/// Raises the scenario's plausibility warnings as Python warnings (`UserWarning`).
+fn warn_all(py: Python<'_>, warnings: &[String]) -> PyResult<()> {
+    if warnings.is_empty() {
+        return Ok(());
+    }
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    for warning in warnings {
+        let message = std::ffi::CString::new(warning.as_str()).unwrap_or_default();
+        PyErr::warn(py, &category, &message, 2)?;
+    }
+    Ok(())
+}
+
+/// The events as JSON lines' objects (the `--events` log), as one JSON array text.
+fn events_json(events: &[Event]) -> String {
+    serde_json::Value::Array(events.iter().map(event_json).collect()).to_string()
+}
+
+/// The trajectory columns as a dict of numpy arrays: numbers as float64 (NaN where the CSV is
+/// empty), slots as int64, names as (codes, names) pairs for the Python side to turn into
+/// string arrays.
+fn columns_dict<'py>(
+    py: Python<'py>,
+    columns: Vec<(String, ColumnValues)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (name, values) in columns {
+        match values {
+            ColumnValues::Numbers(v) => dict.set_item(name, v.into_pyarray(py))?,
+            ColumnValues::Integers(v) => dict.set_item(name, v.into_pyarray(py))?,
+            ColumnValues::Words { codes, names } => {
+                dict.set_item(name, (codes.into_pyarray(py), names))?
+            }
+        }
+    }
+    Ok(dict)
+}
+
+/// Runs a scenario (its JSON text) to its end with the interpreter released: `(columns,
+/// events JSON, summary JSON, failure message or None, warnings)`.
+#[pyfunction]
+#[pyo3(signature = (text, label, sets, rows = true))]
+#[allow(clippy::type_complexity)]
+fn run<'py>(
+    py: Python<'py>,
+    text: Option<String>,
+    label: &str,
+    sets: Vec<(String, String)>,
+    rows: bool,
+) -> PyResult<(
+    Bound<'py, PyDict>,
+    String,
+    String,
+    Option<String>,
+    Vec<String>,
+)> {
+    let (scenario, simulation, warnings) = load(text, label, &sets).map_err(invalid)?;
+    warn_all(py, &warnings)?;
+    let (columns, report, summary, wall) = py.detach(|| {
+        let mut columns = TrajectoryColumns::new(&simulation);
+        let mut summary = Summary::default();
+        let start = Instant::now();
+        let report = simulation.run(&mut |row| {
+            summary.observe(row);
+            if rows {
+                columns.push_row(row);
+            }
+        });
+        (columns, report, summary, start.elapsed())
+    });
+    let summary = summary
+        .to_json(scenario.name.as_deref(), &report, wall)
+        .to_string();
+    let failure = report.failure.as_ref().map(|f| f.to_string());
+    Ok((
+        columns_dict(py, columns.into_columns())?,
+        events_json(&report.events),
+        summary,
+        failure,
+        warnings,
+    ))
+}
+
+/// Checks a scenario as `diabolo validate` does: its warnings, or `InvalidScenario`.
+#[pyfunction]
+fn validate(
+    text: Option<String>,
+    label: &str,
+    sets: Vec<(String, String)>,
+) -> PyResult<Vec<String>> {
+    let (_, _, warnings) = load(text, label, &sets).map_err(invalid)?;
+    Ok(warnings)
+}
+
+/// The JSON Schema of the scenario format, as text.
+#[pyfunction]
+fn schema() -> String {
+    serde_json::to_string_pretty(&Scenario::schema()).unwrap_or_default()
+}
+
+/// Runs a sweep as `diabolo sweep` does, with the interpreter released: the summary CSV text
+/// (header and one row per point in point order) and the number of failed points. `grid`:
+/// `(key, start, stop, count)`; `lists`: `(key, JSON array of values)`.
+#[pyfunction]
+#[pyo3(signature = (text, label, sets, grid, lists, samples, seed, jobs))]
+#[allow(clippy::too_many_arguments)]
+fn sweep(
+    py: Python<'_>,
+    text: Option<String>,
+    label: &str,
+    sets: Vec<(String, String)>,
+    grid: Vec<(String, f64, f64, usize)>,
+    lists: Vec<(String, String)>,
+    samples: Option<usize>,
+    seed: u64,
+    jobs: Option<usize>,
+) -> PyResult<(String, usize)> {
+    let (document, base) = document(text, label, &sets).map_err(invalid)?;
+    let mut axes = Vec::new();
+    for (key, start, stop, count) in grid {
+        let spec = format!("{key}={start:?}:{stop:?}:{count}");
+        axes.push(Axis::parse_grid(&spec).map_err(invalid)?);
+    }
+    for (key, values) in lists {
+        let values: Vec<serde_json::Value> =
+            serde_json::from_str(&values).map_err(|e| invalid(format!("lists[{key:?}]: {e}")))?;
+        if values.is_empty() {
+            return Err(invalid(format!(
+                "lists[{key:?}]: no values; give at least one"
+            )));
+        }
+        axes.push(Axis::List { key, values });
+    }
+    let sampling = samples.map(|samples| Sampling { samples, seed });
+    let point_error = |e: SweepError| match e {
+        SweepError::Point {
+            index,
+            values,
+            error,
+        } => invalid(SweepError::Point {
+            index,
+            values,
+            error: Box::new(with_likely_mistake(*error)),
+        }),
+        other => invalid(other),
+    };
+    let sweep = Sweep::new(document, &base, axes, sampling).map_err(point_error)?;
+    let jobs = match jobs {
+        Some(0) => return Err(PyValueError::new_err("jobs: at least one thread is needed")),
+        Some(j) => j,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    py.detach(|| -> PyResult<(String, usize)> {
+        sweep.check(0..sweep.len(), jobs).map_err(point_error)?;
+        let mut out = Vec::new();
+        let outcome = sweep
+            .run(0..sweep.len(), jobs, &mut out, None, &mut |_, _| {})
+            .map_err(|e| DiaboloError::new_err(e.to_string()))?;
+        let text = String::from_utf8(out).map_err(|e| DiaboloError::new_err(e.to_string()))?;
+        Ok((text, outcome.failed))
+    })
+}
+
+/// A simulation advanced step by step: the scenario's run, with the hands' inputs changed
+/// between steps (a [`Session`]).
+#[pyclass(module = "diabolo._diabolo")]
+#[derive(Clone)]
+struct Stepper {
+    /// The scenario as built, for `reset`.
+    simulation: Simulation,
+    session: Session<'static>,
+    /// Events already handed out.
+    seen: usize,
+}
+
+fn run_failed(error: &RunError) -> PyErr {
+    RunFailed::new_err(error.to_string())
+}
+
+#[pymethods]
+impl Stepper {
+    #[new]
+    fn new(
+        py: Python<'_>,
+        text: Option<String>,
+        label: &str,
+        sets: Vec<(String, String)>,
+    ) -> PyResult<Self> {
+        let (_, simulation, warnings) = load(text, label, &sets).map_err(invalid)?;
+        warn_all(py, &warnings)?;
+        let session = simulation.session();
+        Ok(Self {
+            simulation,
+            session,
+            seen: 0,
+        })
+    }
+
+    /// Advances by dt (s) with the current hand inputs, the interpreter released; the events
+    /// on the way as a JSON array text ("" when there were none).
+    fn step(&mut self, py: Python<'_>, dt: f64) -> PyResult<String> {
+        if !(dt.is_finite() && dt >= 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "dt must be a finite number of seconds >= 0, got {dt}"
+            )));
+        }
+        let until = self.session.time() + dt;
+        let session = &mut self.session;
+        // A short step is cheaper than releasing the interpreter; a long one lets other
+        // threads run.
+        let advanced = if dt > 0.01 {
+            py.detach(|| session.advance(until, None))
+        } else {
+            session.advance(until, None)
+        };
+        let events = self.new_events();
+        advanced.map_err(|e| run_failed(&e))?;
+        Ok(events)
+    }
+
+    /// The events since the last call, as a JSON array text ("" when none).
+    fn new_events(&mut self) -> String {
+        let events = self.session.events();
+        if events.len() == self.seen {
+            return String::new();
+        }
+        let text = events_json(&events[self.seen..]);
+        self.seen = events.len();
+        text
+    }
+
+    /// Replaces a hand's input (`side` 0 left, 1 right) from now on: `kind` is "force"
+    /// (N), "accel" (m/s^2), "target" (a hand pulling the stick toward the point with
+    /// `gains` = (stiffness N/m, damping N s/m, max force N)) or "released".
+    #[pyo3(signature = (side, kind, value = None, gains = None))]
+    fn set_hand(
+        &mut self,
+        side: usize,
+        kind: &str,
+        value: Option<[f64; 2]>,
+        gains: Option<[f64; 3]>,
+    ) -> PyResult<()> {
+        let need = |what: &str| {
+            value.map(Vector2::from).ok_or_else(|| {
+                PyValueError::new_err(format!("set_hand: {kind} needs {what} (x, y)"))
+            })
+        };
+        if let Some(v) = value {
+            if !v.iter().all(|x| x.is_finite()) {
+                return Err(PyValueError::new_err(format!(
+                    "set_hand: {kind} must be finite, got {v:?}"
+                )));
+            }
+        }
+        let drive = match kind {
+            "force" => Drive::Force(Schedule::Constant(need("a force in N")?)),
+            "accel" => Drive::Accel(Schedule::Constant(need("an acceleration in m/s^2")?)),
+            "released" => Drive::Released,
+            "target" => {
+                let point = need("a target point in m")?;
+                let [stiffness, damping, max_force] = gains
+                    .ok_or_else(|| PyValueError::new_err("set_hand: target needs its gains"))?;
+                for (name, v) in [
+                    ("stiffness", stiffness),
+                    ("damping", damping),
+                    ("max_force", max_force),
+                ] {
+                    if !(v.is_finite() && v >= 0.0) {
+                        return Err(PyValueError::new_err(format!(
+                            "set_hand: {name} must be a finite number >= 0, got {v}"
+                        )));
+                    }
+                }
+                let t = self.session.time();
+                let still = Polyline::new(vec![(t, point), (t + 1.0, point)])
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                Drive::Tracking(
+                    HandPath::Linear(still),
+                    Tracking {
+                        stiffness,
+                        damping,
+                        max_force,
+                    },
+                )
+            }
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "set_hand: unknown input {other:?}; give force, accel, target or released"
+                )))
+            }
+        };
+        if side > 1 {
+            return Err(PyValueError::new_err("side must be 0 (left) or 1 (right)"));
+        }
+        self.session
+            .set_drive(side, drive)
+            .map_err(|e| run_failed(&e))
+    }
+
+    /// The time reached, s.
+    #[getter]
+    fn time(&self) -> f64 {
+        self.session.time()
+    }
+
+    /// Whether the run has reached its duration or failed.
+    #[getter]
+    fn finished(&self) -> bool {
+        self.session.finished()
+    }
+
+    /// The scenario's duration, s.
+    #[getter]
+    fn duration(&self) -> f64 {
+        self.simulation.settings.duration
+    }
+
+    /// The number of diabolos.
+    #[getter]
+    fn diabolos(&self) -> usize {
+        self.simulation.initial.diabolo_count()
+    }
+
+    /// The stick mass M, kg, and gravity g, m/s^2.
+    #[getter]
+    fn stick_mass(&self) -> f64 {
+        self.simulation.params.stick_mass
+    }
+
+    /// The failure that ended the run, if any.
+    #[getter]
+    fn failure(&self) -> Option<String> {
+        self.session.failure().map(|f| f.to_string())
+    }
+
+    /// The state at the time reached as a dict of numbers and numpy arrays.
+    fn state<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let row = self.session.state().map_err(|e| run_failed(&e))?;
+        state_dict(py, row)
+    }
+
+    /// The report so far: (events JSON, summary-like statistics JSON).
+    fn report(&self) -> String {
+        let report = self.session.report();
+        serde_json::json!({
+            "end_time": report.end_time,
+            "steps": report.stats.steps,
+            "rejected_steps": report.stats.rejected_steps,
+            "derivative_evaluations": report.stats.derivative_evaluations,
+            "failure": report.failure.as_ref().map(|f| f.to_string()),
+            "events": serde_json::from_str::<serde_json::Value>(&events_json(&report.events)).unwrap_or_default(),
+        })
+        .to_string()
+    }
+
+    /// Back to t = 0 with the scenario's own hand inputs.
+    fn reset(&mut self) {
+        self.session = self.simulation.session();
+        self.seen = 0;
+    }
+
+    /// An independent copy (a snapshot to plan from by rollouts).
+    fn copy(&self) -> Self {
+        self.clone()
+    }
+}
+
+/// The state of a row as a dict.
+fn state_dict<'py>(py: Python<'py>, row: &Row) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    let s = &row.state;
+    let pairs = |v: [Vector2<f64>; 2]| vec![v[0].x, v[0].y, v[1].x, v[1].y];
+    let sticks = |f: fn(&diabolo::model::Body) -> Vector2<f64>| pairs([f(&s.left), f(&s.right)]);
+    let reshape = |v: Vec<f64>, rows: usize| -> PyResult<Bound<'py, PyAny>> {
+        let array = v.into_pyarray(py);
+        Ok(array.reshape([rows, 2])?.into_any())
+    };
+    let n = s.diabolos.len();
+    dict.set_item("t", row.t)?;
+    dict.set_item("phase", row.phase.map_or("", |p| p.name()))?;
+    dict.set_item("stick_positions", reshape(sticks(|b| b.pos), 2)?)?;
+    dict.set_item("stick_velocities", reshape(sticks(|b| b.vel), 2)?)?;
+    let flat = |f: fn(&diabolo::model::DiaboloState) -> Vector2<f64>| -> Vec<f64> {
+        s.diabolos.iter().flat_map(|d| [f(d).x, f(d).y]).collect()
+    };
+    dict.set_item("positions", reshape(flat(|d| d.pos), n)?)?;
+    dict.set_item("velocities", reshape(flat(|d| d.vel), n)?)?;
+    let spins: Vec<f64> = s.diabolos.iter().map(|d| d.spin).collect();
+    dict.set_item("spins", spins.into_pyarray(py))?;
+    let thetas: Vec<f64> = row.thetas.iter().map(|t| t.unwrap_or(f64::NAN)).collect();
+    dict.set_item("thetas", thetas.into_pyarray(py))?;
+    let knots: Vec<i64> = s.diabolos.iter().map(|d| i64::from(d.knot)).collect();
+    dict.set_item("knots", knots.into_pyarray(py))?;
+    let modes: Vec<&str> = row.modes.iter().map(|m| m.name()).collect();
+    dict.set_item("modes", PyList::new(py, modes)?)?;
+    let slots: Vec<i64> = row.slots.iter().map(|&s| s as i64).collect();
+    dict.set_item("slots", slots.into_pyarray(py))?;
+    dict.set_item("tensions", PyArray1::from_slice(py, &row.tensions))?;
+    dict.set_item("hand_forces", reshape(pairs(row.hand_forces), 2)?)?;
+    dict.set_item("gear_ratio", row.gear_ratio)?;
+    dict.set_item("centrifugal_term", row.centrifugal_term)?;
+    dict.set_item("energy", row.energy)?;
+    dict.set_item("slack", row.slack)?;
+    dict.set_item("hand_work", row.hand_work)?;
+    dict.set_item("friction_loss", row.friction_loss)?;
+    dict.set_item("drag_loss", row.drag_loss)?;
+    dict.set_item("impulse_loss", row.impulse_loss)?;
+    Ok(dict)
+}
+
+/// The native module of the `diabolo` Python package.
+#[pymodule]
+fn _diabolo(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_class::<Stepper>()?;
+    m.add("DiaboloError", py.get_type::<DiaboloError>())?;
+    m.add("InvalidScenario", py.get_type::<InvalidScenario>())?;
+    m.add("RunFailed", py.get_type::<RunFailed>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
