@@ -188,5 +188,40 @@ fn high_toss(c: &mut Criterion) {
     bench_shipped(c, "high_toss_3s", &shipped("high_toss", &sets), 3.0);
 }
 
-criterion_group!(benches, run, whip, high_toss);
+/// A session stepped at 1 kHz over a taut stretch (the swing, from 0.5 s): `advance` alone,
+/// and a control step (the right hand's acceleration set, 1 ms advanced, the state read). 1,000
+/// steps per iteration.
+fn session(c: &mut Criterion) {
+    let sim = shipped("swing", &[("sim.duration", "100")]);
+    let mut start = sim.session();
+    start.advance(0.5, None).unwrap();
+    let mut group = c.benchmark_group("session_1000_steps");
+    group.sample_size(30);
+    group.bench_function("advance_1ms", |b| {
+        b.iter(|| {
+            let mut session = start.clone();
+            for k in 1..=1000 {
+                session.advance(0.5 + k as f64 * 1e-3, None).unwrap();
+            }
+            black_box(session.time())
+        })
+    });
+    group.bench_function("control_1ms", |b| {
+        b.iter(|| {
+            let mut session = start.clone();
+            for k in 1..=1000 {
+                let lift = 0.1 * (k as f64 * 0.01).sin();
+                let drive = Drive::Accel(diabolo::simulation::drive::Schedule::Constant(
+                    Vector2::new(0.0, lift),
+                ));
+                session.set_drive(1, drive).unwrap();
+                session.advance(0.5 + k as f64 * 1e-3, None).unwrap();
+                black_box(session.state().unwrap().t);
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, run, whip, high_toss, session);
 criterion_main!(benches);
