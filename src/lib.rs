@@ -95,6 +95,7 @@ pub mod check;
 pub mod display;
 pub mod fit;
 pub mod model;
+pub mod orbit;
 pub mod output;
 #[cfg(feature = "plot")]
 pub mod plot;

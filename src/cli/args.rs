@@ -68,6 +68,16 @@ pub enum Command {
         after_help = "Examples:\n  diabolo replay data/omron/y_swing_1_seg1.csv --params fitted.json\n  diabolo replay rec.csv --horizons 0.2,1,2 --stride 0.5 --json -o errors.csv"
     )]
     Replay(ReplayArgs),
+    /// Find a periodic orbit: the fixed point of the Poincare map by Newton shooting, its
+    /// period, Floquet multipliers, stability and energy budget per period.
+    ///
+    /// Forced (periodic drives, or --period): the map is one period of the drives. Autonomous
+    /// (still or released hands): a section KEY=VALUE crossed up or down fixes the phase and the
+    /// period is solved for. The orbit's JSON goes to -o (default: standard output).
+    #[command(
+        after_help = "Examples:\n  diabolo orbit scenarios/swing.json --section d1_x=0,up -o swing_orbit.json\n  diabolo orbit driven.json --guess-time 20 --trajectory orbit.csv\n  diabolo orbit scenarios/whip.json --period 0.6 --tol 1e-9"
+    )]
+    Orbit(OrbitArgs),
     /// Fit parameters to recordings by minimising the replay error over all of them together.
     #[command(
         after_help = "Example:\n  diabolo fit data/omron/*.csv --free friction,spin_inertia,spin_drag,string_length -o fitted.json"
@@ -219,6 +229,34 @@ pub struct SweepArgs {
     /// Write each point's trajectory to DIR/point_IIIIII.csv (I = the point's index).
     #[arg(long, value_name = "DIR")]
     pub save_trajectories: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct OrbitArgs {
+    #[command(flatten)]
+    pub input: ScenarioArgs,
+    /// The orbit's period, s (forced orbits; default: the drives' common period).
+    #[arg(long, value_name = "T")]
+    pub period: Option<f64>,
+    /// A Poincare section for an autonomous orbit: a free coordinate (d1_x, d1_vy, d1_w,
+    /// left_x... for a stick no path drives) crossing VALUE upward (default) or downward.
+    #[arg(long, value_name = "KEY=VALUE[,up|down]")]
+    pub section: Option<String>,
+    /// Run this long first and start from there, s (forced: whole periods).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    pub guess_time: f64,
+    /// Newton stops when the largest residual entry is below this.
+    #[arg(long, default_value_t = 1e-10)]
+    pub tol: f64,
+    /// The orbit's JSON (default: standard output).
+    #[arg(short, long, value_name = "ORBIT.json")]
+    pub output: Option<PathBuf>,
+    /// One period of the orbit as a trajectory CSV (rows every sim.output_interval).
+    #[arg(long, value_name = "ORBIT.csv")]
+    pub trajectory: Option<PathBuf>,
+    /// Threads for the Jacobian's columns (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@ mod args;
 mod check;
 mod completions;
 mod input;
+mod orbit;
 mod plot;
 mod replay;
 mod run;
@@ -77,6 +78,9 @@ pub enum CliError {
     /// A check that ran and found deviations (the report is printed).
     #[error("the trajectories differ beyond tolerance")]
     Differ,
+    /// An orbit that cannot be looked for (exit 2) or was not found (exit 1).
+    #[error("{0}")]
+    Orbit(#[from] diabolo::orbit::OrbitError),
     /// Sweep points failed (their rows say why).
     #[error("{failed} of {points} sweep points failed (see their status and error columns)")]
     PointsFailed { failed: usize, points: usize },
@@ -90,6 +94,7 @@ impl CliError {
             Self::Destination { .. } | Self::SharedDestination { .. } => 2,
             Self::Output { what, .. } if what.starts_with("cannot create") => 2,
             Self::Plot(e) if e.is_input() => 2,
+            Self::Orbit(e) => e.exit_code(),
             _ => 1,
         }
     }
@@ -149,6 +154,7 @@ pub fn execute(cli: Cli) -> Result<(), CliError> {
         Command::Animate(args) => plot::animate(&args),
         Command::Replay(args) => replay::replay(&args),
         Command::Fit(args) => replay::fit(&args),
+        Command::Orbit(args) => orbit::orbit(&args),
         Command::Schema => schema::schema(),
         Command::Completions(args) => completions::completions(args.shell),
         Command::Man(args) => completions::man(args.subcommand.as_deref()),

@@ -1,0 +1,954 @@
+//! Periodic orbits of a scenario (`diabolo orbit`): the fixed point of its Poincare map by
+//! Newton shooting, the monodromy matrix, its Floquet multipliers and the orbit's energy budget.
+//!
+//! # The map
+//!
+//! The free coordinates z are the diabolos' positions, velocities and spins (x, y, vx, vy, w per
+//! diabolo) and the position and velocity of each stick that no path prescribes; path sticks
+//! follow their drives. A state z is made a start of the run by placing it on the string when
+//! the orbit is taut there (the diabolos moved along the string length's gradient until the
+//! string is at full length and not stretching, [`close_onto_string`]): the directions off the
+//! string are mapped to zero, which shows as two zero multipliers ("constraint").
+//!
+//! - **Forced** (periodic drives, or a period given): P(z) = the state after one period T of the
+//!   drives. A fixed point solves P(z) - z = 0.
+//! - **Autonomous** (still or released sticks): a section z_i = c fixes the phase; the period T
+//!   is an unknown: phi_T(z) - z = 0 and z_i - c = 0, n + 1 equations in (z, T). The monodromy
+//!   matrix (the flow's Jacobian over T) has the unit multiplier along the flow ("flow").
+//!
+//! # Newton
+//!
+//! The Jacobian is by central differences of the whole hybrid run (events included), its
+//! columns in parallel. Each step is the least-squares, minimum-norm solution (an SVD with a
+//! relative cutoff), so that families of orbits (a conservative swing of any amplitude, a spin
+//! that nothing damps) do not make it singular: Newton goes to the nearest member. A step that
+//! does not reduce the residual is halved, up to ten times.
+//!
+//! # Checks
+//!
+//! The Jacobian is computed a second time with a step four times larger; the largest difference
+//! between the two is reported (`jacobian_agreement`). The energy budget over one period (hand
+//! work in, friction, drag, impulse and string losses out) must close on a periodic orbit: the
+//! energy at the end equals the energy at the start.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use nalgebra::{Complex, DMatrix, DVector};
+use rayon::prelude::*;
+use thiserror::Error;
+
+use crate::model::state::close_onto_string;
+use crate::model::CartesianState;
+use crate::simulation::drive::{Drive, Path, Schedule};
+use crate::simulation::{DiaboloMode, EventKind, Phase, Row, RunError, Settings, Simulation};
+
+/// A state function for a Poincare section: one free coordinate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Section {
+    /// Index of the coordinate in z.
+    pub index: usize,
+    /// The value it crosses.
+    pub value: f64,
+    /// Crossing upward (true) or downward.
+    pub rising: bool,
+}
+
+/// How the orbit's period is found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Timing {
+    /// The drives' period T, s.
+    Forced {
+        /// T, s.
+        period: f64,
+    },
+    /// A section crossed once per period; the period is solved for.
+    Autonomous(Section),
+}
+
+/// Options of the orbit search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OrbitOptions {
+    /// Newton stops when the largest residual entry is below this (m, m/s, s).
+    pub tolerance: f64,
+    /// Newton iterations at most.
+    pub max_iterations: usize,
+    /// Transients run before the guess is taken, s (forced: rounded down to whole periods).
+    pub guess_time: f64,
+    /// The finite-difference step of the Jacobian (in the coordinates' units).
+    pub jacobian_step: f64,
+    /// Threads for the Jacobian's columns.
+    pub jobs: usize,
+    /// A multiplier is inside the unit circle "by a margin" when its modulus is below
+    /// 1 - margin.
+    pub stability_margin: f64,
+}
+
+impl Default for OrbitOptions {
+    fn default() -> Self {
+        Self {
+            tolerance: 1e-10,
+            max_iterations: 30,
+            guess_time: 0.0,
+            jacobian_step: 1e-5,
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            stability_margin: 1e-6,
+        }
+    }
+}
+
+/// Why no orbit was found, or none can be looked for.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum OrbitError {
+    /// Nothing sets a period.
+    #[error("no periodic drive and no section: give --period T (a forced orbit) or --section KEY=VALUE[,up|down] (an autonomous one)")]
+    NoPeriod,
+    /// The drives have different periods.
+    #[error(
+        "the drives have different periods ({periods}); give the orbit's period with --period T"
+    )]
+    PeriodsDisagree {
+        /// The periods, s, in words.
+        periods: String,
+    },
+    /// A drive that no period describes (keyframes that move, a recording).
+    #[error("the {side} hand's drive is not periodic (moving keyframes or a recording); give --period T if it repeats")]
+    Aperiodic {
+        /// "left" or "right".
+        side: &'static str,
+    },
+    /// A period that is not a positive number.
+    #[error("--period must be a finite number of seconds greater than 0, got {value}")]
+    BadPeriod {
+        /// The value given.
+        value: f64,
+    },
+    /// A section that cannot be used.
+    #[error("--section {spec}: {reason}")]
+    BadSection {
+        /// The section as given.
+        spec: String,
+        /// What is wrong, with the fix.
+        reason: String,
+    },
+    /// The section is not crossed twice from the guess.
+    #[error("the section {section} is crossed {crossings} time(s) in {duration} s from the guess: no orbit returns to it (choose another section, or lengthen sim.duration)")]
+    NeverCrossed {
+        /// The section, in words.
+        section: String,
+        /// Crossings found.
+        crossings: usize,
+        /// Time searched, s.
+        duration: f64,
+    },
+    /// A transient or a map evaluation failed.
+    #[error("the run from the {stage} failed: {error}")]
+    Run {
+        /// Which run, in words.
+        stage: &'static str,
+        /// The failure.
+        error: RunError,
+    },
+    /// The orbit's start cannot be built.
+    #[error("the orbit's start cannot be used: {0}")]
+    Setup(String),
+    /// Newton did not converge.
+    #[error("Newton shooting did not converge in {iterations} iterations (residual history: {history}); likely {reason}")]
+    Diverged {
+        /// Iterations done.
+        iterations: usize,
+        /// The residual after each iteration, in words.
+        history: String,
+        /// The likely reason, in words.
+        reason: &'static str,
+    },
+}
+
+impl OrbitError {
+    /// 2 for what the input decides (nothing to look for), 1 for a search that failed.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::Run { .. } | Self::Diverged { .. } => 1,
+            _ => 2,
+        }
+    }
+}
+
+/// One Floquet multiplier.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Multiplier {
+    /// The eigenvalue of the monodromy matrix.
+    pub value: Complex<f64>,
+    /// What a trivial multiplier is: "constraint" (off the string), "flow" (along the orbit),
+    /// "spin" (a spin that the string does not feel), "grip" (the spin of an axle gripping at
+    /// the start, which the motion sets); `None` for the orbit's own.
+    pub trivial: Option<&'static str>,
+}
+
+impl Multiplier {
+    /// |mu|.
+    pub fn modulus(&self) -> f64 {
+        self.value.norm()
+    }
+    /// arg mu, rad.
+    pub fn argument(&self) -> f64 {
+        self.value.arg()
+    }
+}
+
+/// The energy budget of one period, J.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EnergyBudget {
+    /// Work done by the hands.
+    pub hand_work: f64,
+    /// Lost to friction at the axles.
+    pub friction_loss: f64,
+    /// Lost to spin drag.
+    pub drag_loss: f64,
+    /// Lost in impulses.
+    pub impulse_loss: f64,
+    /// Lost in a compliant string's damping.
+    pub string_loss: f64,
+    /// Energy at the end minus energy at the start.
+    pub energy_change: f64,
+}
+
+impl EnergyBudget {
+    /// Work in minus losses out: zero on a periodic orbit.
+    pub fn net(&self) -> f64 {
+        self.hand_work - self.friction_loss - self.drag_loss - self.impulse_loss - self.string_loss
+    }
+    /// The ledger's own closure: energy change minus (work - losses).
+    pub fn imbalance(&self) -> f64 {
+        self.energy_change - self.net()
+    }
+}
+
+/// A periodic orbit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Orbit {
+    /// The free coordinates' names (`d1_x`, ..., `left_vx`...).
+    pub names: Vec<String>,
+    /// The fixed point z.
+    pub point: Vec<f64>,
+    /// The state at the section (t = 0 of the orbit).
+    pub state: CartesianState,
+    /// T, s.
+    pub period: f64,
+    /// Whether the period was solved for (autonomous).
+    pub autonomous: bool,
+    /// The largest residual entry at the end.
+    pub residual: f64,
+    /// The residual after each Newton iteration (the first: at the guess).
+    pub history: Vec<f64>,
+    /// The monodromy matrix, row-major by `names`.
+    pub monodromy: DMatrix<f64>,
+    /// The multipliers, largest modulus first.
+    pub multipliers: Vec<Multiplier>,
+    /// Every non-trivial multiplier inside the unit circle by the margin.
+    pub stable: bool,
+    /// The largest difference between the Jacobians at two difference steps.
+    pub jacobian_agreement: f64,
+    /// Events per period by kind.
+    pub events: BTreeMap<&'static str, usize>,
+    /// The energy budget of one period.
+    pub budget: EnergyBudget,
+}
+
+/// The free coordinates of a simulation: which objects' which fields.
+#[derive(Clone, Debug, PartialEq)]
+struct Coordinates {
+    diabolos: usize,
+    /// The sticks no path prescribes (0 left, 1 right).
+    sticks: Vec<usize>,
+}
+
+const DIABOLO_FIELDS: [&str; 5] = ["x", "y", "vx", "vy", "w"];
+const STICK_FIELDS: [&str; 4] = ["x", "y", "vx", "vy"];
+const SIDES: [&str; 2] = ["left", "right"];
+
+impl Coordinates {
+    fn of(sim: &Simulation) -> Self {
+        Self {
+            diabolos: sim.initial.diabolo_count(),
+            sticks: (0..2)
+                .filter(|&s| !matches!(sim.drives[s], Drive::Path(_)))
+                .collect(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        5 * self.diabolos + 4 * self.sticks.len()
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        for k in 1..=self.diabolos {
+            names.extend(DIABOLO_FIELDS.iter().map(|f| format!("d{k}_{f}")));
+        }
+        for &s in &self.sticks {
+            names.extend(STICK_FIELDS.iter().map(|f| format!("{}_{f}", SIDES[s])));
+        }
+        names
+    }
+
+    fn pack(&self, state: &CartesianState) -> DVector<f64> {
+        let mut z = Vec::with_capacity(self.len());
+        for d in &state.diabolos {
+            z.extend([d.pos.x, d.pos.y, d.vel.x, d.vel.y, d.spin]);
+        }
+        for &s in &self.sticks {
+            let b = if s == 0 { &state.left } else { &state.right };
+            z.extend([b.pos.x, b.pos.y, b.vel.x, b.vel.y]);
+        }
+        DVector::from_vec(z)
+    }
+
+    fn unpack(&self, z: &DVector<f64>, state: &mut CartesianState) {
+        for (k, d) in state.diabolos.iter_mut().enumerate() {
+            let v = &z.as_slice()[5 * k..5 * k + 5];
+            d.pos = [v[0], v[1]].into();
+            d.vel = [v[2], v[3]].into();
+            d.spin = v[4];
+        }
+        for (i, &s) in self.sticks.iter().enumerate() {
+            let v = &z.as_slice()[5 * self.diabolos + 4 * i..5 * self.diabolos + 4 * i + 4];
+            let b = if s == 0 {
+                &mut state.left
+            } else {
+                &mut state.right
+            };
+            b.pos = [v[0], v[1]].into();
+            b.vel = [v[2], v[3]].into();
+        }
+    }
+}
+
+/// The period of a drive: `Ok(None)` for a constant one, `Ok(Some(T))` for a sine, an error
+/// for a moving drive with no period.
+fn drive_period(drive: &Drive, side: &'static str) -> Result<Option<f64>, OrbitError> {
+    let constant_path = |path: &Path| {
+        let knots = path.knots();
+        let first = path.at(knots.first().copied().unwrap_or(0.0));
+        knots.iter().all(|&t| {
+            let p = path.at(t);
+            p.pos == first.pos && p.vel == first.vel
+        })
+    };
+    match drive {
+        Drive::Released => Ok(None),
+        Drive::Force(s) | Drive::Accel(s) => match s {
+            Schedule::Constant(_) => Ok(None),
+            Schedule::Keyframes(points) if points.iter().all(|p| p.1 == points[0].1) => Ok(None),
+            Schedule::Keyframes(_) => Err(OrbitError::Aperiodic { side }),
+        },
+        Drive::Path(path) | Drive::Tracking(path, _) => match path {
+            Path::Sine {
+                amplitude,
+                frequency,
+                ..
+            } if *amplitude != nalgebra::Vector2::zeros() => Ok(Some(1.0 / frequency)),
+            Path::Sine { .. } => Ok(None),
+            other if constant_path(other) => Ok(None),
+            _ => Err(OrbitError::Aperiodic { side }),
+        },
+    }
+}
+
+/// The period the drives set, if any.
+pub fn drives_period(sim: &Simulation) -> Result<Option<f64>, OrbitError> {
+    let periods: Vec<f64> = [("left", 0), ("right", 1)]
+        .iter()
+        .map(|&(side, s)| drive_period(&sim.drives[s], side))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    match periods.as_slice() {
+        [] => Ok(None),
+        [t] => Ok(Some(*t)),
+        [a, b] if ((a - b) / a).abs() < 1e-12 => Ok(Some(*a)),
+        [a, b] => Err(OrbitError::PeriodsDisagree {
+            periods: format!("{a} s and {b} s"),
+        }),
+        _ => unreachable!("two hands"),
+    }
+}
+
+/// Parses `KEY=VALUE[,up|down]` (KEY a free coordinate of `sim`, e.g. `d1_x`) into a section.
+pub fn parse_section(spec: &str, sim: &Simulation) -> Result<Section, OrbitError> {
+    let bad = |reason: String| OrbitError::BadSection {
+        spec: spec.to_string(),
+        reason,
+    };
+    let (key, rest) = spec
+        .split_once('=')
+        .ok_or_else(|| bad("expected KEY=VALUE[,up|down], e.g. d1_x=0,up".into()))?;
+    let (value, direction) = match rest.split_once(',') {
+        Some((v, d)) => (v, d),
+        None => (rest, "up"),
+    };
+    let value: f64 = value
+        .trim()
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite())
+        .ok_or_else(|| bad(format!("VALUE {value:?} is not a finite number")))?;
+    let rising = match direction.trim() {
+        "up" => true,
+        "down" => false,
+        other => return Err(bad(format!("direction {other:?}: give up or down"))),
+    };
+    let names = Coordinates::of(sim).names();
+    let index = names.iter().position(|n| n == key.trim()).ok_or_else(|| {
+        bad(format!(
+            "KEY {:?} is not a free coordinate of this scenario; give one of {}",
+            key.trim(),
+            names.join(", ")
+        ))
+    })?;
+    Ok(Section {
+        index,
+        value,
+        rising,
+    })
+}
+
+/// The search: the simulation as built, its coordinates and the orbit's settings.
+struct Shooting<'a> {
+    sim: &'a Simulation,
+    coordinates: Coordinates,
+    /// The state the free coordinates are written into (path sticks from their drives).
+    base: CartesianState,
+    /// Whether the orbit starts taut (the start is placed on the string).
+    taut: bool,
+    /// Per diabolo: whether its axle grips the string at the start (its spin is then set to
+    /// the one that does not slip).
+    grip: Vec<bool>,
+    settings: Settings,
+}
+
+/// The end of one period from z: the free coordinates, the last row (its ledger) and the events.
+struct Period {
+    /// The diabolos (K) whose axles gripped at t = 0.
+    gripped_at_start: Vec<usize>,
+    end: DVector<f64>,
+    row: Row,
+    start_energy: f64,
+    events: BTreeMap<&'static str, usize>,
+}
+
+impl Shooting<'_> {
+    /// The start built from z (on the string when taut).
+    fn start(&self, z: &DVector<f64>) -> CartesianState {
+        let mut state = self.base.clone();
+        self.coordinates.unpack(z, &mut state);
+        if self.taut {
+            close_onto_string(&mut state, self.sim.params.string_length);
+            if self.grip.iter().any(|&g| g) {
+                let slips = |s: &CartesianState| slip_speeds(&self.sim.params, s);
+                let (Some(at), Some(next)) = (slips(&state), {
+                    let mut faster = state.clone();
+                    faster.diabolos.iter_mut().for_each(|d| d.spin += 1.0);
+                    slips(&faster)
+                }) else {
+                    return state;
+                };
+                for (k, d) in state.diabolos.iter_mut().enumerate() {
+                    let per_spin = next[k] - at[k];
+                    if self.grip[k] && per_spin != 0.0 {
+                        d.spin -= at[k] / per_spin;
+                    }
+                }
+            }
+        }
+        state
+    }
+
+    fn simulation(&self, z: &DVector<f64>, duration: f64) -> Result<Simulation, OrbitError> {
+        let settings = Settings {
+            duration,
+            output_interval: duration,
+            ..self.settings.clone()
+        };
+        let modes = vec![DiaboloMode::String; self.base.diabolo_count()];
+        Simulation::with_modes(
+            self.sim.params,
+            self.sim.drives.clone(),
+            self.start(z),
+            modes,
+            settings,
+        )
+        .map_err(|e| OrbitError::Setup(e.to_string()))
+    }
+
+    /// phi_T(z).
+    fn flow(&self, z: &DVector<f64>, period: f64) -> Result<Period, OrbitError> {
+        let failed = |error| OrbitError::Run {
+            stage: "orbit's start",
+            error,
+        };
+        let sim = self.simulation(z, period)?;
+        let mut session = sim.session();
+        let start_energy = session.state().map_err(failed)?.energy;
+        session.advance(period, None).map_err(failed)?;
+        let row = session.state().map_err(failed)?.clone();
+        let mut events = BTreeMap::new();
+        let gripped_at_start = session
+            .events()
+            .iter()
+            .filter(|e| e.kind == EventKind::Stick && e.t == 0.0)
+            .filter_map(|e| e.object)
+            .collect();
+        for e in session.events() {
+            if e.kind != EventKind::Failure {
+                *events.entry(e.kind.name()).or_default() += 1;
+            }
+        }
+        Ok(Period {
+            gripped_at_start,
+            end: self.coordinates.pack(&row.state),
+            row,
+            start_energy,
+            events,
+        })
+    }
+
+    /// d phi_T / dz by central differences with step h, columns in parallel, and (autonomous)
+    /// d phi_T / dT.
+    fn jacobian(
+        &self,
+        z: &DVector<f64>,
+        period: f64,
+        h: f64,
+        autonomous: bool,
+        pool: &rayon::ThreadPool,
+    ) -> Result<(DMatrix<f64>, Option<DVector<f64>>), OrbitError> {
+        let m = z.len();
+        let columns: Vec<Result<DVector<f64>, OrbitError>> = pool.install(|| {
+            (0..m + usize::from(autonomous))
+                .into_par_iter()
+                .map(|j| {
+                    if j == m {
+                        let plus = self.flow(z, period + h)?.end;
+                        let minus = self.flow(z, period - h)?.end;
+                        return Ok((plus - minus) / (2.0 * h));
+                    }
+                    let mut zp = z.clone();
+                    zp[j] += h;
+                    let mut zm = z.clone();
+                    zm[j] -= h;
+                    let plus = self.flow(&zp, period)?.end;
+                    let minus = self.flow(&zm, period)?.end;
+                    Ok((plus - minus) / (2.0 * h))
+                })
+                .collect()
+        });
+        let mut jacobian = DMatrix::zeros(m, m);
+        let mut rate = None;
+        for (j, column) in columns.into_iter().enumerate() {
+            let column = column?;
+            if j == m {
+                rate = Some(column);
+            } else {
+                jacobian.set_column(j, &column);
+            }
+        }
+        Ok((jacobian, rate))
+    }
+}
+
+/// The slip speed of each diabolo's axle on the taut string of `state` (m/s), if its
+/// geometry has string angles.
+fn slip_speeds(params: &crate::model::Params, state: &CartesianState) -> Option<Vec<f64>> {
+    use crate::model::friction::{Axles, SlipReference};
+    let n = state.diabolo_count();
+    let mut kinematics = crate::model::Kinematics::new(n);
+    kinematics.load_cartesian(state).ok()?;
+    let spins: Vec<f64> = state.diabolos.iter().map(|d| d.spin).collect();
+    let mut axles = Axles::new(n);
+    axles.update(
+        params.friction_law,
+        params.friction,
+        &kinematics,
+        &spins,
+        None,
+        SlipReference::LeftSide,
+    );
+    Some(axles.contacts().iter().map(|c| c.slip_speed).collect())
+}
+
+/// The residual of (z, T): phi_T(z) - z, and (autonomous) z_i - c.
+fn residual(period_end: &DVector<f64>, z: &DVector<f64>, section: Option<Section>) -> DVector<f64> {
+    let m = z.len();
+    let mut r = DVector::zeros(m + usize::from(section.is_some()));
+    r.rows_mut(0, m).copy_from(&(period_end - z));
+    if let Some(s) = section {
+        r[m] = z[s.index] - s.value;
+    }
+    r
+}
+
+fn norm(r: &DVector<f64>) -> f64 {
+    r.amax()
+}
+
+/// Finds the periodic orbit of `sim` (its drives and parameters; its initial state, run for
+/// `options.guess_time`, is the guess).
+pub fn find_orbit(
+    sim: &Simulation,
+    timing: Timing,
+    options: &OrbitOptions,
+) -> Result<Orbit, OrbitError> {
+    let coordinates = Coordinates::of(sim);
+    let mut settings = sim.settings.clone();
+    settings.rtol = settings.rtol.min(1e-12);
+    settings.atol = settings.atol.min(1e-14);
+    settings.max_wall = None;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.jobs.max(1))
+        .build()
+        .map_err(|e| OrbitError::Setup(format!("cannot start threads: {e}")))?;
+    // The guess: the state after the transients (whole periods of a forced orbit).
+    let (guess, period, phase) = guess(sim, timing, options, &settings)?;
+    let mut shooting = Shooting {
+        sim,
+        coordinates: coordinates.clone(),
+        base: guess.clone(),
+        taut: phase == Phase::Taut,
+        grip: vec![false; coordinates.diabolos],
+        settings,
+    };
+    let section = match timing {
+        Timing::Autonomous(s) => Some(s),
+        Timing::Forced { .. } => None,
+    };
+    let autonomous = section.is_some();
+    let mut z = coordinates.pack(&shooting.start(&coordinates.pack(&guess)));
+    let mut period = period;
+    let mut current = shooting.flow(&z, period)?;
+    let mut r = residual(&current.end, &z, section);
+    let mut history = vec![norm(&r)];
+    let m = z.len();
+    let h = options.jacobian_step;
+    let mut iterations = 0;
+    while norm(&r) > options.tolerance {
+        if iterations == options.max_iterations {
+            return Err(diverged(iterations, &history, "no orbit near the guess"));
+        }
+        iterations += 1;
+        let (jacobian, rate) = shooting.jacobian(&z, period, h, autonomous, &pool)?;
+        let mut a = DMatrix::zeros(r.len(), r.len());
+        a.view_mut((0, 0), (m, m))
+            .copy_from(&(jacobian - DMatrix::identity(m, m)));
+        if let (Some(s), Some(rate)) = (section, rate) {
+            a.view_mut((0, m), (m, 1)).copy_from(&rate);
+            a[(m, s.index)] = 1.0;
+        }
+        let svd = a.svd(true, true);
+        let cutoff = 1e-10 * svd.singular_values.max();
+        let step = svd
+            .solve(&(-&r), cutoff)
+            .map_err(|_| diverged(iterations, &history, "a singular Jacobian"))?;
+        // Damped: halve a step that does not reduce the residual.
+        let mut scale = 1.0;
+        let mut accepted = None;
+        for _ in 0..11 {
+            let trial_z = &z + step.rows(0, m) * scale;
+            let trial_period = if autonomous {
+                period + step[m] * scale
+            } else {
+                period
+            };
+            if trial_period > 0.0 {
+                if let Ok(trial) = shooting.flow(&trial_z, trial_period) {
+                    let trial_r = residual(&trial.end, &trial_z, section);
+                    if norm(&trial_r) < norm(&r) {
+                        accepted = Some((trial_z, trial_period, trial, trial_r));
+                        break;
+                    }
+                }
+            }
+            scale *= 0.5;
+        }
+        let Some((next_z, next_period, next, next_r)) = accepted else {
+            history.push(norm(&r));
+            return Err(diverged(
+                iterations,
+                &history,
+                "no orbit near the guess, a bifurcation (a multiplier at +1), or an event grazing there",
+            ));
+        };
+        z = next_z;
+        period = next_period;
+        current = next;
+        r = next_r;
+        history.push(norm(&r));
+    }
+    // An axle that grips at the start (a rolling orbit) has no spin of its own there: its spin
+    // follows the motion, and a spin perturbed off it would slip for a moment (a kink in the
+    // map that first-order errors in the differences show). The monodromy takes the spin of
+    // such an axle from the motion (a zero multiplier, "grip").
+    shooting.grip = gripping_at_start(&current, &coordinates);
+    let (monodromy, _) = shooting.jacobian(&z, period, h, false, &pool)?;
+    let (check, _) = shooting.jacobian(&z, period, 4.0 * h, false, &pool)?;
+    let jacobian_agreement = (&monodromy - &check).amax();
+    let multipliers = classify(&monodromy, &shooting, autonomous);
+    let stable = multipliers
+        .iter()
+        .filter(|m| m.trivial.is_none())
+        .all(|m| m.modulus() < 1.0 - options.stability_margin);
+    let row = &current.row;
+    let budget = EnergyBudget {
+        hand_work: row.hand_work,
+        friction_loss: row.friction_loss,
+        drag_loss: row.drag_loss,
+        impulse_loss: row.impulse_loss,
+        string_loss: row.string_loss.unwrap_or(0.0),
+        energy_change: row.energy - current.start_energy,
+    };
+    Ok(Orbit {
+        names: coordinates.names(),
+        point: z.iter().copied().collect(),
+        state: shooting.start(&z),
+        period,
+        autonomous,
+        residual: norm(&r),
+        history,
+        monodromy,
+        multipliers,
+        stable,
+        jacobian_agreement,
+        events: current.events,
+        budget,
+    })
+}
+
+/// Per diabolo: whether its axle gripped from the orbit's start (a `stick` at t = 0).
+fn gripping_at_start(period: &Period, coordinates: &Coordinates) -> Vec<bool> {
+    (1..=coordinates.diabolos)
+        .map(|k| period.gripped_at_start.contains(&k))
+        .collect()
+}
+
+fn diverged(iterations: usize, history: &[f64], reason: &'static str) -> OrbitError {
+    OrbitError::Diverged {
+        iterations,
+        history: history
+            .iter()
+            .map(|r| format!("{r:.3e}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        reason,
+    }
+}
+
+/// The guess: the state after the transients, the period (the drives' or the time between two
+/// crossings of the section) and the phase there.
+fn guess(
+    sim: &Simulation,
+    timing: Timing,
+    options: &OrbitOptions,
+    settings: &Settings,
+) -> Result<(CartesianState, f64, Phase), OrbitError> {
+    let failed = |error| OrbitError::Run {
+        stage: "guess",
+        error,
+    };
+    let mut long = sim.clone();
+    long.settings = settings.clone();
+    match timing {
+        Timing::Forced { period } => {
+            if !(period.is_finite() && period > 0.0) {
+                return Err(OrbitError::BadPeriod { value: period });
+            }
+            let whole = (options.guess_time / period).floor() * period;
+            long.settings.duration = whole.max(period);
+            let mut session = long.session();
+            session.advance(whole, None).map_err(failed)?;
+            let phase = session.phase();
+            let state = session.state().map_err(failed)?.state.clone();
+            Ok((state, period, phase))
+        }
+        Timing::Autonomous(section) => {
+            let duration = sim.settings.duration.max(options.guess_time);
+            long.settings.duration = options.guess_time + duration;
+            let coordinates = Coordinates::of(sim);
+            let mut session = long.session();
+            session.advance(options.guess_time, None).map_err(failed)?;
+            // Crossings on a fine grid, refined by bisection on copies of the session.
+            let value = |s: &mut crate::simulation::Session| -> Result<f64, OrbitError> {
+                let row = s.state().map_err(failed)?;
+                Ok(coordinates.pack(&row.state)[section.index] - section.value)
+            };
+            let dt = (duration / 20_000.0).max(1e-4);
+            let mut crossings: Vec<(f64, crate::simulation::Session)> = Vec::new();
+            let mut before = session.clone();
+            let mut g0 = value(&mut before)?;
+            while crossings.len() < 2 && !session.finished() {
+                let t = session.time() + dt;
+                if session.advance(t, None).is_err() {
+                    break;
+                }
+                let g1 = value(&mut session)?;
+                let crossed = if section.rising {
+                    g0 < 0.0 && g1 >= 0.0
+                } else {
+                    g0 > 0.0 && g1 <= 0.0
+                };
+                if crossed {
+                    let (mut lo, mut hi) = (before.time(), session.time());
+                    let mut at = before.clone();
+                    for _ in 0..60 {
+                        let mid = 0.5 * (lo + hi);
+                        let mut probe = before.clone();
+                        probe.advance(mid, None).map_err(failed)?;
+                        let g = value(&mut probe)?;
+                        if (g < 0.0) == section.rising {
+                            lo = mid;
+                        } else {
+                            hi = mid;
+                            at = probe;
+                        }
+                        if hi - lo < 1e-13 {
+                            break;
+                        }
+                    }
+                    crossings.push((at.time(), at));
+                }
+                before = session.clone();
+                g0 = g1;
+            }
+            if crossings.len() < 2 {
+                return Err(OrbitError::NeverCrossed {
+                    section: section_words(section, &coordinates),
+                    crossings: crossings.len(),
+                    duration,
+                });
+            }
+            let period = crossings[1].0 - crossings[0].0;
+            let (_, mut first) = crossings.swap_remove(0);
+            let phase = first.phase();
+            let state = first.state().map_err(failed)?.state.clone();
+            Ok((state, period, phase))
+        }
+    }
+}
+
+fn section_words(section: Section, coordinates: &Coordinates) -> String {
+    format!(
+        "{} = {} {}",
+        coordinates.names()[section.index],
+        section.value,
+        if section.rising { "upward" } else { "downward" }
+    )
+}
+
+/// The multipliers of the monodromy matrix, the trivial ones named: two zeros per taut string
+/// (the start is placed on it), the one nearest 1 of an autonomous orbit (the flow), and the
+/// spin's own where a spin's row and column of the matrix are decoupled from the rest.
+fn classify(monodromy: &DMatrix<f64>, shooting: &Shooting, autonomous: bool) -> Vec<Multiplier> {
+    let values: Vec<Complex<f64>> = monodromy
+        .clone()
+        .complex_eigenvalues()
+        .iter()
+        .copied()
+        .collect();
+    let mut multipliers: Vec<Multiplier> = values
+        .into_iter()
+        .map(|value| Multiplier {
+            value,
+            trivial: None,
+        })
+        .collect();
+    multipliers.sort_by(|a, b| b.modulus().total_cmp(&a.modulus()));
+    let mut name = |target: Complex<f64>, label: &'static str| {
+        if let Some(m) = multipliers
+            .iter_mut()
+            .filter(|m| m.trivial.is_none())
+            .min_by(|a, b| {
+                (a.value - target)
+                    .norm()
+                    .total_cmp(&(b.value - target).norm())
+            })
+        {
+            m.trivial = Some(label);
+        }
+    };
+    if shooting.taut {
+        name(Complex::new(0.0, 0.0), "constraint");
+        name(Complex::new(0.0, 0.0), "constraint");
+    }
+    for _ in shooting.grip.iter().filter(|&&g| g) {
+        name(Complex::new(0.0, 0.0), "grip");
+    }
+    let m = monodromy.nrows();
+    for k in 0..shooting.coordinates.diabolos {
+        let s = 5 * k + 4;
+        let scale = monodromy.amax().max(1.0);
+        let coupled = (0..m).filter(|&j| j != s).any(|j| {
+            monodromy[(s, j)].abs() > 1e-7 * scale || monodromy[(j, s)].abs() > 1e-7 * scale
+        });
+        if !coupled {
+            name(Complex::new(monodromy[(s, s)], 0.0), "spin");
+        }
+    }
+    if autonomous {
+        name(Complex::new(1.0, 0.0), "flow");
+    }
+    multipliers
+}
+
+impl fmt::Display for Multiplier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.9} at {:.6} rad", self.modulus(), self.argument())?;
+        if let Some(t) = self.trivial {
+            write!(f, " ({t})")?;
+        }
+        Ok(())
+    }
+}
+
+/// The orbit as the JSON document `diabolo orbit -o` writes.
+pub fn orbit_json(orbit: &Orbit) -> serde_json::Value {
+    let point: serde_json::Map<String, serde_json::Value> = orbit
+        .names
+        .iter()
+        .zip(&orbit.point)
+        .map(|(n, v)| (n.clone(), serde_json::json!(v)))
+        .collect();
+    let multipliers: Vec<serde_json::Value> = orbit
+        .multipliers
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "re": m.value.re, "im": m.value.im,
+                "modulus": m.modulus(), "argument": m.argument(),
+                "trivial": m.trivial,
+            })
+        })
+        .collect();
+    let b = &orbit.budget;
+    serde_json::json!({
+        "period": orbit.period,
+        "autonomous": orbit.autonomous,
+        "point": point,
+        "residual": orbit.residual,
+        "residual_history": orbit.history,
+        "multipliers": multipliers,
+        "stable": orbit.stable,
+        "jacobian_agreement": orbit.jacobian_agreement,
+        "events_per_period": orbit.events,
+        "energy_budget": {
+            "hand_work": b.hand_work,
+            "friction_loss": b.friction_loss,
+            "drag_loss": b.drag_loss,
+            "impulse_loss": b.impulse_loss,
+            "string_loss": b.string_loss,
+            "energy_change": b.energy_change,
+            "net": b.net(),
+            "imbalance": b.imbalance(),
+        },
+        "monodromy": orbit.monodromy.row_iter().map(|r| r.iter().copied().collect::<Vec<f64>>()).collect::<Vec<_>>(),
+    })
+}

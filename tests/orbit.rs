@@ -1,0 +1,237 @@
+//! Periodic orbits (`diabolo::orbit`): against the analytic small oscillation of the diabolo on
+//! the ellipse of fixed sticks, the spin's decay under drag, and the energy budget.
+
+use std::f64::consts::PI;
+
+use diabolo::orbit::{find_orbit, parse_section, OrbitOptions, Timing};
+use diabolo::{Scenario, Simulation};
+
+/// The swing of scenarios/swing.json with the diabolo released at `x` from rest, friction c and
+/// spin drag D.
+fn swing(x: f64, friction: f64, spin_drag: f64) -> Simulation {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let text = std::fs::read_to_string(dir.join("swing.json")).unwrap();
+    let sets: Vec<(String, String)> = [
+        ("initial.diabolos[0].x", x.to_string()),
+        ("params.friction", friction.to_string()),
+        ("params.spin_drag", spin_drag.to_string()),
+        ("sim.duration", "5".to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    Scenario::parse(&text, &sets).unwrap().build(&dir).unwrap()
+}
+
+#[test]
+fn the_frictionless_small_swing_has_the_ellipses_period_and_multipliers_on_the_unit_circle() {
+    let sim = swing(0.002, 0.0, 0.0);
+    let section = parse_section("d1_x=0,up", &sim).unwrap();
+    let orbit = find_orbit(&sim, Timing::Autonomous(section), &OrbitOptions::default()).unwrap();
+    // Sticks 0.8 m apart, L = 1.46 m: a = L / 2, b = sqrt(a^2 - 0.4^2); the bottom's radius of
+    // curvature is a^2 / b.
+    let a: f64 = 0.73;
+    let b = (a * a - 0.16_f64).sqrt();
+    let expected = 2.0 * PI * (a * a / (9.81 * b)).sqrt();
+    eprintln!("{orbit:#?}");
+    assert!(
+        ((orbit.period - expected) / expected).abs() < 1e-6,
+        "period {} s, expected {expected} s",
+        orbit.period
+    );
+    let own: Vec<_> = orbit
+        .multipliers
+        .iter()
+        .filter(|m| matches!(m.trivial, None | Some("flow")))
+        .collect();
+    assert_eq!(own.len(), 2, "{:?}", orbit.multipliers);
+    for m in own {
+        assert!((m.modulus() - 1.0).abs() < 1e-6, "{m}");
+    }
+    assert!(
+        orbit.jacobian_agreement < 1e-6,
+        "{}",
+        orbit.jacobian_agreement
+    );
+    assert!(orbit.budget.net().abs() < 1e-8);
+}
+
+/// The swing driven by the right hand moving sideways at `frequency`, with friction and drag.
+fn driven(frequency: f64, amplitude: f64, x: f64) -> Simulation {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let text = std::fs::read_to_string(dir.join("swing.json")).unwrap();
+    let drive = format!(
+        r#"{{"type": "path", "sine": {{"center": [0.4, 1.5], "amplitude": [{amplitude}, 0.0], "frequency": {frequency}}}}}"#
+    );
+    let sets: Vec<(String, String)> = [
+        ("initial.diabolos[0].x", x.to_string()),
+        ("params.friction", "0.2".to_string()),
+        ("params.spin_drag", "0.5".to_string()),
+        ("drive.right", drive),
+        ("sim.duration", "60".to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    Scenario::parse(&text, &sets).unwrap().build(&dir).unwrap()
+}
+
+#[test]
+fn a_driven_damped_swing_has_one_orbit_from_two_guesses_and_its_budget_closes() {
+    let sim = driven(0.8, 0.02, 0.05);
+    let period = diabolo::orbit::drives_period(&sim).unwrap().unwrap();
+    assert!((period - 1.25).abs() < 1e-15);
+    let timing = Timing::Forced { period };
+    let near = find_orbit(&sim, timing, &OrbitOptions::default()).unwrap();
+    let late = OrbitOptions {
+        guess_time: 12.5,
+        ..OrbitOptions::default()
+    };
+    let far = find_orbit(&sim, timing, &late).unwrap();
+    let apart = near
+        .point
+        .iter()
+        .zip(&far.point)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(apart < 1e-9, "{apart}");
+    assert!(near.history.len() > 1, "Newton had work to do");
+    for orbit in [&near, &far] {
+        assert!(orbit.budget.net().abs() < 1e-8, "{:?}", orbit.budget);
+        assert!(orbit.budget.imbalance().abs() < 1e-8, "{:?}", orbit.budget);
+        assert!(
+            orbit.jacobian_agreement < 1e-6,
+            "{}",
+            orbit.jacobian_agreement
+        );
+    }
+    assert!(near.stable, "{:?}", near.multipliers);
+}
+
+#[test]
+fn a_nearby_start_converges_to_the_driven_orbit_at_the_leading_multipliers_rate() {
+    let sim = driven(0.8, 0.02, 0.05);
+    let period = 1.25;
+    let orbit = find_orbit(&sim, Timing::Forced { period }, &OrbitOptions::default()).unwrap();
+    let leading = orbit
+        .multipliers
+        .iter()
+        .filter(|m| m.trivial.is_none())
+        .map(|m| m.modulus())
+        .fold(0.0, f64::max);
+    assert!(leading > 0.3 && leading < 1.0, "{:?}", orbit.multipliers);
+    let mut nearby = sim.clone();
+    nearby.initial = orbit.state.clone();
+    nearby.initial.diabolos[0].pos.x += 1e-4;
+    nearby.settings.rtol = 1e-12;
+    nearby.settings.atol = 1e-14;
+    nearby.settings.duration = 21.0 * period;
+    let mut session = nearby.session();
+    let mut logs = Vec::new();
+    for k in 1..=20 {
+        session.advance(k as f64 * period, None).unwrap();
+        let d = &session.state().unwrap().state.diabolos[0];
+        let now = [d.pos.x, d.pos.y, d.vel.x, d.vel.y, d.spin];
+        let distance = now
+            .iter()
+            .zip(&orbit.point)
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum::<f64>()
+            .sqrt();
+        logs.push((k as f64, distance.ln()));
+    }
+    // The least-squares slope of log distance over the 20 periods.
+    let n = logs.len() as f64;
+    let (sx, sy) = logs
+        .iter()
+        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+    let (mx, my) = (sx / n, sy / n);
+    let slope = logs.iter().map(|(x, y)| (x - mx) * (y - my)).sum::<f64>()
+        / logs.iter().map(|(x, _)| (x - mx) * (x - mx)).sum::<f64>();
+    let rate = slope.exp();
+    assert!(
+        ((rate - leading) / leading).abs() < 0.05,
+        "measured {rate} per period, leading multiplier {leading}"
+    );
+}
+
+#[test]
+fn without_friction_the_spins_multiplier_is_its_drag_decay() {
+    let drag = 0.3;
+    let sim = swing(0.05, 0.0, drag);
+    let section = parse_section("d1_x=0,up", &sim).unwrap();
+    let orbit = find_orbit(&sim, Timing::Autonomous(section), &OrbitOptions::default()).unwrap();
+    let spin = orbit
+        .multipliers
+        .iter()
+        .find(|m| m.trivial == Some("spin"))
+        .unwrap_or_else(|| panic!("{:?}", orbit.multipliers));
+    let expected = (-drag * orbit.period).exp();
+    assert!(
+        (spin.value.re - expected).abs() < 1e-8 && spin.value.im == 0.0,
+        "{} against exp(-D T) = {expected}",
+        spin.value
+    );
+    // The orbit's spin is the drag's fixed point.
+    assert!(orbit.point[4].abs() < 1e-10, "{}", orbit.point[4]);
+    assert!(orbit.budget.imbalance().abs() < 1e-8);
+}
+
+#[test]
+fn a_section_never_crossed_and_a_bad_period_are_input_errors() {
+    let sim = swing(0.05, 0.0, 0.0);
+    let section = parse_section("d1_y=5,up", &sim).unwrap();
+    let error =
+        find_orbit(&sim, Timing::Autonomous(section), &OrbitOptions::default()).unwrap_err();
+    assert_eq!(error.exit_code(), 2, "{error}");
+    assert!(error.to_string().contains("d1_y = 5 upward"), "{error}");
+    let error = find_orbit(
+        &sim,
+        Timing::Forced { period: -1.0 },
+        &OrbitOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(error.exit_code(), 2);
+    assert!(error.to_string().contains("--period"), "{error}");
+    let error = parse_section("d7_x=0", &sim).unwrap_err();
+    assert!(error.to_string().contains("d1_x"), "{error}");
+    assert_eq!(diabolo::orbit::drives_period(&sim), Ok(None));
+}
+
+#[test]
+fn the_command_writes_the_orbit_and_refuses_what_has_no_period() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let out = std::env::temp_dir().join(format!("orbit_{}.json", std::process::id()));
+    let done = std::process::Command::new(env!("CARGO_BIN_EXE_diabolo"))
+        .args([
+            "orbit",
+            dir.join("sun.json").to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let orbit: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    assert!((orbit["period"].as_f64().unwrap() - 1.0 / 1.2).abs() < 1e-15);
+    assert!(orbit["residual"].as_f64().unwrap() < 1e-10);
+    assert!(orbit["energy_budget"]["net"].as_f64().unwrap().abs() < 1e-8);
+    let still = std::process::Command::new(env!("CARGO_BIN_EXE_diabolo"))
+        .args([
+            "orbit",
+            dir.join("swing.json").to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(still.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&still.stderr).contains("--section"));
+    assert!(!out.exists(), "nothing written");
+}
