@@ -952,3 +952,154 @@ pub fn orbit_json(orbit: &Orbit) -> serde_json::Value {
         "monodromy": orbit.monodromy.row_iter().map(|r| r.iter().copied().collect::<Vec<f64>>()).collect::<Vec<_>>(),
     })
 }
+
+/// One point of a continuation: the parameter's value, the orbit (or why none was found), and
+/// a flag where a non-trivial multiplier crossed the unit circle since the previous point.
+#[derive(Clone, Debug)]
+pub struct ContinuationPoint {
+    /// The parameter's value.
+    pub value: f64,
+    /// The orbit there.
+    pub orbit: Result<Orbit, OrbitError>,
+    /// Newton iterations over every attempt at this value (halved steps included).
+    pub attempts: usize,
+    /// "fold" (a real multiplier crossing +1), "period_doubling" (-1) or "neimark_sacker" (a
+    /// complex pair), when the number of non-trivial multipliers outside the unit circle
+    /// changed since the previous point.
+    pub crossing: Option<&'static str>,
+    /// The non-trivial multiplier nearest the unit circle at this point.
+    pub nearest: Option<Complex<f64>>,
+}
+
+/// Follows an orbit through the parameter values `values` (natural-parameter continuation):
+/// `simulation(v)` builds the scenario at value v and `timing` says how its period is found;
+/// each orbit starts from the previous one, and a value whose orbit is not found is approached
+/// in halved steps (down to 1/16 of the step) before it is given up.
+pub fn continue_orbit(
+    simulation: &dyn Fn(f64) -> Result<Simulation, OrbitError>,
+    timing: &dyn Fn(&Simulation) -> Result<Timing, OrbitError>,
+    values: &[f64],
+    options: &OrbitOptions,
+) -> Vec<ContinuationPoint> {
+    let mut points: Vec<ContinuationPoint> = Vec::with_capacity(values.len());
+    let mut last: Option<(f64, Orbit)> = None;
+    for &value in values {
+        let mut attempts = 0;
+        let orbit = match &last {
+            None => simulation(value).and_then(|sim| {
+                attempts += 1;
+                find_orbit(&sim, timing(&sim)?, options)
+            }),
+            Some((from, orbit)) => approach(
+                simulation,
+                timing,
+                (*from, orbit),
+                value,
+                options,
+                4,
+                &mut attempts,
+            ),
+        };
+        let (crossing, nearest) = match (&orbit, points.last().map(|p| &p.orbit)) {
+            (Ok(now), Some(Ok(before))) => crossing(before, now),
+            (Ok(now), _) => (None, nearest_to_circle(now)),
+            _ => (None, None),
+        };
+        if let Ok(found) = &orbit {
+            last = Some((value, found.clone()));
+        }
+        points.push(ContinuationPoint {
+            value,
+            orbit,
+            attempts,
+            crossing,
+            nearest,
+        });
+    }
+    points
+}
+
+/// The orbit at `target` from the one at `from`, halving the step on failure `depth` times.
+fn approach(
+    simulation: &dyn Fn(f64) -> Result<Simulation, OrbitError>,
+    timing: &dyn Fn(&Simulation) -> Result<Timing, OrbitError>,
+    from: (f64, &Orbit),
+    target: f64,
+    options: &OrbitOptions,
+    depth: usize,
+    attempts: &mut usize,
+) -> Result<Orbit, OrbitError> {
+    let solve = |at: f64, guess: &Orbit, attempts: &mut usize| {
+        let mut sim = simulation(at)?;
+        sim.initial = guess.state.clone();
+        *attempts += 1;
+        let start = OrbitOptions {
+            guess_time: 0.0,
+            ..*options
+        };
+        find_orbit(&sim, timing(&sim)?, &start)
+    };
+    match solve(target, from.1, attempts) {
+        Ok(orbit) => Ok(orbit),
+        Err(error) if depth == 0 => Err(error),
+        Err(_) => {
+            let mid = 0.5 * (from.0 + target);
+            let halfway = approach(simulation, timing, from, mid, options, depth - 1, attempts)?;
+            approach(
+                simulation,
+                timing,
+                (mid, &halfway),
+                target,
+                options,
+                depth - 1,
+                attempts,
+            )
+        }
+    }
+}
+
+/// The non-trivial multipliers.
+fn own(orbit: &Orbit) -> impl Iterator<Item = &Multiplier> {
+    orbit.multipliers.iter().filter(|m| m.trivial.is_none())
+}
+
+fn nearest_to_circle(orbit: &Orbit) -> Option<Complex<f64>> {
+    own(orbit)
+        .min_by(|a, b| {
+            (a.modulus() - 1.0)
+                .abs()
+                .total_cmp(&(b.modulus() - 1.0).abs())
+        })
+        .map(|m| m.value)
+}
+
+/// How a multiplier left or entered the unit circle between two orbits, and the one nearest
+/// the circle at the later.
+fn crossing(before: &Orbit, now: &Orbit) -> (Option<&'static str>, Option<Complex<f64>>) {
+    let outside = |o: &Orbit| own(o).filter(|m| m.modulus() > 1.0).count();
+    let nearest = nearest_to_circle(now);
+    if outside(before) == outside(now) {
+        return (None, nearest);
+    }
+    // The multiplier that crossed: outside the circle on the side with more outside, the
+    // nearest the circle there.
+    let more = if outside(now) > outside(before) {
+        now
+    } else {
+        before
+    };
+    let mu = own(more)
+        .filter(|m| m.modulus() > 1.0)
+        .min_by(|a, b| a.modulus().total_cmp(&b.modulus()))
+        .map(|m| m.value);
+    let kind = mu.map(|mu| {
+        if mu.im.abs() > 1e-9 * mu.norm().max(1.0) {
+            "neimark_sacker"
+        } else if mu.re > 0.0 {
+            "fold"
+        } else {
+            "period_doubling"
+        }
+    });
+    (kind, nearest)
+}

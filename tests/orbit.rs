@@ -56,8 +56,11 @@ fn the_frictionless_small_swing_has_the_ellipses_period_and_multipliers_on_the_u
     assert!(orbit.budget.net().abs() < 1e-8);
 }
 
-/// The swing driven by the right hand moving sideways at `frequency`, with friction and drag.
-fn driven(frequency: f64, amplitude: f64, x: f64) -> Simulation {
+/// The swing driven by the right hand moving sideways at `frequency` (Hz) by `amplitude` (m),
+/// with friction 0.2 and spin drag `drag` (1/s): the axle grips and rolls, so the drag damps
+/// the swing.
+fn driven_with(frequency: f64, amplitude: f64, drag: f64) -> Simulation {
+    let x = 0.05;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let text = std::fs::read_to_string(dir.join("swing.json")).unwrap();
     let drive = format!(
@@ -66,7 +69,7 @@ fn driven(frequency: f64, amplitude: f64, x: f64) -> Simulation {
     let sets: Vec<(String, String)> = [
         ("initial.diabolos[0].x", x.to_string()),
         ("params.friction", "0.2".to_string()),
-        ("params.spin_drag", "0.5".to_string()),
+        ("params.spin_drag", drag.to_string()),
         ("drive.right", drive),
         ("sim.duration", "60".to_string()),
     ]
@@ -76,9 +79,14 @@ fn driven(frequency: f64, amplitude: f64, x: f64) -> Simulation {
     Scenario::parse(&text, &sets).unwrap().build(&dir).unwrap()
 }
 
+/// [`driven_with`] with the drag 0.5 1/s.
+fn driven(frequency: f64, amplitude: f64) -> Simulation {
+    driven_with(frequency, amplitude, 0.5)
+}
+
 #[test]
 fn a_driven_damped_swing_has_one_orbit_from_two_guesses_and_its_budget_closes() {
-    let sim = driven(0.8, 0.02, 0.05);
+    let sim = driven(0.8, 0.02);
     let period = diabolo::orbit::drives_period(&sim).unwrap().unwrap();
     assert!((period - 1.25).abs() < 1e-15);
     let timing = Timing::Forced { period };
@@ -110,7 +118,7 @@ fn a_driven_damped_swing_has_one_orbit_from_two_guesses_and_its_budget_closes() 
 
 #[test]
 fn a_nearby_start_converges_to_the_driven_orbit_at_the_leading_multipliers_rate() {
-    let sim = driven(0.8, 0.02, 0.05);
+    let sim = driven(0.8, 0.02);
     let period = 1.25;
     let orbit = find_orbit(&sim, Timing::Forced { period }, &OrbitOptions::default()).unwrap();
     let leading = orbit
@@ -234,4 +242,68 @@ fn the_command_writes_the_orbit_and_refuses_what_has_no_period() {
     assert_eq!(still.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&still.stderr).contains("--section"));
     assert!(!out.exists(), "nothing written");
+}
+
+/// The lightly damped swing driven at about half its natural frequency loses stability by a
+/// period doubling between 0.256 and 0.258 Hz (found by continuation), which a plain run shows
+/// on its own terms: off the orbit, the deviation flips sign every period and grows by the
+/// multiplier's modulus.
+#[test]
+fn continuation_flags_the_period_doubling_that_a_plain_run_shows() {
+    let values: Vec<f64> = (0..8).map(|i| 0.25 + 0.002 * i as f64).collect();
+    let build = |f: f64| Ok(driven_with(f, 0.05, 0.02));
+    let timing = |sim: &Simulation| {
+        Ok(Timing::Forced {
+            period: diabolo::orbit::drives_period(sim)?.expect("a sine drive"),
+        })
+    };
+    let options = OrbitOptions {
+        guess_time: 10.0,
+        ..OrbitOptions::default()
+    };
+    let points = diabolo::orbit::continue_orbit(&build, &timing, &values, &options);
+    let flagged: Vec<(f64, &str)> = points
+        .iter()
+        .filter_map(|p| p.crossing.map(|c| (p.value, c)))
+        .collect();
+    assert_eq!(flagged.len(), 1, "{flagged:?}");
+    let (at, kind) = flagged[0];
+    assert_eq!(kind, "period_doubling");
+    assert!((at - 0.258).abs() < 1e-12, "flagged at {at}");
+    let point = points.iter().find(|p| p.value == at).unwrap();
+    let mu = point.nearest.unwrap();
+    assert!(
+        (mu - nalgebra::Complex::new(-1.0, 0.0)).norm() < 0.05,
+        "{mu}"
+    );
+    // Inside the window: a plain run 1e-8 m off the orbit, sampled once per period.
+    let inside = &points[7];
+    let orbit = inside.orbit.as_ref().unwrap();
+    let mu = inside.nearest.unwrap();
+    assert!(mu.re < -1.05 && mu.im == 0.0, "{mu}");
+    let mut sim = driven_with(inside.value, 0.05, 0.02);
+    sim.initial = orbit.state.clone();
+    sim.initial.diabolos[0].pos.x += 1e-8;
+    sim.settings.rtol = 1e-12;
+    sim.settings.atol = 1e-14;
+    sim.settings.duration = 41.0 * orbit.period;
+    let mut session = sim.session();
+    let deviations: Vec<f64> = (1..=40)
+        .map(|k| {
+            session.advance(k as f64 * orbit.period, None).unwrap();
+            session.state().unwrap().state.diabolos[0].pos.x - orbit.point[0]
+        })
+        .collect();
+    let late = &deviations[19..];
+    assert!(
+        late.windows(2).all(|w| w[0] * w[1] < 0.0),
+        "the deviation flips sign every period: {late:?}"
+    );
+    let growth = (late[late.len() - 1] / late[0])
+        .abs()
+        .powf(1.0 / (late.len() - 1) as f64);
+    assert!(
+        ((growth - mu.norm()) / mu.norm()).abs() < 0.05,
+        "grows by {growth} per period, multiplier {mu}"
+    );
 }

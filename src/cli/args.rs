@@ -75,7 +75,7 @@ pub enum Command {
     /// (still or released hands): a section KEY=VALUE crossed up or down fixes the phase and the
     /// period is solved for. The orbit's JSON goes to -o (default: standard output).
     #[command(
-        after_help = "Examples:\n  diabolo orbit scenarios/swing.json --section d1_x=0,up -o swing_orbit.json\n  diabolo orbit driven.json --guess-time 20 --trajectory orbit.csv\n  diabolo orbit scenarios/whip.json --period 0.6 --tol 1e-9"
+        after_help = "Examples:\n  diabolo orbit scenarios/swing.json --section d1_x=0,up -o swing_orbit.json\n  diabolo orbit driven.json --guess-time 20 --trajectory orbit.csv\n  diabolo orbit scenarios/whip.json --period 0.6 --tol 1e-9\n  diabolo orbit driven.json --guess-time 10 --continue drive.right.sine.frequency=0.25:0.3:26 -o branch.csv"
     )]
     Orbit(OrbitArgs),
     /// Fit parameters to recordings by minimising the replay error over all of them together.
@@ -257,6 +257,11 @@ pub struct OrbitArgs {
     /// Threads for the Jacobian's columns (default: all cores).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Follow the orbit through a parameter (COUNT values from START to STOP, each orbit the
+    /// guess of the next, a step halved on failure): one CSV row per value to -o (default:
+    /// standard output) instead of the JSON.
+    #[arg(long = "continue", value_name = "KEY=START:STOP:COUNT")]
+    pub continuation: Option<String>,
 }
 
 #[derive(Debug, Args)]

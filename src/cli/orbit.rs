@@ -1,18 +1,47 @@
-//! `diabolo orbit`: a periodic orbit of a scenario, its multipliers and its energy budget.
+//! `diabolo orbit`: a periodic orbit of a scenario, its multipliers and its energy budget; or,
+//! with `--continue`, the orbit followed through a parameter, one CSV row per value.
 
 use std::io::Write;
 
 use super::args::OrbitArgs;
-use super::input::load;
+use super::input::{load, read_document};
 use super::{create_output, say, write_file, CliError};
 use diabolo::orbit::{
-    drives_period, find_orbit, orbit_json, parse_section, OrbitError, OrbitOptions, Timing,
+    continue_orbit, drives_period, find_orbit, orbit_json, parse_section, ContinuationPoint, Orbit,
+    OrbitError, OrbitOptions, Timing,
 };
-use diabolo::output::TrajectoryWriter;
-use diabolo::scenario::ScenarioError;
+use diabolo::output::table::CsvLine;
+use diabolo::output::{AtomicFile, TrajectoryWriter};
+use diabolo::scenario::{overrides, Scenario, ScenarioError};
+use diabolo::simulation::run::Simulation;
+use diabolo::sweep::Axis;
 
 pub fn orbit(args: &OrbitArgs) -> Result<(), CliError> {
     let (_, simulation) = load(&args.input)?;
+    let options = options(args)?;
+    if let Some(spec) = &args.continuation {
+        return continuation(args, spec, &simulation, &options);
+    }
+    let timing = timing(args, &simulation)?;
+    let output = output(args, "-o")?;
+    let trajectory = args
+        .trajectory
+        .as_deref()
+        .map(|p| create_output("--trajectory", p))
+        .transpose()?;
+    let orbit = find_orbit(&simulation, timing, &options)?;
+    if let Some(file) = trajectory {
+        write_period(file, &simulation, &orbit)?;
+    }
+    let text = serde_json::to_string_pretty(&orbit_json(&orbit)).expect("JSON of numbers");
+    match output {
+        Some(file) => write_file(file, |f| writeln!(f, "{text}")),
+        None => say(text),
+    }
+}
+
+/// The search's options from the flags, checked.
+fn options(args: &OrbitArgs) -> Result<OrbitOptions, CliError> {
     if !(args.tol.is_finite() && args.tol > 0.0) {
         return Err(flag(
             "--tol",
@@ -33,64 +62,203 @@ pub fn orbit(args: &OrbitArgs) -> Result<(), CliError> {
         Some(j) => j,
         None => OrbitOptions::default().jobs,
     };
-    let timing =
-        match (&args.section, args.period) {
-            (Some(spec), None) => Timing::Autonomous(parse_section(spec, &simulation)?),
-            (Some(_), Some(_)) => return Err(flag(
-                "--section",
-                "give either --section (an autonomous orbit) or --period (a forced one), not both"
-                    .into(),
-            )),
-            (None, Some(period)) => {
-                if !(period.is_finite() && period > 0.0) {
-                    return Err(OrbitError::BadPeriod { value: period }.into());
-                }
-                Timing::Forced { period }
-            }
-            (None, None) => match drives_period(&simulation)? {
-                Some(period) => Timing::Forced { period },
-                None => return Err(OrbitError::NoPeriod.into()),
-            },
-        };
-    let output = args
-        .output
-        .as_deref()
-        .map(|p| create_output("-o", p))
-        .transpose()?;
-    let trajectory = args
-        .trajectory
-        .as_deref()
-        .map(|p| create_output("--trajectory", p))
-        .transpose()?;
-    let options = OrbitOptions {
+    if args.section.is_some() && args.period.is_some() {
+        return Err(flag(
+            "--section",
+            "give either --section (an autonomous orbit) or --period (a forced one), not both"
+                .into(),
+        ));
+    }
+    Ok(OrbitOptions {
         tolerance: args.tol,
         guess_time: args.guess_time,
         jobs,
         ..OrbitOptions::default()
+    })
+}
+
+/// How the orbit of `simulation` is timed: by --section, --period or its drives.
+fn timing(args: &OrbitArgs, simulation: &Simulation) -> Result<Timing, OrbitError> {
+    Ok(match (&args.section, args.period) {
+        (Some(spec), _) => Timing::Autonomous(parse_section(spec, simulation)?),
+        (None, Some(period)) => {
+            if !(period.is_finite() && period > 0.0) {
+                return Err(OrbitError::BadPeriod { value: period });
+            }
+            Timing::Forced { period }
+        }
+        (None, None) => match drives_period(simulation)? {
+            Some(period) => Timing::Forced { period },
+            None => return Err(OrbitError::NoPeriod),
+        },
+    })
+}
+
+fn output(args: &OrbitArgs, flag: &'static str) -> Result<Option<AtomicFile>, CliError> {
+    args.output
+        .as_deref()
+        .map(|p| create_output(flag, p))
+        .transpose()
+}
+
+/// One period from the orbit's start as a trajectory CSV.
+fn write_period(file: AtomicFile, simulation: &Simulation, orbit: &Orbit) -> Result<(), CliError> {
+    let mut one_period = simulation.clone();
+    one_period.initial = orbit.state.clone();
+    one_period.settings.duration = orbit.period;
+    one_period.settings.rtol = one_period.settings.rtol.min(1e-12);
+    one_period.settings.atol = one_period.settings.atol.min(1e-14);
+    write_file(file, |f| {
+        let mut writer = TrajectoryWriter::new(f, &one_period)?;
+        let mut result = Ok(());
+        one_period.run(&mut |row| {
+            if result.is_ok() {
+                result = writer.write_row(row);
+            }
+        });
+        result.and_then(|()| writer.into_inner().flush())
+    })
+}
+
+/// `--continue KEY=START:STOP:COUNT`: the branch as CSV rows.
+fn continuation(
+    args: &OrbitArgs,
+    spec: &str,
+    first: &Simulation,
+    options: &OrbitOptions,
+) -> Result<(), CliError> {
+    let Axis::Grid {
+        key,
+        start,
+        stop,
+        count,
+    } = Axis::parse_grid(spec).map_err(|e| flag("--continue", e.to_string()))?
+    else {
+        unreachable!("a grid axis")
     };
-    let orbit = find_orbit(&simulation, timing, &options)?;
-    let text = serde_json::to_string_pretty(&orbit_json(&orbit)).expect("JSON of numbers");
-    if let Some(file) = trajectory {
-        let mut one_period = simulation.clone();
-        one_period.initial = orbit.state.clone();
-        one_period.settings.duration = orbit.period;
-        one_period.settings.rtol = one_period.settings.rtol.min(1e-12);
-        one_period.settings.atol = one_period.settings.atol.min(1e-14);
-        write_file(file, |f| {
-            let mut writer = TrajectoryWriter::new(f, &one_period)?;
-            let mut result = Ok(());
-            one_period.run(&mut |row| {
-                if result.is_ok() {
-                    result = writer.write_row(row);
+    let values: Vec<f64> = (0..count)
+        .map(|i| match count {
+            1 => start,
+            _ => start + (stop - start) * i as f64 / (count - 1) as f64,
+        })
+        .collect();
+    let limits = args.input.limits()?;
+    let (document, base) = read_document(&args.input)?;
+    let build = |value: f64| -> Result<Simulation, ScenarioError> {
+        let mut doc = document.clone();
+        overrides::apply(&mut doc, &key, serde_json::json!(value))?;
+        Scenario::from_value(doc)?.build_within(&base, &limits)
+    };
+    // Every value must make a scenario (and the first a timing) before anything runs.
+    for &v in &values {
+        build(v)?;
+    }
+    timing(args, first)?;
+    let out = output(args, "-o")?;
+    let simulation = |v: f64| build(v).map_err(|e| OrbitError::Setup(e.to_string()));
+    let timed = |sim: &Simulation| timing(args, sim);
+    let points = continue_orbit(&simulation, &timed, &values, options);
+    let mut text = Vec::new();
+    write_branch(&mut text, &key, first, &points).expect("writing to memory");
+    match out {
+        Some(file) => write_file(file, |f| f.write_all(&text)),
+        None => say(String::from_utf8_lossy(&text).trim_end()),
+    }?;
+    let failed = points.iter().filter(|p| p.orbit.is_err()).count();
+    if failed > 0 {
+        return Err(CliError::Run(format!(
+            "no orbit at {failed} of {} values (see their status and error columns)",
+            points.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The branch's CSV: the parameter, the status, the period, Newton's work, stability and the
+/// crossing flags, the multiplier nearest the circle, the fixed point, every multiplier.
+fn write_branch(
+    out: &mut Vec<u8>,
+    key: &str,
+    first: &Simulation,
+    points: &[ContinuationPoint],
+) -> std::io::Result<()> {
+    let names = first_names(points, first);
+    let m = names.len();
+    let mut line = CsvLine::default();
+    line.text(key);
+    line.texts([
+        "status",
+        "error",
+        "period",
+        "residual",
+        "iterations",
+        "attempts",
+        "stable",
+        "crossing",
+        "nearest_re",
+        "nearest_im",
+        "nearest_modulus",
+        "energy_net",
+    ]);
+    line.texts(&names);
+    for i in 1..=m {
+        line.texts([
+            format!("mu{i}_modulus"),
+            format!("mu{i}_argument"),
+            format!("mu{i}_trivial"),
+        ]);
+    }
+    line.end(out)?;
+    for p in points {
+        line.number(p.value);
+        match &p.orbit {
+            Ok(o) => {
+                line.word("ok").word("").number(o.period).number(o.residual);
+                line.integer(o.history.len() as i64 - 1)
+                    .integer(p.attempts as i64)
+                    .word(if o.stable { "true" } else { "false" })
+                    .word(p.crossing.unwrap_or(""));
+                match p.nearest {
+                    Some(mu) => line.number(mu.re).number(mu.im).number(mu.norm()),
+                    None => line.word("").word("").word(""),
+                };
+                line.number(o.budget.net());
+                for v in &o.point {
+                    line.number(*v);
                 }
-            });
-            result.and_then(|()| writer.into_inner().flush())
-        })?;
+                for mu in &o.multipliers {
+                    line.number(mu.modulus())
+                        .number(mu.argument())
+                        .word(mu.trivial.unwrap_or(""));
+                }
+                for _ in o.multipliers.len()..m {
+                    line.word("").word("").word("");
+                }
+            }
+            Err(e) => {
+                line.word("failed").text(&e.to_string());
+                line.word("").word("").word("").integer(p.attempts as i64);
+                for _ in 0..6 + m + 3 * m {
+                    line.word("");
+                }
+            }
+        }
+        line.end(out)?;
     }
-    match output {
-        Some(file) => write_file(file, |f| writeln!(f, "{text}")),
-        None => say(text),
-    }
+    Ok(())
+}
+
+/// The coordinates' names (from the first orbit found, else the first scenario's).
+fn first_names(points: &[ContinuationPoint], first: &Simulation) -> Vec<String> {
+    points
+        .iter()
+        .find_map(|p| p.orbit.as_ref().ok().map(|o| o.names.clone()))
+        .unwrap_or_else(|| {
+            let n = first.initial.diabolo_count();
+            (1..=n)
+                .flat_map(|k| ["x", "y", "vx", "vy", "w"].map(|f| format!("d{k}_{f}")))
+                .collect()
+        })
 }
 
 fn flag(flag: &str, reason: String) -> CliError {
