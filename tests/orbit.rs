@@ -307,3 +307,95 @@ fn continuation_flags_the_period_doubling_that_a_plain_run_shows() {
         "grows by {growth} per period, multiplier {mu}"
     );
 }
+
+fn diabolo(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_diabolo"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn newton_that_cannot_reach_the_tolerance_exits_1_with_its_residual_history() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let sun = dir.join("sun.json");
+    let done = diabolo(&["orbit", sun.to_str().unwrap(), "--tol", "1e-30"]);
+    assert_eq!(done.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        message.contains("did not converge") && message.contains("residual history"),
+        "{message}"
+    );
+    let bad = diabolo(&["orbit", sun.to_str().unwrap(), "--period", "-2"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn the_branch_and_the_poincare_section_are_drawn() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let tmp = std::env::temp_dir().join(format!("orbit_pictures_{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let path = |name: &str| tmp.join(name).to_str().unwrap().to_string();
+    let scenario = dir.join("driven_swing.json");
+    let done = diabolo(&[
+        "orbit",
+        scenario.to_str().unwrap(),
+        "--guess-time",
+        "8",
+        "--continue",
+        "drive.right.sine.frequency=0.27:0.29:3",
+        "-o",
+        &path("branch.csv"),
+    ]);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let branch = std::fs::read_to_string(path("branch.csv")).unwrap();
+    assert_eq!(branch.lines().count(), 4);
+    assert!(branch.contains("period_doubling"), "{branch}");
+    let drawn = diabolo(&["plot", &path("branch.csv"), "-o", &path("branch.svg")]);
+    assert!(
+        drawn.status.success(),
+        "{}",
+        String::from_utf8_lossy(&drawn.stderr)
+    );
+    assert!(std::fs::read_to_string(path("branch.svg"))
+        .unwrap()
+        .contains("period doubling"));
+    let run = diabolo(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--set",
+        "sim.duration=40",
+        "-o",
+        &path("run.csv"),
+        "--quiet",
+    ]);
+    assert!(run.status.success());
+    let section = diabolo(&[
+        "plot",
+        &path("run.csv"),
+        "--poincare",
+        "4",
+        "-o",
+        &path("p.svg"),
+    ]);
+    assert!(
+        section.status.success(),
+        "{}",
+        String::from_utf8_lossy(&section.stderr)
+    );
+    assert!(String::from_utf8_lossy(&section.stderr).contains("11 points"));
+    let wrong = diabolo(&[
+        "plot",
+        &path("run.csv"),
+        "--poincare",
+        "d1_x=a",
+        "-o",
+        &path("q.svg"),
+    ]);
+    assert_eq!(wrong.status.code(), Some(2));
+    std::fs::remove_dir_all(&tmp).unwrap();
+}

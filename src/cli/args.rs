@@ -111,7 +111,8 @@ pub struct CompletionsArgs {
 
 #[derive(Debug, Args)]
 pub struct PlotArgs {
-    /// The trajectory CSV (written by diabolo run).
+    /// The trajectory CSV (written by diabolo run), or a continuation's (diabolo orbit
+    /// --continue): its bifurcation diagram.
     pub trajectory: PathBuf,
     /// The picture: FILE.svg or FILE.png.
     #[arg(short, long, value_name = "FILE.svg|png")]
@@ -138,6 +139,12 @@ pub struct PlotArgs {
     /// default 0.0635, a 127 mm diabolo).
     #[arg(long, value_name = "METRES", requires = "xy")]
     pub radius: Option<f64>,
+    /// The Poincare section of a long run: the trajectory sampled once per period T (s) or
+    /// where a column crosses a value (KEY=VALUE[,up|down]); --columns A,B picks the two
+    /// columns drawn (default d1_x,d1_vx). A continuation's CSV (diabolo orbit --continue) is
+    /// drawn as its bifurcation diagram without this flag.
+    #[arg(long, value_name = "T|KEY=VALUE[,up|down]", conflicts_with = "xy")]
+    pub poincare: Option<String>,
     /// Width in pixels (default 900; --xy 800).
     #[arg(long)]
     pub width: Option<u32>,

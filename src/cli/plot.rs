@@ -7,11 +7,20 @@ use super::{commit, create, note, CliError};
 use diabolo::check::CheckError;
 use diabolo::output::table::Table;
 use diabolo::output::{AtomicFile, CountProgress};
-use diabolo::plot::{self, AnimateOptions, Format, PlotError, SeriesOptions, Window, XyOptions};
+use diabolo::plot::{
+    self, AnimateOptions, Cut, Format, OrbitPictureOptions, PlotError, SeriesOptions, Window,
+    XyOptions,
+};
 
 /// Draws the time series (or with `--xy` the paths) to the picture file.
 pub fn plot(args: &PlotArgs) -> Result<(), CliError> {
     let format = Format::for_command(&args.output, "diabolo plot", &[Format::Svg, Format::Png])?;
+    if let Some(text) = branch_text(&args.trajectory)? {
+        return bifurcation(args, &text, format);
+    }
+    if let Some(spec) = &args.poincare {
+        return poincare(args, spec, format);
+    }
     let window = window(&args.window);
     let table = window.rows(&picture_table(&args.trajectory)?)?;
     let events = match &args.events {
@@ -125,4 +134,82 @@ fn finish_picture<T>(file: AtomicFile, drawn: Result<T, PlotError>) -> Result<T,
         }),
         Err(e) => Err(e.into()),
     }
+}
+
+/// The text of a continuation's CSV (`diabolo orbit --continue`), or `None` for any other file.
+fn branch_text(path: &Path) -> Result<Option<String>, CliError> {
+    let first = diabolo::output::compress::open(path)
+        .and_then(|mut r| {
+            let mut line = String::new();
+            std::io::BufRead::read_line(&mut r, &mut line).map(|_| line)
+        })
+        .map_err(|e| {
+            CliError::Plot(PlotError::Input {
+                file: path.display().to_string(),
+                reason: e.to_string(),
+            })
+        })?;
+    if !plot::is_branch_header(&first) {
+        return Ok(None);
+    }
+    diabolo::output::compress::read_to_string(path)
+        .map(Some)
+        .map_err(|e| {
+            CliError::Plot(PlotError::Input {
+                file: path.display().to_string(),
+                reason: e.to_string(),
+            })
+        })
+}
+
+/// The picture's size: the flags', else the orbit pictures' defaults.
+fn orbit_options(args: &PlotArgs) -> OrbitPictureOptions {
+    let defaults = OrbitPictureOptions::default();
+    OrbitPictureOptions {
+        width: args.width.unwrap_or(defaults.width),
+        height: args.height.unwrap_or(defaults.height),
+        title: Some(file_title(&args.trajectory)),
+    }
+}
+
+/// The bifurcation diagram of a continuation (`--columns C`: the coordinate drawn).
+fn bifurcation(args: &PlotArgs, text: &str, format: Format) -> Result<(), CliError> {
+    let branch = plot::read_branch(
+        text,
+        &args.trajectory.display().to_string(),
+        args.columns.first().map(String::as_str),
+    )?;
+    let mut file = create(&args.output)?;
+    let drawn = plot::bifurcation(&branch, &orbit_options(args), format, &mut file);
+    finish_picture(file, drawn)
+}
+
+/// The Poincare section of a long run (`--columns A,B`: the two columns drawn).
+fn poincare(args: &PlotArgs, spec: &str, format: Format) -> Result<(), CliError> {
+    let cut = Cut::parse(spec)?;
+    let (a, b) = match args.columns.as_slice() {
+        [] => ("d1_x", "d1_vx"),
+        [a, b] => (a.as_str(), b.as_str()),
+        _ => {
+            return Err(PlotError::Options(
+                "--poincare draws two columns: give --columns A,B".into(),
+            )
+            .into())
+        }
+    };
+    let table = window(&args.window).rows(&picture_table(&args.trajectory)?)?;
+    let mut file = create(&args.output)?;
+    let drawn = plot::poincare(
+        &table,
+        &cut,
+        (a, b),
+        &orbit_options(args),
+        format,
+        &mut file,
+    );
+    let points = finish_picture(file, drawn)?;
+    note(format_args!(
+        "{}: {points} points on the section",
+        args.output.display()
+    ))
 }

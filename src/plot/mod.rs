@@ -21,6 +21,7 @@
 
 pub mod animate;
 mod glyphs;
+pub mod orbits;
 mod raster;
 pub mod series;
 pub mod window;
@@ -40,6 +41,7 @@ use crate::output::table::Table;
 use glyphs::GlyphText;
 
 pub use animate::{animate, animate_with_progress, AnimateOptions, Animation};
+pub use orbits::{bifurcation, is_branch_header, poincare, read_branch, Cut, OrbitPictureOptions};
 pub use series::{default_panels, series, SeriesOptions};
 pub use window::Window;
 pub use xy::{xy, XyOptions};
