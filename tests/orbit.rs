@@ -262,16 +262,17 @@ fn continuation_flags_the_period_doubling_that_a_plain_run_shows() {
         ..OrbitOptions::default()
     };
     let points = diabolo::orbit::continue_orbit(&build, &timing, &values, &options);
-    let flagged: Vec<(f64, &str)> = points
+    let flagged: Vec<(f64, diabolo::orbit::Crossing)> = points
         .iter()
         .filter_map(|p| p.crossing.map(|c| (p.value, c)))
         .collect();
     assert_eq!(flagged.len(), 1, "{flagged:?}");
-    let (at, kind) = flagged[0];
-    assert_eq!(kind, "period_doubling");
-    assert!((at - 0.258).abs() < 1e-12, "flagged at {at}");
-    let point = points.iter().find(|p| p.value == at).unwrap();
-    let mu = point.nearest.unwrap();
+    let (value, crossing) = flagged[0];
+    assert_eq!(crossing.kind, "period_doubling");
+    // Flagged at the first value past it, located inside the grid step it lies in.
+    assert!((value - 0.258).abs() < 1e-12, "flagged at {value}");
+    assert!(crossing.at > 0.256 && crossing.at < 0.258, "{crossing:?}");
+    let mu = crossing.multiplier;
     assert!(
         (mu - nalgebra::Complex::new(-1.0, 0.0)).norm() < 0.05,
         "{mu}"

@@ -195,6 +195,9 @@ fn write_branch(
         "attempts",
         "stable",
         "crossing",
+        "crossing_at",
+        "crossing_re",
+        "crossing_im",
         "nearest_re",
         "nearest_im",
         "nearest_modulus",
@@ -216,8 +219,15 @@ fn write_branch(
                 line.word("ok").word("").number(o.period).number(o.residual);
                 line.integer(o.history.len() as i64 - 1)
                     .integer(p.attempts as i64)
-                    .word(if o.stable { "true" } else { "false" })
-                    .word(p.crossing.unwrap_or(""));
+                    .word(if o.stable { "true" } else { "false" });
+                match p.crossing {
+                    Some(c) => line
+                        .word(c.kind)
+                        .number(c.at)
+                        .number(c.multiplier.re)
+                        .number(c.multiplier.im),
+                    None => line.word("").word("").word("").word(""),
+                };
                 match p.nearest {
                     Some(mu) => line.number(mu.re).number(mu.im).number(mu.norm()),
                     None => line.word("").word("").word(""),
@@ -238,7 +248,7 @@ fn write_branch(
             Err(e) => {
                 line.word("failed").text(&e.to_string());
                 line.word("").word("").word("").integer(p.attempts as i64);
-                for _ in 0..6 + m + 3 * m {
+                for _ in 0..9 + m + 3 * m {
                     line.word("");
                 }
             }

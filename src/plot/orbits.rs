@@ -139,7 +139,9 @@ pub fn read_branch(text: &str, file: &str, coordinate: Option<&str>) -> Result<B
             .nearest
             .push(if ok { number(field(nearest)) } else { f64::NAN });
         if ok && !field(crossing).is_empty() {
-            branch.crossings.push((value, field(crossing).to_string()));
+            let at = column("crossing_at").map_or(value, |c| number(field(c)));
+            let at = if at.is_finite() { at } else { value };
+            branch.crossings.push((at, field(crossing).to_string()));
         }
     }
     if branch.values.is_empty() {
