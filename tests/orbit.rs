@@ -262,6 +262,10 @@ fn continuation_flags_the_period_doubling_that_a_plain_run_shows() {
         ..OrbitOptions::default()
     };
     let points = diabolo::orbit::continue_orbit(&build, &timing, &values, &options);
+    for p in &points {
+        let orbit = p.orbit.as_ref().unwrap();
+        assert!(orbit.budget.net().abs() < 1e-8, "{}: {:?}", p.value, orbit.budget);
+    }
     let flagged: Vec<(f64, diabolo::orbit::Crossing)> = points
         .iter()
         .filter_map(|p| p.crossing.map(|c| (p.value, c)))
