@@ -101,7 +101,7 @@ impl Default for OrbitOptions {
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum OrbitError {
     /// Nothing sets a period.
-    #[error("no periodic drive and no section: give --period T (a forced orbit) or --section KEY=VALUE[,up|down] (an autonomous one)")]
+    #[error("no periodic drive and no section: give --period T or sim.period (a forced orbit), or --section KEY=VALUE[,up|down] (an autonomous one)")]
     NoPeriod,
     /// The drives have different periods.
     #[error(
@@ -112,7 +112,7 @@ pub enum OrbitError {
         periods: String,
     },
     /// A drive that no period describes (keyframes that move, a recording).
-    #[error("the {side} hand's drive is not periodic (moving keyframes or a recording); give --period T if it repeats")]
+    #[error("the {side} hand's drive is not periodic (moving keyframes or a recording); give its period with --period T or sim.period if it repeats")]
     Aperiodic {
         /// "left" or "right".
         side: &'static str,
@@ -253,7 +253,13 @@ pub struct Orbit {
     pub events: BTreeMap<&'static str, usize>,
     /// The energy budget of one period.
     pub budget: EnergyBudget,
+    /// Half the range each coordinate spans over one period (the swing's amplitude in d1_x),
+    /// sampled at [`AMPLITUDE_SAMPLES`] instants.
+    pub amplitudes: Vec<f64>,
 }
+
+/// Instants per period at which [`Orbit::amplitudes`] are sampled.
+pub const AMPLITUDE_SAMPLES: usize = 256;
 
 /// The free coordinates of a simulation: which objects' which fields.
 #[derive(Clone, Debug, PartialEq)]
@@ -355,8 +361,12 @@ fn drive_period(drive: &Drive, side: &'static str) -> Result<Option<f64>, OrbitE
     }
 }
 
-/// The period the drives set, if any.
+/// The period the scenario sets: `sim.period` if given, else the drives' common period, if
+/// any.
 pub fn drives_period(sim: &Simulation) -> Result<Option<f64>, OrbitError> {
+    if let Some(period) = sim.settings.period {
+        return Ok(Some(period));
+    }
     let periods: Vec<f64> = [("left", 0), ("right", 1)]
         .iter()
         .map(|&(side, s)| drive_period(&sim.drives[s], side))
@@ -512,6 +522,31 @@ impl Shooting<'_> {
             start_energy,
             events,
         })
+    }
+
+    /// Half the range of each coordinate over one period from z.
+    fn amplitudes(&self, z: &DVector<f64>, period: f64) -> Result<Vec<f64>, OrbitError> {
+        let failed = |error| OrbitError::Run {
+            stage: "orbit's start",
+            error,
+        };
+        let sim = self.simulation(z, period)?;
+        let mut session = sim.session();
+        let m = z.len();
+        let (mut low, mut high) = (vec![f64::INFINITY; m], vec![f64::NEG_INFINITY; m]);
+        for k in 0..=AMPLITUDE_SAMPLES {
+            session
+                .advance(period * k as f64 / AMPLITUDE_SAMPLES as f64, None)
+                .map_err(failed)?;
+            let at = self
+                .coordinates
+                .pack(&session.state().map_err(failed)?.state);
+            for (i, v) in at.iter().enumerate() {
+                low[i] = low[i].min(*v);
+                high[i] = high[i].max(*v);
+            }
+        }
+        Ok(low.iter().zip(&high).map(|(a, b)| 0.5 * (b - a)).collect())
     }
 
     /// d phi_T / dz by central differences with step h, columns in parallel, and (autonomous)
@@ -698,6 +733,7 @@ pub fn find_orbit(
         .iter()
         .filter(|m| m.trivial.is_none())
         .all(|m| m.modulus() < 1.0 - options.stability_margin);
+    let amplitudes = shooting.amplitudes(&z, period)?;
     let row = &current.row;
     let budget = EnergyBudget {
         hand_work: row.hand_work,
@@ -721,6 +757,7 @@ pub fn find_orbit(
         jacobian_agreement,
         events: current.events,
         budget,
+        amplitudes,
     })
 }
 
@@ -939,6 +976,7 @@ pub fn orbit_json(orbit: &Orbit) -> serde_json::Value {
         "stable": orbit.stable,
         "jacobian_agreement": orbit.jacobian_agreement,
         "events_per_period": orbit.events,
+        "amplitudes": orbit.names.iter().cloned().zip(orbit.amplitudes.iter().map(|a| serde_json::json!(a))).collect::<serde_json::Map<String, serde_json::Value>>(),
         "energy_budget": {
             "hand_work": b.hand_work,
             "friction_loss": b.friction_loss,

@@ -54,6 +54,12 @@ fn the_frictionless_small_swing_has_the_ellipses_period_and_multipliers_on_the_u
         orbit.jacobian_agreement
     );
     assert!(orbit.budget.net().abs() < 1e-8);
+    // Released from rest 2 mm from the bottom: its amplitude in x.
+    assert!(
+        (orbit.amplitudes[0] - 0.002).abs() < 1e-6,
+        "{}",
+        orbit.amplitudes[0]
+    );
 }
 
 /// The swing driven by the right hand moving sideways at `frequency` (Hz) by `amplitude` (m),
@@ -264,7 +270,12 @@ fn continuation_flags_the_period_doubling_that_a_plain_run_shows() {
     let points = diabolo::orbit::continue_orbit(&build, &timing, &values, &options);
     for p in &points {
         let orbit = p.orbit.as_ref().unwrap();
-        assert!(orbit.budget.net().abs() < 1e-8, "{}: {:?}", p.value, orbit.budget);
+        assert!(
+            orbit.budget.net().abs() < 1e-8,
+            "{}: {:?}",
+            p.value,
+            orbit.budget
+        );
     }
     let flagged: Vec<(f64, diabolo::orbit::Crossing)> = points
         .iter()
@@ -403,4 +414,38 @@ fn the_branch_and_the_poincare_section_are_drawn() {
     ]);
     assert_eq!(wrong.status.code(), Some(2));
     std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn a_whip_loop_takes_its_period_from_the_scenario() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let whip = dir.join("whip.json");
+    let whip = whip.to_str().unwrap();
+    // Keyframes that move have no period of their own.
+    let none = diabolo(&["orbit", whip]);
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("sim.period"));
+    let found = diabolo(&[
+        "orbit",
+        whip,
+        "--guess-time",
+        "2.4",
+        "--set",
+        "sim.period=0.6",
+        "--set",
+        "params.spin_drag=0.5",
+    ]);
+    assert!(
+        found.status.success(),
+        "{}",
+        String::from_utf8_lossy(&found.stderr)
+    );
+    let orbit: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(orbit["period"].as_f64(), Some(0.6));
+    assert_eq!(orbit["events_per_period"]["loosen"].as_u64(), Some(1));
+    assert_eq!(orbit["events_per_period"]["tense"].as_u64(), Some(1));
+    assert!(orbit["energy_budget"]["net"].as_f64().unwrap().abs() < 1e-8);
+    let bad = diabolo(&["orbit", whip, "--set", "sim.period=-1"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("sim.period"));
 }

@@ -204,6 +204,7 @@ fn write_branch(
         "energy_net",
     ]);
     line.texts(&names);
+    line.texts(names.iter().map(|n| format!("{n}_amplitude")));
     for i in 1..=m {
         line.texts([
             format!("mu{i}_modulus"),
@@ -233,7 +234,7 @@ fn write_branch(
                     None => line.word("").word("").word(""),
                 };
                 line.number(o.budget.net());
-                for v in &o.point {
+                for v in o.point.iter().chain(&o.amplitudes) {
                     line.number(*v);
                 }
                 for mu in &o.multipliers {
@@ -248,7 +249,7 @@ fn write_branch(
             Err(e) => {
                 line.word("failed").text(&e.to_string());
                 line.word("").word("").word("").integer(p.attempts as i64);
-                for _ in 0..9 + m + 3 * m {
+                for _ in 0..9 + 2 * m + 3 * m {
                     line.word("");
                 }
             }

@@ -453,6 +453,9 @@ fn check_sim(spec: &SimSpec, limits: &Limits) -> Result<(), ScenarioError> {
     if let Some(step) = spec.step {
         within(|| "sim.step".into(), step, &ranges::STEP)?;
     }
+    if let Some(period) = spec.period {
+        within(|| "sim.period".into(), period, &ranges::MAX_STEP)?;
+    }
     for (field, step) in [("step", spec.step), ("max_step", spec.max_step)] {
         let Some(step) = step else { continue };
         let steps = spec.duration / step;
@@ -530,6 +533,7 @@ fn build_settings(spec: &SimSpec, limits: &Limits) -> Result<Settings, ScenarioE
         meeting_distance: spec.meeting_distance,
         max_wall: spec.max_wall,
         floor: spec.floor,
+        period: spec.period,
         ..Settings::default()
     };
     if settings.output_interval > settings.duration && settings.duration > 0.0 {

@@ -366,6 +366,11 @@ pub struct SimSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = super::ranges::COORDINATE.min, max = super::ranges::COORDINATE.max))]
     pub floor: Option<f64>,
+    /// The trick's period, s, when its drives repeat with it (a stroke of keyframes repeated):
+    /// `diabolo orbit`'s period unless `--period` is given (sine drives give theirs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = super::ranges::MAX_STEP.min, max = super::ranges::MAX_STEP.max))]
+    pub period: Option<f64>,
 }
 
 /// The integration method.
@@ -553,6 +558,7 @@ impl SimSpec {
             meeting_distance: defaults::meeting_distance(),
             max_wall: None,
             floor: None,
+            period: None,
         }
     }
 }

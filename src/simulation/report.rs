@@ -47,6 +47,9 @@ pub struct Settings {
     /// The floor's height, m: a flying diabolo whose lowest point (centre y - R) reaches it is
     /// dropped. `None`: no floor, a flying diabolo falls for as long as the run lasts.
     pub floor: Option<f64>,
+    /// The trick's period, s, when its drives repeat with it (`diabolo orbit`'s default
+    /// period); the run itself does not use it.
+    pub period: Option<f64>,
 }
 
 impl Default for Settings {
@@ -66,6 +69,7 @@ impl Default for Settings {
             regularisation: Regularisation::default(),
             meeting_distance: 1e-3,
             floor: None,
+            period: None,
         }
     }
 }
