@@ -14,6 +14,7 @@ use nalgebra::Vector2;
 
 use crate::model::{grip, AxleMode, FreeMotion, Params};
 
+use super::flight::TOUCH_GAP;
 use crate::simulation::drive::Drive;
 use crate::simulation::ode::events::{Direction, EventSpec};
 use crate::simulation::phase::{direction_sign, path_margin, LooseSystem, TautSystem};
@@ -521,12 +522,20 @@ impl SharedGuard {
     /// segment of the string are searched between samples (a diabolo flying past another, or
     /// past a stick tip, within one sampling interval still touches it); a segment's length is
     /// a state the stepper resolves, and searching it would tax every run that has no flight.
+    /// A contact's gap within [`TOUCH_GAP`] when the run is entered again counts as touching
+    /// (the hybrid's rule: such a pair approaching took its impact at once), its sign taken from
+    /// just after: a pair rebounding by less than the locator samples still comes back to it.
     pub fn spec(self) -> EventSpec {
         match self {
             Self::Land { .. } => EventSpec::new(Direction::Either),
-            Self::Touch {
-                neighbours: false, ..
-            } => EventSpec::new(Direction::Falling).with_dips(),
+            Self::Touch { neighbours, .. } => {
+                let spec = EventSpec::new(Direction::Falling).with_start_band(TOUCH_GAP);
+                if neighbours {
+                    spec
+                } else {
+                    spec.with_dips()
+                }
+            }
             _ => EventSpec::new(Direction::Falling),
         }
     }

@@ -17,7 +17,9 @@
 //! Zeros at sample points:
 //! - a member exactly zero at the start of a step, or one that fired at the time the step
 //!   starts from, never fires there: its sign is taken from just after (a probe sample at
-//!   `t0 + probe_fraction h`, then the next samples);
+//!   `t0 + probe_fraction h`, then the next samples); so is one within its
+//!   [`EventSpec::start_band`] of zero at a start without history (after a reset or a new
+//!   configuration);
 //! - a member exactly zero at a later sample (t1 included) crosses there if its direction
 //!   matches.
 //!
@@ -117,7 +119,7 @@ pub enum Crossing {
 }
 
 /// Direction filter and armed flag of one event member.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EventSpec {
     /// Which crossings fire.
     pub direction: Direction,
@@ -127,6 +129,12 @@ pub struct EventSpec {
     /// minimum, the minimum itself is located on the interpolant, so that a value that goes
     /// negative and back within one sampling interval still fires (as falling).
     pub dips: bool,
+    /// At a start without history (the first step after a reset or a new configuration), a
+    /// value within this band of zero counts as zero: its sign is taken from just after, as for
+    /// an exact zero. For a member whose event leaves it within round-off of zero on its new
+    /// side when the run is entered again from the event (a contact's gap after its impact):
+    /// its sign there is the root solve's residual, not the motion's.
+    pub start_band: f64,
 }
 
 impl EventSpec {
@@ -136,12 +144,18 @@ impl EventSpec {
             direction,
             armed: true,
             dips: false,
+            start_band: 0.0,
         }
     }
 
     /// The member with its dips searched (see [`EventSpec::dips`]).
     pub fn with_dips(self) -> Self {
         Self { dips: true, ..self }
+    }
+
+    /// The member with a start band (see [`EventSpec::start_band`]).
+    pub fn with_start_band(self, start_band: f64) -> Self {
+        Self { start_band, ..self }
     }
 }
 
@@ -599,7 +613,7 @@ impl EventLocator {
             self.sample(sys, stepper, t0, Buffer::Start)?;
         }
         let rates_known = continuing && self.rates_known;
-        let need_probe = self.start_tracks(t0, key.generation);
+        let need_probe = self.start_tracks(t0, key.generation, !continuing);
         self.cached = None;
         self.rates_known = false;
         self.scanned.0 += 1;
@@ -656,8 +670,9 @@ impl EventLocator {
             })
     }
 
-    /// Sets up each member's sign at the step's start; true if some member needs the probe.
-    fn start_tracks(&mut self, t0: f64, generation: u64) -> bool {
+    /// Sets up each member's sign at the step's start (`fresh`: a start without a step scanned
+    /// before it); true if some member needs the probe.
+    fn start_tracks(&mut self, t0: f64, generation: u64, fresh: bool) -> bool {
         let m = self.set.active;
         let after_hit = self.last_hit == Some((t0, generation));
         self.last_hit = None;
@@ -665,14 +680,16 @@ impl EventLocator {
         for i in 0..m {
             let track = &mut self.tracks[i];
             let g = self.g_start[i];
-            let unresolved = g == 0.0 || (after_hit && track.at_root);
+            let spec = self.set.specs[i];
+            let unresolved =
+                g == 0.0 || (after_hit && track.at_root) || (fresh && g.abs() <= spec.start_band);
             *track = Track {
                 sign: if unresolved { 0 } else { sign(g) },
                 t_last: t0,
                 g_last: g,
                 ..Track::default()
             };
-            need_probe |= unresolved && self.set.specs[i].armed;
+            need_probe |= unresolved && spec.armed;
         }
         need_probe
     }
@@ -1092,5 +1109,59 @@ mod tests {
             skipped * 2 > scanned,
             "{skipped} of {scanned} steps skipped"
         );
+    }
+
+    /// A ball thrown up at 1 mm/s under g = 10 m/s^2: (y, v).
+    struct Ball;
+    impl OdeSystem for Ball {
+        type Error = std::convert::Infallible;
+        fn dimension(&self) -> usize {
+            2
+        }
+        fn rhs(&mut self, _t: f64, y: &[f64], dydt: &mut [f64]) -> Result<(), Self::Error> {
+            dydt[0] = y[1];
+            dydt[1] = -10.0;
+            Ok(())
+        }
+    }
+    impl EventSystem for Ball {
+        fn events(&mut self, _t: f64, y: &[f64], out: &mut [f64]) -> Result<(), Self::Error> {
+            out[0] = y[0];
+            Ok(())
+        }
+    }
+
+    // A run entered again from an event sits a root solve's residual on the far side of the
+    // member that fired (here 1e-15 below zero), and a rebound shorter than the first step
+    // (0.2 ms of 50 ms) is missed by its samples. With a start band the start counts as a
+    // zero, its sign is taken just after, and the return to zero is found where the parabola
+    // says (t = 2 v / g less 1e-12 s); without one it is missed: the test can fail.
+    #[test]
+    fn a_start_band_finds_the_return_of_a_rebound_shorter_than_the_step() {
+        let find = |band: f64| {
+            let options = StepperOptions {
+                max_step: 0.05,
+                initial_step: Some(0.05),
+                ..StepperOptions::default()
+            };
+            let mut stepper = Stepper::new(Method::Dopri5, options, 2).unwrap();
+            let mut locator = EventLocator::new(1, 2, EventOptions::default()).unwrap();
+            let spec = EventSpec::new(Direction::Falling).with_start_band(band);
+            locator.set_mut().configure(&[spec]).unwrap();
+            stepper.reset(&mut Ball, 0.0, &[-1e-15, 1e-3]).unwrap();
+            let mut state = [0.0; 2];
+            while stepper.t() < 0.1 {
+                stepper.step(&mut Ball, 0.1).unwrap();
+                if let Some(hit) = locator.locate(&mut Ball, &stepper, &mut state).unwrap() {
+                    return Some(hit.t);
+                }
+            }
+            None
+        };
+        let t = find(1e-9).expect("the return is found");
+        // The later root of -1e-15 + 1e-3 t - 5 t^2.
+        let exact = (1e-3 + (1e-6_f64 - 20.0 * 1e-15).sqrt()) / 10.0;
+        assert!((t - exact).abs() < 1e-15, "{t} against {exact}");
+        assert_eq!(find(0.0), None);
     }
 }
