@@ -293,7 +293,7 @@ impl TautDynamics {
         let (first, last) = (forces[0], forces[n]);
         let tensions = self.grip.tensions();
         let string_first = tensions[0];
-        self.axles.set_solved_tensions(tensions, modes);
+        self.axles.set_solved_tensions(tensions);
         let ratios = self.axles.tension_ratios();
         let shape_sum = tension::shape_sum(&self.kin, ratios);
         let gear_ratio = tension::gear_ratio(shape_sum, ratios[n], params.mass_ratio());

@@ -68,7 +68,8 @@ pub struct AxleContact {
     pub contact_angle: f64,
     /// w': slip speed of the axle surface against the string, m/s.
     pub slip_speed: f64,
-    /// c': effective friction coefficient (its sign is the direction of the tension step).
+    /// c': effective friction coefficient (its sign is the direction of the tension step); 0 at
+    /// a gripping axle, whose need is [`Axles::needed_friction`].
     pub effective_friction: f64,
 }
 
@@ -126,18 +127,23 @@ impl Axles {
         self.ratios[self.ratios.len() - 1]
     }
 
-    /// Replaces the tension ratios by those of solved segment tensions (d_j = T_j / T_0), and
-    /// records across each gripping axle the coefficient it needs, c' = ln(T_k/T_{k-1}) / theta'.
-    pub fn set_solved_tensions(&mut self, tensions: &[f64], modes: &[AxleMode]) {
+    /// Replaces the tension ratios by those of solved segment tensions (d_j = T_j / T_0).
+    pub fn set_solved_tensions(&mut self, tensions: &[f64]) {
         let base = tensions[0];
         for (d, t) in self.ratios.iter_mut().zip(tensions) {
             *d = if base != 0.0 { t / base } else { 1.0 };
         }
-        for (k, contact) in self.contacts.iter_mut().enumerate() {
-            if modes[k] == AxleMode::Stuck && contact.contact_angle > 0.0 {
-                contact.effective_friction =
-                    (self.ratios[k + 1] / self.ratios[k]).ln() / contact.contact_angle;
-            }
+    }
+
+    /// The coefficient the string needs across axle `k` (index i - 1) to hold its tension
+    /// ratio, c' = ln(d_i / d_{i-1}) / theta' (0 without a contact angle): a gripping axle's
+    /// grip, whose [`AxleContact::effective_friction`] is 0.
+    pub fn needed_friction(&self, k: usize) -> f64 {
+        let angle = self.contacts[k].contact_angle;
+        if angle > 0.0 {
+            (self.ratios[k + 1] / self.ratios[k]).ln() / angle
+        } else {
+            0.0
         }
     }
 
@@ -159,6 +165,7 @@ impl Axles {
         let mut feed = 0.0;
         let mut left = 0.0;
         let mut log_ratio = 0.0;
+        self.ratios[0] = 1.0;
         for (i, contact_i) in self.contacts.iter_mut().enumerate() {
             feed += kin.segments()[i].length_rate;
             left += kin.segments()[i].length;
@@ -171,8 +178,14 @@ impl Axles {
             let slip_speed = side * spins[i] - feed + shift;
             let mode = modes.map_or_else(|| AxleMode::from_slip(slip_speed), |m| m[i]);
             let effective_friction = effective_friction(law, c, slip_speed, mode);
-            log_ratio += effective_friction * contact_angle;
-            self.ratios[i + 1] = log_ratio.exp();
+            let step = effective_friction * contact_angle;
+            // A step of 0 (a gripping axle, a bearing slipping positive) keeps the ratio.
+            self.ratios[i + 1] = if step == 0.0 {
+                self.ratios[i]
+            } else {
+                log_ratio += step;
+                log_ratio.exp()
+            };
             *contact_i = AxleContact {
                 side,
                 contact_angle,

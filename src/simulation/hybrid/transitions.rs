@@ -707,9 +707,10 @@ impl Hybrid<'_> {
         if system.dynamics.tension().regularised {
             return Err(RunError::SingularStickMatrix { t });
         }
-        for (k, contact) in system.dynamics.axles().contacts().iter().enumerate() {
+        let axles = system.dynamics.axles();
+        for k in 0..axles.contacts().len() {
             if system.modes[k] == AxleMode::Stuck {
-                let needed = contact.effective_friction.abs();
+                let needed = axles.needed_friction(k).abs();
                 let grip = &mut self.ledger.grip_needed;
                 *grip = Some(grip.map_or(needed, |g: f64| g.max(needed)));
             }
