@@ -617,22 +617,24 @@ fn substitute_bordered(
     // Refinement: the residual b - A x (independent products, no chain), solved for the
     // correction when it exceeds 1e-12 of the size of the products that make it (a few ulps
     // are the substitution's ordinary round-off; more is growth along the chain).
-    let mut beyond_round_off = false;
-    let mut check = |r: usize, terms: &mut dyn Iterator<Item = f64>| {
-        let (mut sum, mut size) = (0.0, residual[r].abs());
+    // Subtracts the terms from residual r; true when what is left is beyond round-off.
+    fn check(residual: &mut f64, terms: impl Iterator<Item = f64>) -> bool {
+        let (mut sum, mut size) = (0.0, residual.abs());
         for term in terms {
             sum += term;
             size += term.abs();
         }
-        residual[r] -= sum;
-        beyond_round_off |= residual[r].abs() > 1e-12 * size;
-    };
+        *residual -= sum;
+        residual.abs() > 1e-12 * size
+    }
+    let mut beyond_round_off = false;
     for r in 0..last {
         let (lo, a) = (profile[r].0, row(r));
         let terms = (lo..=r).map(|c| a[c] * rhs[c]).chain([a[last] * rhs[last]]);
-        check(r, &mut terms.into_iter());
+        beyond_round_off |= check(&mut residual[r], terms);
     }
-    check(last, &mut (0..size).map(|c| border[c] * rhs[c]));
+    let terms = (0..size).map(|c| border[c] * rhs[c]);
+    beyond_round_off |= check(&mut residual[last], terms);
     if beyond_round_off {
         solve(residual, p);
         for (x, correction) in rhs.iter_mut().zip(residual.iter()) {
