@@ -209,9 +209,14 @@ pub struct GripSolver {
     forces: Vec<f64>,
     /// lambda_s of each resting segment (in the order given), N.
     contact_forces: Vec<f64>,
-    /// The chain's workspace: its right-hand side, then the substitution's vectors.
+    /// The chain's band rows: the entries of columns r - 2, r - 1, r and the border column.
+    band: Vec<[f64; 4]>,
+    /// The chain's border row (the length law), dense.
+    border: Vec<f64>,
+    /// The substitution's vectors.
     chain_work: Vec<f64>,
-    /// The chain's row profiles: first and last column of each row's band.
+    /// The chain's row profiles for the pivoted elimination: first and last column of each
+    /// row's band.
     profile: Vec<(usize, usize)>,
     /// From how many blocks the banded solve is used.
     chain_blocks: usize,
@@ -239,7 +244,9 @@ impl GripSolver {
             slips: vec![0.0; n],
             forces: vec![0.0; n + 1],
             contact_forces: Vec::with_capacity(n + 1),
-            chain_work: vec![0.0; 4 * n + 1],
+            band: vec![[0.0; 4]; n],
+            border: vec![0.0; n + 1],
+            chain_work: vec![0.0; 8 * n + 8],
             profile: vec![(0, 0); n + 1],
             chain_blocks: 1 + CHAIN_GRIPS,
         }
@@ -392,47 +399,69 @@ impl GripSolver {
         let length0 = self.rhs[0];
         // Column of block scale b: tau_0 last.
         let column = |b: usize| if b == 0 { s } else { b - 1 };
-        let m = &mut self.matrix[..size * size];
         let (block, relative) = (&self.block, &self.relative);
         for r in 0..s {
-            // Row r is D_{r+1}: blocks r - 1, r, r + 1 (those that exist).
-            let row = &mut m[r * size..(r + 1) * size];
-            let first = r.saturating_sub(1);
-            let (lo, hi) = (column(first.max(1)).min(r), r);
-            for value in &mut row[lo..=hi] {
-                *value = 0.0;
-            }
-            row[s] = 0.0;
+            // Row r is D_{r+1}: blocks r - 1, r, r + 1 (those that exist), that is columns
+            // r - 2, r - 1, r (slots 0, 1, 2) and the border column (slot 3) for block 0.
+            // Accumulated in place (a local copy's narrow stores read back by one wide load
+            // would stall on store forwarding).
+            let entries = &mut self.band[r];
+            *entries = [0.0; 4];
             let previous = (r > 0).then(|| self.starts[r - 1]);
             slip_difference_per_tension(params, kin, sticks, self.starts[r], previous, |t, d| {
-                row[column(block[t])] += relative[t] * d;
+                let c = column(block[t]);
+                let slot = if c == s { 3 } else { c + 2 - r };
+                entries[slot] += relative[t] * d;
             });
-            self.profile[r] = (lo, hi);
-            // rhs[r + 1] holds the slip acceleration of axle starts[r] at zero tension.
-            let constant = self.rhs[r + 1] - if r > 0 { self.rhs[r] } else { 0.0 };
-            self.chain_work[r] = -constant;
         }
-        self.rhs[..s].copy_from_slice(&self.chain_work[..s]);
+        // The rows' constants: rhs[r + 1] holds the slip acceleration of axle starts[r] at zero
+        // tension, so D_{r+1}(0) is its difference from the one before.
+        for r in (1..s).rev() {
+            self.rhs[r + 1] = -(self.rhs[r + 1] - self.rhs[r]);
+        }
+        self.rhs[1] = -self.rhs[1];
+        self.rhs.copy_within(1..=s, 0);
         // The border row: L'' = L''(0) + sum_b tau_b sum_{j in b} rho_j dL''/dT_j.
-        let border = &mut m[s * size..];
+        let border = &mut self.border[..size];
         border.iter_mut().for_each(|v| *v = 0.0);
-        for j in 0..=n {
-            border[column(self.block[j])] +=
-                self.relative[j] * length_acceleration_per_tension(params, kin, sticks, j);
-        }
-        self.profile[s] = (0, s);
+        length_acceleration_per_tension(params, kin, sticks, |j, d| {
+            border[column(block[j])] += relative[j] * d;
+        });
         self.rhs[s] = -length0;
         let rhs = &mut self.rhs[..size];
-        let scratch = &mut self.chain_work[..4 * s + 1];
-        let ok = substitute_bordered(m, rhs, &self.profile[..size], scratch, size);
+        let ok = substitute_band(
+            &self.band[..s],
+            &self.border[..size],
+            rhs,
+            &mut self.chain_work,
+        );
         if !ok {
-            solve_bordered(m, rhs, &mut self.profile[..size], size)?;
+            self.solve_band_pivoted(size)?;
         }
         for j in 0..=n {
             self.tensions[j] = self.rhs[column(self.block[j])] * self.relative[j];
         }
         self.forces.copy_from_slice(&self.tensions);
         Ok(())
+    }
+
+    /// The chain's system (band rows and border, right-hand side in `rhs`) by the pivoted
+    /// banded elimination, written out as a matrix with row profiles first.
+    fn solve_band_pivoted(&mut self, size: usize) -> Result<(), SingularGrip> {
+        let last = size - 1;
+        let m = &mut self.matrix[..size * size];
+        m.iter_mut().for_each(|v| *v = 0.0);
+        for (r, entries) in self.band[..last].iter().enumerate() {
+            let lo = r.saturating_sub(2);
+            for c in lo..=r {
+                m[r * size + c] = entries[c + 2 - r];
+            }
+            m[r * size + last] += entries[3];
+            self.profile[r] = (lo, r);
+        }
+        m[last * size..].copy_from_slice(&self.border[..size]);
+        self.profile[last] = (0, last);
+        solve_bordered(m, &mut self.rhs[..size], &mut self.profile[..size], size)
     }
 
     /// forces = tensions minus the contact forces across the resting segments.
@@ -505,107 +534,149 @@ pub fn slip_difference_per_tension(
     let o = kin.objects();
     let per_mass = 1.0 / params.diabolo_mass;
     let per_spin_mass = per_mass / params.spin_inertia;
-    let own = |k: usize, sign: f64, add: &mut dyn FnMut(usize, f64)| {
-        let (sin, cos) = (o[k].sin_psi, o[k].cos_psi);
-        add(k - 1, sign * (per_spin_mass + per_mass));
-        add(
-            k,
-            sign * (-per_spin_mass + (sin * sin - cos * cos) * per_mass),
-        );
+    // Axle a's own segments: T_{a-1} through the spin and a_a^a, T_a through the spin and the
+    // frame accelerations.
+    let own_before = per_spin_mass + per_mass;
+    let own_after = |a: usize| {
+        let (sin, cos) = (o[a].sin_psi, o[a].cos_psi);
+        -per_spin_mass + (sin * sin - cos * cos) * per_mass
     };
-    own(k, 1.0, &mut add);
-    let from = match previous {
-        Some(before) => {
-            own(before, -1.0, &mut add);
-            before
-        }
-        None => {
-            if let FrameInput::Force(..) = sticks[0] {
-                add(0, 1.0 / params.stick_mass);
-            }
-            1
-        }
-    };
-    for j in from..k {
-        let pull = 2.0 * o[j].sin_psi * o[j].sin_psi * per_mass;
-        add(j, pull);
-        add(j - 1, pull);
-    }
-}
-
-/// dL''/dT_j, 1/kg: T_j pulls on the diabolos at its ends along their bisectors
-/// (a_i^b = (T_i + T_{i-1}) sin psi_i / m, L'' holding -2 a_i^b sin psi_i) and on a force-driven
-/// stick at an end (a^b = ... - T / M).
-pub fn length_acceleration_per_tension(
-    params: &Params,
-    kin: &Kinematics,
-    sticks: &[FrameInput; 2],
-    j: usize,
-) -> f64 {
-    let n = kin.diabolos();
-    let o = kin.objects();
-    let diabolo = |i: usize| {
-        if (1..=n).contains(&i) {
-            -2.0 * o[i].sin_psi * o[i].sin_psi / params.diabolo_mass
+    // Diabolo j in from..k pulls on T_j and T_{j-1} through sum l''.
+    let from = previous.unwrap_or(1);
+    let pull = |j: usize| {
+        if (from..k).contains(&j) {
+            2.0 * o[j].sin_psi * o[j].sin_psi * per_mass
         } else {
             0.0
         }
     };
-    let stick = |s: usize, end: usize| match sticks[s] {
-        FrameInput::Force(..) if j == end => -1.0 / params.stick_mass,
+    let left_stick = match (previous, sticks[0]) {
+        (None, FrameInput::Force(..)) => 1.0 / params.stick_mass,
         _ => 0.0,
     };
-    diabolo(j) + diabolo(j + 1) + stick(0, 0) + stick(1, n)
+    // One call per tension, its terms summed here.
+    let mut pull_here = pull(from - 1);
+    for t in from - 1..=k {
+        let pull_next = pull(t + 1);
+        let mut d = pull_here + pull_next;
+        if t == k {
+            d += own_after(k);
+        } else if t == k - 1 {
+            d += own_before;
+        }
+        match previous {
+            Some(b) if t == b => d -= own_after(b),
+            Some(b) if t == b - 1 => d -= own_before,
+            None if t == 0 => d += left_stick,
+            _ => {}
+        }
+        add(t, d);
+        pull_here = pull_next;
+    }
+}
+
+/// dL''/dT_j, 1/kg, of every segment tension: calls `add(j, d)` for j = 0..=N in order. T_j
+/// pulls on the diabolos at its ends along their bisectors (a_i^b = (T_i + T_{i-1}) sin psi_i / m,
+/// L'' holding -2 a_i^b sin psi_i) and on a force-driven stick at an end (a^b = ... - T / M).
+pub fn length_acceleration_per_tension(
+    params: &Params,
+    kin: &Kinematics,
+    sticks: &[FrameInput; 2],
+    mut add: impl FnMut(usize, f64),
+) {
+    let n = kin.diabolos();
+    let o = kin.objects();
+    let per_mass = 1.0 / params.diabolo_mass;
+    let diabolo = |i: usize| {
+        if (1..=n).contains(&i) {
+            -2.0 * o[i].sin_psi * o[i].sin_psi * per_mass
+        } else {
+            0.0
+        }
+    };
+    let stick = |s: usize| match sticks[s] {
+        FrameInput::Force(..) => -1.0 / params.stick_mass,
+        _ => 0.0,
+    };
+    let (left, right) = (stick(0), stick(1));
+    let mut here = 0.0;
+    for j in 0..=n {
+        let next = diabolo(j + 1);
+        let mut d = here + next;
+        if j == 0 {
+            d += left;
+        }
+        if j == n {
+            d += right;
+        }
+        add(j, d);
+        here = next;
+    }
 }
 
 /// The chain's system by substitution, without pivoting, when every band row's diagonal
-/// entry is at least a tenth of its row's largest: each band row gives its unknown as
-/// p_c + q_c x_last from the ones before it (the rows are lower-banded), and the border row
-/// then gives x_last; where the residual shows growth along the chain, one step of iterative
-/// refinement (the residual solved the same way) recovers what it lost. O(size). `scratch` holds 4 size - 3
-/// values; `rhs` receives the solution. False (nothing solved) when a diagonal entry or the
-/// border's pivot is too small: the pivoted elimination then takes the system.
-fn substitute_bordered(
-    matrix: &[f64],
+/// entry is at least a tenth of its row's largest. Band row r holds the entries of columns
+/// r - 2, r - 1, r and of the last (the border column) in `band[r]`; `border` is the last row.
+/// Each band row gives its unknown as p_r + q_r x_last from the two before it, and the border
+/// row then gives x_last; where the residual shows growth along the chain, one step of
+/// iterative refinement (the residual solved the same way) recovers what it lost. O(size).
+/// `scratch` holds 8 size values; `rhs` receives the solution. False (nothing solved) when a
+/// diagonal entry or the border's pivot is too small: the pivoted elimination then takes the
+/// system.
+fn substitute_band(
+    band: &[[f64; 4]],
+    border: &[f64],
     rhs: &mut [f64],
-    profile: &[(usize, usize)],
     scratch: &mut [f64],
-    size: usize,
 ) -> bool {
-    let last = size - 1;
-    let (q, rest) = scratch.split_at_mut(last);
-    let (p, rest) = rest.split_at_mut(last);
-    let (inverse, rest) = rest.split_at_mut(last);
-    let residual = &mut rest[..size];
-    let row = |r: usize| &matrix[r * size..(r + 1) * size];
-    // The diagonal's inverses first, independent of each other (no division in the chains of
-    // the substitutions below).
-    for r in 0..last {
-        let (lo, a) = (profile[r].0, row(r));
-        let largest = a[lo..r].iter().fold(a[last].abs(), |m, b| m.max(b.abs()));
-        if !(a[r].abs() >= 0.1 * largest && a[r] != 0.0) {
+    let last = band.len();
+    let size = last + 1;
+    // p and q with two leading zeros, so that rows 0 and 1 need no special case.
+    let (q, rest) = scratch.split_at_mut(last + 2);
+    let (p, rest) = rest.split_at_mut(last + 2);
+    let (residual, rest) = rest.split_at_mut(size);
+    // Each band row divided by its diagonal entry (off the substitution's chain of
+    // dependences): (a_{r,r-2}, a_{r,r-1}, a_{r,last}, 1) / a_{r,r}.
+    let scaled = &mut rest[..4 * last];
+    for (a, row) in band.iter().zip(scaled.chunks_exact_mut(4)) {
+        let largest = a[0].abs().max(a[1].abs()).max(a[3].abs());
+        if !(a[2].abs() >= 0.1 * largest && a[2] != 0.0) {
             return false;
         }
-        inverse[r] = 1.0 / a[r];
+        let inverse = 1.0 / a[2];
+        row.copy_from_slice(&[a[0] * inverse, a[1] * inverse, a[3] * inverse, inverse]);
     }
-    // q: the unknowns' dependence on x_last, and the border's total slope.
-    for r in 0..last {
-        let (lo, a) = (profile[r].0, row(r));
-        q[r] = (-a[last] - (lo..r).map(|c| a[c] * q[c]).sum::<f64>()) * inverse[r];
-    }
-    let border = row(last);
+    let scaled = &*scaled;
+    // p (the unknowns for x_last = 0) and q (their dependence on x_last) side by side: two
+    // independent chains.
+    let forward = |x: &[f64], p: &mut [f64], q: Option<&mut [f64]>| {
+        (p[0], p[1]) = (0.0, 0.0);
+        match q {
+            Some(q) => {
+                (q[0], q[1]) = (0.0, 0.0);
+                for (r, row) in scaled.chunks_exact(4).enumerate() {
+                    p[r + 2] = x[r] * row[3] - row[0] * p[r] - row[1] * p[r + 1];
+                    q[r + 2] = -row[2] - row[0] * q[r] - row[1] * q[r + 1];
+                }
+            }
+            None => {
+                for (r, row) in scaled.chunks_exact(4).enumerate() {
+                    p[r + 2] = x[r] * row[3] - row[0] * p[r] - row[1] * p[r + 1];
+                }
+            }
+        }
+    };
+    forward(rhs, p, Some(q));
+    let q = &q[2..];
     let slope = border[last] + (0..last).map(|c| border[c] * q[c]).sum::<f64>();
     let scale = border.iter().fold(0.0_f64, |m, b| m.max(b.abs()));
     if slope.abs() <= 1e-13 * scale || slope.is_nan() {
         return false;
     }
-    // Solves A x = b in place (b given in `x`), with q and the slope.
-    let (q, inverse, slope_inverse) = (&*q, &*inverse, 1.0 / slope);
-    let solve = |x: &mut [f64], p: &mut [f64]| {
-        for r in 0..last {
-            let (lo, a) = (profile[r].0, row(r));
-            p[r] = (x[r] - (lo..r).map(|c| a[c] * p[c]).sum::<f64>()) * inverse[r];
-        }
+    let slope_inverse = 1.0 / slope;
+    // x from p, q and the border row, in place of the right-hand side `x`.
+    let back = |x: &mut [f64], p: &[f64]| {
+        let p = &p[2..];
         let x_last = (x[last] - (0..last).map(|c| border[c] * p[c]).sum::<f64>()) * slope_inverse;
         for c in 0..last {
             x[c] = p[c] + q[c] * x_last;
@@ -613,11 +684,10 @@ fn substitute_bordered(
         x[last] = x_last;
     };
     residual.copy_from_slice(rhs);
-    solve(rhs, p);
+    back(rhs, p);
     // Refinement: the residual b - A x (independent products, no chain), solved for the
     // correction when it exceeds 1e-12 of the size of the products that make it (a few ulps
     // are the substitution's ordinary round-off; more is growth along the chain).
-    // Subtracts the terms from residual r; true when what is left is beyond round-off.
     fn check(residual: &mut f64, terms: impl Iterator<Item = f64>) -> bool {
         let (mut sum, mut size) = (0.0, residual.abs());
         for term in terms {
@@ -628,15 +698,22 @@ fn substitute_bordered(
         residual.abs() > 1e-12 * size
     }
     let mut beyond_round_off = false;
-    for r in 0..last {
-        let (lo, a) = (profile[r].0, row(r));
-        let terms = (lo..=r).map(|c| a[c] * rhs[c]).chain([a[last] * rhs[last]]);
-        beyond_round_off |= check(&mut residual[r], terms);
+    let x_last = rhs[last];
+    for (r, a) in band.iter().enumerate() {
+        let before = |c: usize| if r >= c { rhs[r - c] } else { 0.0 };
+        let terms = [
+            a[0] * before(2),
+            a[1] * before(1),
+            a[2] * rhs[r],
+            a[3] * x_last,
+        ];
+        beyond_round_off |= check(&mut residual[r], terms.into_iter());
     }
     let terms = (0..size).map(|c| border[c] * rhs[c]);
     beyond_round_off |= check(&mut residual[last], terms);
     if beyond_round_off {
-        solve(residual, p);
+        forward(residual, p, None);
+        back(residual, p);
         for (x, correction) in rhs.iter_mut().zip(residual.iter()) {
             *x += correction;
         }
@@ -850,14 +927,38 @@ mod tests {
                 )
                 .unwrap();
                 let mut substituted = rhs.clone();
-                let mut scratch = vec![0.0; 4 * size];
-                let sound =
-                    substitute_bordered(&matrix, &mut substituted, &profile, &mut scratch, size);
+                let mut scratch = vec![0.0; 8 * size];
+                let last = size - 1;
+                let band: Vec<[f64; 4]> = (0..last)
+                    .map(|r| {
+                        let at = |c: Option<usize>| c.map_or(0.0, |c| matrix[r * size + c]);
+                        [
+                            at(r.checked_sub(2)),
+                            at(r.checked_sub(1)),
+                            at(Some(r)),
+                            at(Some(last)),
+                        ]
+                    })
+                    .collect();
+                let border = &matrix[last * size..];
+                let sound = substitute_band(&band, border, &mut substituted, &mut scratch);
+                // The pivoted elimination as the solver calls it, from the band rows.
+                let mut solver = GripSolver::new(last);
+                solver.band.copy_from_slice(&band);
+                solver.border.copy_from_slice(border);
+                solver.rhs.copy_from_slice(&rhs);
+                solver.solve_band_pivoted(size).unwrap();
                 for c in 0..size {
                     assert!(
                         (pivoted[c] - dense[c]).abs() <= 1e-9 * scale,
                         "seed {seed}, size {size}, diagonal {diagonal}: x_{c} {} against {}",
                         pivoted[c],
+                        dense[c]
+                    );
+                    assert!(
+                        (solver.rhs[c] - dense[c]).abs() <= 1e-9 * scale,
+                        "seed {seed}, size {size}: from the band x_{c} {} against {}",
+                        solver.rhs[c],
                         dense[c]
                     );
                     if sound {
