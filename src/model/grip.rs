@@ -516,8 +516,8 @@ impl GripSolver {
 }
 
 /// The tension partials of a gripping axle's slip acceleration, or of its difference from the
-/// previous gripping axle's: calls `add(t, d)` with d = dD/dT_t, 1/kg, for every tension T_t
-/// it involves. D = S_k - S_{previous} (S_k alone when `previous` is None), with
+/// previous gripping axle's: calls `add(t, d)` with d = dD/dT_t, 1/kg, once for every tension
+/// T_t it involves (in order, its terms summed). D = S_k - S_{previous} (S_k alone when `previous` is None), with
 /// S_k = (T_{k-1} - T_k) / (m J) - a_k^a cos psi_k + a_k^b sin psi_k - sum_{j<k} l_j'' (see
 /// [`slip_accelerations`]): its own segments' tensions through the spin and the axle's frame
 /// accelerations (a_k^a = (T_k - T_{k-1}) cos psi_k / m, a_k^b = (T_k + T_{k-1}) sin psi_k / m),
