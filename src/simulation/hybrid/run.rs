@@ -31,7 +31,7 @@ pub fn run(sim: &Simulation, on_row: &mut dyn FnMut(&Row)) -> RunReport {
 
 /// A run advanced piece by piece: to a time ([`Session::advance`]), with the state at the time
 /// reached ([`Session::state`]) and the hands' drives changed between pieces
-/// ([`Session::set_drive`]). Advanced in one piece it is [`run`]; advanced in many without a
+/// ([`Session::set_drive`]). Advanced in one piece it is [`Simulation::run`]; advanced in many without a
 /// drive change it takes the same steps and finds the same events, so its rows and states are
 /// the run's, bit for bit.
 #[derive(Clone, Debug)]
