@@ -47,8 +47,7 @@ fn general_solve_without_grip_reproduces_the_closed_form() {
             .unwrap();
         let o = dynamics.kinematics().objects();
         let sticks = [(0usize, 0usize), (1, n + 1)].map(|(s, k)| {
-            let (fa, fb) = o[k].to_frame(forces[s] / params.stick_mass);
-            FrameInput::Force(fa, fb)
+            FrameInput::in_frame(StickInput::Force(forces[s]), &o[k], params.stick_mass)
         });
         let spins: Vec<f64> = (1..=n).map(|i| dynamics.spin(i)).collect();
         let contacts = dynamics.axles().contacts();
@@ -282,16 +281,8 @@ fn banded_equals_dense(rng: &mut SplitMix, trial: usize, modes: &[AxleMode]) -> 
         return false;
     }
     let o = dynamics.kinematics().objects();
-    let sticks = [(0usize, 0usize), (1, n + 1)].map(|(s, k)| match inputs[s] {
-        StickInput::Force(f) => {
-            let (fa, fb) = o[k].to_frame(f / params.stick_mass);
-            FrameInput::Force(fa, fb)
-        }
-        StickInput::Accel(a) => {
-            let (aa, ab) = o[k].to_frame(a);
-            FrameInput::Accel(aa, ab)
-        }
-    });
+    let sticks = [(0usize, 0usize), (1, n + 1)]
+        .map(|(s, k)| FrameInput::in_frame(inputs[s], &o[k], params.stick_mass));
     let spins: Vec<f64> = (1..=n).map(|i| dynamics.spin(i)).collect();
     let contacts = dynamics.axles().contacts();
     let ratios = dynamics.axles().tension_ratios();

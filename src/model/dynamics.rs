@@ -262,16 +262,7 @@ impl TautDynamics {
         let params = &self.params;
         let o = self.kin.objects();
         let frames = [o[0], o[n + 1]];
-        let sticks = [0, 1].map(|s| match inputs[s] {
-            StickInput::Force(f) => {
-                let (fa, fb) = frames[s].to_frame(f / params.stick_mass);
-                FrameInput::Force(fa, fb)
-            }
-            StickInput::Accel(a) => {
-                let (aa, ab) = frames[s].to_frame(a);
-                FrameInput::Accel(aa, ab)
-            }
-        });
+        let sticks = [0, 1].map(|s| FrameInput::in_frame(inputs[s], &frames[s], params.stick_mass));
         let contacts = self.axles.contacts();
         let sides = |k: usize| contacts[k - 1].side;
         self.grip

@@ -29,8 +29,9 @@
 
 use super::elastic::stretch_share;
 use super::friction::AxleMode;
-use super::geometry::Kinematics;
+use super::geometry::{Kinematics, ObjectFrame};
 use super::params::{FrictionLaw, Params};
+use super::tension::StickInput;
 
 /// How far a gripping axle is from slipping: two margins that reach 0 at the capstan bounds
 /// (docs/model.md: it unsticks when the ratio needed reaches exp(+-c theta'), the bearing's upper
@@ -91,6 +92,23 @@ pub enum FrameInput {
     Force(f64, f64),
     /// Prescribed acceleration (a^a, a^b).
     Accel(f64, f64),
+}
+
+impl FrameInput {
+    /// `input` in the frame of a stick of mass `stick_mass` (kg): a hand force normalised by
+    /// the mass, an acceleration as it is.
+    pub fn in_frame(input: StickInput, frame: &ObjectFrame, stick_mass: f64) -> Self {
+        match input {
+            StickInput::Force(f) => {
+                let (fa, fb) = frame.to_frame(f / stick_mass);
+                Self::Force(fa, fb)
+            }
+            StickInput::Accel(a) => {
+                let (aa, ab) = frame.to_frame(a);
+                Self::Accel(aa, ab)
+            }
+        }
+    }
 }
 
 /// Frame accelerations (a^alpha, a^beta) of all objects for segment tensions `tensions`.
@@ -414,13 +432,14 @@ impl GripSolver {
                 entries[slot] += relative[t] * d;
             });
         }
-        // The rows' constants: rhs[r + 1] holds the slip acceleration of axle starts[r] at zero
-        // tension, so D_{r+1}(0) is its difference from the one before.
-        for r in (1..s).rev() {
-            self.rhs[r + 1] = -(self.rhs[r + 1] - self.rhs[r]);
+        // The rows' constants, moved into rhs[r]: rhs[r + 1] holds the slip acceleration of axle
+        // starts[r] at zero tension, so -D_{r+1}(0) is the one before it less this one.
+        let mut before = 0.0;
+        for r in 0..s {
+            let slip = self.rhs[r + 1];
+            self.rhs[r] = before - slip;
+            before = slip;
         }
-        self.rhs[1] = -self.rhs[1];
-        self.rhs.copy_within(1..=s, 0);
         // The border row: L'' = L''(0) + sum_b tau_b sum_{j in b} rho_j dL''/dT_j.
         let border = &mut self.border[..size];
         border.iter_mut().for_each(|v| *v = 0.0);
@@ -456,7 +475,7 @@ impl GripSolver {
             for c in lo..=r {
                 m[r * size + c] = entries[c + 2 - r];
             }
-            m[r * size + last] += entries[3];
+            m[r * size + last] = entries[3];
             self.profile[r] = (lo, r);
         }
         m[last * size..].copy_from_slice(&self.border[..size]);
@@ -649,19 +668,23 @@ fn substitute_band(
     let scaled = &*scaled;
     // p (the unknowns for x_last = 0) and q (their dependence on x_last) side by side: two
     // independent chains.
+    // Row r's unknown from its constant and the two unknowns before it.
+    let next = |row: &[f64], v: &[f64], r: usize, constant: f64| {
+        constant - row[0] * v[r] - row[1] * v[r + 1]
+    };
     let forward = |x: &[f64], p: &mut [f64], q: Option<&mut [f64]>| {
         (p[0], p[1]) = (0.0, 0.0);
         match q {
             Some(q) => {
                 (q[0], q[1]) = (0.0, 0.0);
                 for (r, row) in scaled.chunks_exact(4).enumerate() {
-                    p[r + 2] = x[r] * row[3] - row[0] * p[r] - row[1] * p[r + 1];
-                    q[r + 2] = -row[2] - row[0] * q[r] - row[1] * q[r + 1];
+                    p[r + 2] = next(row, p, r, x[r] * row[3]);
+                    q[r + 2] = next(row, q, r, -row[2]);
                 }
             }
             None => {
                 for (r, row) in scaled.chunks_exact(4).enumerate() {
-                    p[r + 2] = x[r] * row[3] - row[0] * p[r] - row[1] * p[r + 1];
+                    p[r + 2] = next(row, p, r, x[r] * row[3]);
                 }
             }
         }
