@@ -130,8 +130,21 @@ impl Axles {
     /// Replaces the tension ratios by those of solved segment tensions (d_j = T_j / T_0).
     pub fn set_solved_tensions(&mut self, tensions: &[f64]) {
         let base = tensions[0];
-        for (d, t) in self.ratios.iter_mut().zip(tensions) {
-            *d = if base != 0.0 { t / base } else { 1.0 };
+        if base == 0.0 {
+            self.ratios.iter_mut().for_each(|d| *d = 1.0);
+        } else if base.abs() >= f64::MIN_POSITIVE {
+            // One division (a division per ratio costs more than the rest of the loop).
+            let per_base = 1.0 / base;
+            for (d, t) in self.ratios.iter_mut().zip(tensions) {
+                *d = t * per_base;
+            }
+            // T_0 (1 / T_0) may round off 1.
+            self.ratios[0] = 1.0;
+        } else {
+            // 1 / base would overflow.
+            for (d, t) in self.ratios.iter_mut().zip(tensions) {
+                *d = t / base;
+            }
         }
     }
 

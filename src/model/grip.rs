@@ -12,7 +12,7 @@
 //! accelerations of every segment left of it, but the difference of two consecutive gripping
 //! axles' slips only involves the segments between them, that is the scales of three blocks at
 //! most. Those rows are written from their closed-form tension partials
-//! ([`slip_difference_per_tension`]) and their values at zero tension (one evaluation of the
+//! (`chain_rows`) and their values at zero tension (one evaluation of the
 //! residuals), the length row L'' = 0 is dense and written from its own partials, and the
 //! banded system bordered by that row is solved by substitution along the band (pivoted
 //! elimination inside the band where a diagonal entry is small).
@@ -131,11 +131,12 @@ pub fn frame_accelerations(
             FrameInput::Accel(aa, ab) => (aa, ab),
         };
     }
-    let m = params.diabolo_mass;
+    // 1/m once: a division per component would cost more than the rest of the loop.
+    let per_mass = 1.0 / params.diabolo_mass;
     for i in 1..=n {
         out[i] = (
-            (tensions[i] - tensions[i - 1]) * o[i].cos_psi / m - g * o[i].sin_phi,
-            (tensions[i] + tensions[i - 1]) * o[i].sin_psi / m - g * o[i].cos_phi,
+            (tensions[i] - tensions[i - 1]) * o[i].cos_psi * per_mass - g * o[i].sin_phi,
+            (tensions[i] + tensions[i - 1]) * o[i].sin_psi * per_mass - g * o[i].cos_phi,
         );
     }
 }
@@ -170,7 +171,7 @@ pub fn slip_accelerations(
 ) {
     let n = kin.diabolos();
     let o = kin.objects();
-    let spin_mass = params.diabolo_mass * params.spin_inertia;
+    let per_spin_mass = 1.0 / (params.diabolo_mass * params.spin_inertia);
     // Running part of sum_{j<k} l_j'': a_0^b - 2 sum_{0<j<k} a_j^b sin psi_j + sum_{j<k} l_j omega_j^2.
     let mut running = acc[0].1;
     for k in 1..=n {
@@ -178,7 +179,7 @@ pub fn slip_accelerations(
         running += s.length * s.angular_rate * s.angular_rate;
         let feed = acc[k].0 * o[k].cos_psi - acc[k].1 * o[k].sin_psi + running;
         let side = sides(k);
-        out[k - 1] = (tensions[k - 1] - tensions[k]) / spin_mass
+        out[k - 1] = (tensions[k - 1] - tensions[k]) * per_spin_mass
             - side * params.spin_drag * spins[k - 1]
             - feed;
         running -= 2.0 * acc[k].1 * o[k].sin_psi;
@@ -417,21 +418,15 @@ impl GripSolver {
         let length0 = self.rhs[0];
         // Column of block scale b: tau_0 last.
         let column = |b: usize| if b == 0 { s } else { b - 1 };
-        let (block, relative) = (&self.block, &self.relative);
-        for r in 0..s {
-            // Row r is D_{r+1}: blocks r - 1, r, r + 1 (those that exist), that is columns
-            // r - 2, r - 1, r (slots 0, 1, 2) and the border column (slot 3) for block 0.
-            // Accumulated in place (a local copy's narrow stores read back by one wide load
-            // would stall on store forwarding).
-            let entries = &mut self.band[r];
-            *entries = [0.0; 4];
-            let previous = (r > 0).then(|| self.starts[r - 1]);
-            slip_difference_per_tension(params, kin, sticks, self.starts[r], previous, |t, d| {
-                let c = column(block[t]);
-                let slot = if c == s { 3 } else { c + 2 - r };
-                entries[slot] += relative[t] * d;
-            });
-        }
+        chain_rows(
+            params,
+            kin,
+            sticks,
+            &self.starts,
+            &self.relative,
+            &mut self.band[..s],
+            &mut self.border[..size],
+        );
         // The rows' constants, moved into rhs[r]: rhs[r + 1] holds the slip acceleration of axle
         // starts[r] at zero tension, so -D_{r+1}(0) is the one before it less this one.
         let mut before = 0.0;
@@ -440,12 +435,6 @@ impl GripSolver {
             self.rhs[r] = before - slip;
             before = slip;
         }
-        // The border row: L'' = L''(0) + sum_b tau_b sum_{j in b} rho_j dL''/dT_j.
-        let border = &mut self.border[..size];
-        border.iter_mut().for_each(|v| *v = 0.0);
-        length_acceleration_per_tension(params, kin, sticks, |j, d| {
-            border[column(block[j])] += relative[j] * d;
-        });
         self.rhs[s] = -length0;
         let rhs = &mut self.rhs[..size];
         let ok = substitute_band(
@@ -503,8 +492,13 @@ impl GripSolver {
         (spins, sides): (&[f64], impl Fn(usize) -> f64),
         law: LengthLaw,
     ) {
-        self.segment_forces_from(resting);
-        frame_accelerations(params, kin, sticks, &self.forces, &mut self.acc);
+        let forces = if resting.is_empty() {
+            &self.tensions
+        } else {
+            self.segment_forces_from(resting);
+            &self.forces
+        };
+        frame_accelerations(params, kin, sticks, forces, &mut self.acc);
         self.rhs[0] = match law {
             LengthLaw::Inextensible => length_acceleration(kin, &self.acc),
             LengthLaw::MeanTension(mean) => {
@@ -534,101 +528,99 @@ impl GripSolver {
     }
 }
 
-/// The tension partials of a gripping axle's slip acceleration, or of its difference from the
-/// previous gripping axle's: calls `add(t, d)` with d = dD/dT_t, 1/kg, once for every tension
-/// T_t it involves (in order, its terms summed). D = S_k - S_{previous} (S_k alone when `previous` is None), with
+/// The chain's band rows (`band[r]`: the entries of columns r - 2, r - 1, r and of the border
+/// column) and its border row (`border`, dense), written from their closed-form tension
+/// partials in one pass along the string. The unknowns are the block scales (T_j = tau_b rho_j
+/// with rho_j = `relative[j]`, a block starting at segment 0 and at each gripping axle of
+/// `starts`): tau_1..tau_s in columns 0..s - 1, tau_0 in the border column s.
+///
+/// Row r is D_{r+1} = S_k - S_p, the slip acceleration of gripping axle k = starts[r] less that
+/// of the one before it, p = starts[r - 1] (S_k alone for r = 0), with
 /// S_k = (T_{k-1} - T_k) / (m J) - a_k^a cos psi_k + a_k^b sin psi_k - sum_{j<k} l_j'' (see
-/// [`slip_accelerations`]): its own segments' tensions through the spin and the axle's frame
-/// accelerations (a_k^a = (T_k - T_{k-1}) cos psi_k / m, a_k^b = (T_k + T_{k-1}) sin psi_k / m),
-/// and through sum_{j<k} l_j'' every diabolo left of it (-2 a_j^b sin psi_j) and a force-driven
-/// left stick (a_0^b = ... - T_0 / M), which the difference cancels left of `previous`.
-pub fn slip_difference_per_tension(
+/// [`slip_accelerations`]). Its tension partials, 1/kg:
+/// - T_k (the first segment of block r + 1, column r): own_after(k) = -1/(m J) + (sin^2 psi_k -
+///   cos^2 psi_k)/m, through the spin and the axle's frame accelerations
+///   (a_k^a = (T_k - T_{k-1}) cos psi_k / m, a_k^b = (T_k + T_{k-1}) sin psi_k / m);
+/// - T_{k-1}: own_before = 1/(m J) + 1/m, the same way;
+/// - T_{j-1} and T_j for each diabolo j in [p, k) (from 1 for r = 0): pull_j = 2 sin^2 psi_j / m,
+///   through sum_{j<k} l_j'' (which holds -2 a_j^b sin psi_j); the difference cancels the
+///   diabolos left of p;
+/// - the terms of S_p with the opposite sign: -own_after(p) on T_p, -own_before on T_{p-1}
+///   (the last segment of block r - 1, column r - 2, or the border column for r = 1);
+/// - for r = 0 a force-driven left stick's 1/M on T_0 (a_0^b = ... - T_0 / M).
+///
+/// The border row is L'' = 0: T_j pulls on the diabolos at its ends (-pull_j, -pull_{j+1}) and
+/// on a force-driven stick at an end (-1/M).
+fn chain_rows(
     params: &Params,
     kin: &Kinematics,
     sticks: &[FrameInput; 2],
-    k: usize,
-    previous: Option<usize>,
-    mut add: impl FnMut(usize, f64),
+    starts: &[usize],
+    relative: &[f64],
+    band: &mut [[f64; 4]],
+    border: &mut [f64],
 ) {
+    let n = kin.diabolos();
     let o = kin.objects();
+    let s = starts.len();
     let per_mass = 1.0 / params.diabolo_mass;
     let per_spin_mass = per_mass / params.spin_inertia;
-    // Axle a's own segments: T_{a-1} through the spin and a_a^a, T_a through the spin and the
-    // frame accelerations.
+    let pull = |j: usize| 2.0 * o[j].sin_psi * o[j].sin_psi * per_mass;
     let own_before = per_spin_mass + per_mass;
     let own_after = |a: usize| {
         let (sin, cos) = (o[a].sin_psi, o[a].cos_psi);
         -per_spin_mass + (sin * sin - cos * cos) * per_mass
     };
-    // Diabolo j in from..k pulls on T_j and T_{j-1} through sum l''.
-    let from = previous.unwrap_or(1);
-    let pull = |j: usize| {
-        if (from..k).contains(&j) {
-            2.0 * o[j].sin_psi * o[j].sin_psi * per_mass
-        } else {
-            0.0
-        }
+    let stick = |side: usize| match sticks[side] {
+        FrameInput::Force(..) => 1.0 / params.stick_mass,
+        FrameInput::Accel(..) => 0.0,
     };
-    let left_stick = match (previous, sticks[0]) {
-        (None, FrameInput::Force(..)) => 1.0 / params.stick_mass,
-        _ => 0.0,
-    };
-    // One call per tension, its terms summed here.
-    let mut pull_here = pull(from - 1);
-    for t in from - 1..=k {
-        let pull_next = pull(t + 1);
-        let mut d = pull_here + pull_next;
-        if t == k {
-            d += own_after(k);
-        } else if t == k - 1 {
-            d += own_before;
+    for (r, row) in band.iter_mut().enumerate() {
+        let k = starts[r];
+        let previous = r.checked_sub(1).map(|q| starts[q]);
+        // Block r: segments from p (from 0 for r = 0) to k - 1.
+        let mut own = relative[k - 1] * own_before;
+        let from = previous.unwrap_or(1);
+        for j in from..k {
+            let both = if j > from || previous.is_none() {
+                relative[j] + relative[j - 1]
+            } else {
+                relative[j]
+            };
+            own += pull(j) * both;
         }
+        *row = [0.0, 0.0, own_after(k), 0.0];
         match previous {
-            Some(b) if t == b => d -= own_after(b),
-            Some(b) if t == b - 1 => d -= own_before,
-            None if t == 0 => d += left_stick,
-            _ => {}
+            None => row[3] = own + relative[0] * stick(0),
+            Some(p) => {
+                // relative[p] is 1: p starts block r.
+                row[1] = own - own_after(p);
+                let before = relative[p - 1] * (pull(p) - own_before);
+                if r == 1 {
+                    row[3] = before;
+                } else {
+                    row[0] = before;
+                }
+            }
         }
-        add(t, d);
-        pull_here = pull_next;
     }
-}
-
-/// dL''/dT_j, 1/kg, of every segment tension: calls `add(j, d)` for j = 0..=N in order. T_j
-/// pulls on the diabolos at its ends along their bisectors (a_i^b = (T_i + T_{i-1}) sin psi_i / m,
-/// L'' holding -2 a_i^b sin psi_i) and on a force-driven stick at an end (a^b = ... - T / M).
-pub fn length_acceleration_per_tension(
-    params: &Params,
-    kin: &Kinematics,
-    sticks: &[FrameInput; 2],
-    mut add: impl FnMut(usize, f64),
-) {
-    let n = kin.diabolos();
-    let o = kin.objects();
-    let per_mass = 1.0 / params.diabolo_mass;
-    let diabolo = |i: usize| {
-        if (1..=n).contains(&i) {
-            -2.0 * o[i].sin_psi * o[i].sin_psi * per_mass
-        } else {
-            0.0
-        }
-    };
-    let stick = |s: usize| match sticks[s] {
-        FrameInput::Force(..) => -1.0 / params.stick_mass,
-        _ => 0.0,
-    };
-    let (left, right) = (stick(0), stick(1));
+    border.iter_mut().for_each(|v| *v = 0.0);
+    let (mut block, mut column) = (0, s);
     let mut here = 0.0;
-    for j in 0..=n {
-        let next = diabolo(j + 1);
-        let mut d = here + next;
-        if j == 0 {
-            d += left;
+    for t in 0..=n {
+        if block < s && t == starts[block] {
+            block += 1;
+            column = block - 1;
         }
-        if j == n {
-            d += right;
+        let next = if t < n { pull(t + 1) } else { 0.0 };
+        let mut d = -(here + next);
+        if t == 0 {
+            d -= stick(0);
         }
-        add(j, d);
+        if t == n {
+            d -= stick(1);
+        }
+        border[column] += relative[t] * d;
         here = next;
     }
 }
@@ -658,8 +650,10 @@ fn substitute_band(
     // dependences): (a_{r,r-2}, a_{r,r-1}, a_{r,last}, 1) / a_{r,r}.
     let scaled = &mut rest[..4 * last];
     for (a, row) in band.iter().zip(scaled.chunks_exact_mut(4)) {
-        let largest = a[0].abs().max(a[1].abs()).max(a[3].abs());
-        if !(a[2].abs() >= 0.1 * largest && a[2] != 0.0) {
+        // Compared one by one (a NaN entry refuses the row).
+        let diagonal = 10.0 * a[2].abs();
+        let sound = diagonal >= a[0].abs() && diagonal >= a[1].abs() && diagonal >= a[3].abs();
+        if !(sound && a[2] != 0.0) {
             return false;
         }
         let inverse = 1.0 / a[2];
@@ -667,24 +661,30 @@ fn substitute_band(
     }
     let scaled = &*scaled;
     // p (the unknowns for x_last = 0) and q (their dependence on x_last) side by side: two
-    // independent chains.
+    // independent chains, each carrying its last two unknowns in locals (read back from the
+    // slice, every row would wait on the store of the one before).
     // Row r's unknown from its constant and the two unknowns before it.
-    let next = |row: &[f64], v: &[f64], r: usize, constant: f64| {
-        constant - row[0] * v[r] - row[1] * v[r + 1]
+    let next = |row: &[f64], (before, last): (f64, f64), constant: f64| {
+        constant - row[0] * before - row[1] * last
     };
     let forward = |x: &[f64], p: &mut [f64], q: Option<&mut [f64]>| {
         (p[0], p[1]) = (0.0, 0.0);
+        let mut p_two = (0.0, 0.0);
         match q {
             Some(q) => {
                 (q[0], q[1]) = (0.0, 0.0);
+                let mut q_two = (0.0, 0.0);
                 for (r, row) in scaled.chunks_exact(4).enumerate() {
-                    p[r + 2] = next(row, p, r, x[r] * row[3]);
-                    q[r + 2] = next(row, q, r, -row[2]);
+                    let (p_r, q_r) = (next(row, p_two, x[r] * row[3]), next(row, q_two, -row[2]));
+                    (p[r + 2], q[r + 2]) = (p_r, q_r);
+                    (p_two, q_two) = ((p_two.1, p_r), (q_two.1, q_r));
                 }
             }
             None => {
                 for (r, row) in scaled.chunks_exact(4).enumerate() {
-                    p[r + 2] = next(row, p, r, x[r] * row[3]);
+                    let p_r = next(row, p_two, x[r] * row[3]);
+                    p[r + 2] = p_r;
+                    p_two = (p_two.1, p_r);
                 }
             }
         }
@@ -692,7 +692,9 @@ fn substitute_band(
     forward(rhs, p, Some(q));
     let q = &q[2..];
     let slope = border[last] + (0..last).map(|c| border[c] * q[c]).sum::<f64>();
-    let scale = border.iter().fold(0.0_f64, |m, b| m.max(b.abs()));
+    let scale = border
+        .iter()
+        .fold(0.0_f64, |m, b| if b.abs() > m { b.abs() } else { m });
     if slope.abs() <= 1e-13 * scale || slope.is_nan() {
         return false;
     }
@@ -722,15 +724,12 @@ fn substitute_band(
     }
     let mut beyond_round_off = false;
     let x_last = rhs[last];
+    // x_{r-2} and x_{r-1} carried along (0 before the first row).
+    let mut two = (0.0, 0.0);
     for (r, a) in band.iter().enumerate() {
-        let before = |c: usize| if r >= c { rhs[r - c] } else { 0.0 };
-        let terms = [
-            a[0] * before(2),
-            a[1] * before(1),
-            a[2] * rhs[r],
-            a[3] * x_last,
-        ];
+        let terms = [a[0] * two.0, a[1] * two.1, a[2] * rhs[r], a[3] * x_last];
         beyond_round_off |= check(&mut residual[r], terms.into_iter());
+        two = (two.1, rhs[r]);
     }
     let terms = (0..size).map(|c| border[c] * rhs[c]);
     beyond_round_off |= check(&mut residual[last], terms);
