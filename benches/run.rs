@@ -13,6 +13,10 @@
 //! its rows every 0.01 s (1,001) collected in memory. Its steps, derivative evaluations and events
 //! are printed to standard error.
 //!
+//! `whip_3s_rows_1ms`: the whip for 3 s at rtol 1e-9 with rows every 1 ms (3,001) written as
+//! the trajectory CSV to a sink, formatted on the run's thread (`one_thread`) and on two threads
+//! (`two_threads`, as `diabolo run` writes); the ratio is printed to standard error.
+//!
 //! `high_toss_3s` is `scenarios/high_toss.json` (a toss to 2.45 m, its flight and catch) run
 //! for 3 s with rows every 1 ms (3,001), collected in memory.
 //!
@@ -20,6 +24,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use diabolo::model::{CartesianState, ParamValues, Params};
+use diabolo::output::{ParallelTrajectoryWriter, TrajectoryWriter};
 use diabolo::scenario::Scenario;
 use diabolo::simulation::drive::{ClampedSpline, Drive, Path};
 use diabolo::simulation::run::{EventKind, Row, Settings, Simulation};
@@ -223,5 +228,44 @@ fn session(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, run, whip, high_toss, session);
+/// The whip for 3 s at rtol 1e-9 with rows every 1 ms (3,001), formatted as the trajectory CSV
+/// into a sink: on the run's thread (`TrajectoryWriter`) and on two threads
+/// (`ParallelTrajectoryWriter`, what `diabolo run` uses). The ratio is printed.
+fn whip_rows(c: &mut Criterion) {
+    let sets = [
+        ("sim.duration", "3"),
+        ("sim.rtol", "1e-9"),
+        ("sim.output_interval", "0.001"),
+    ];
+    let sim = shipped("whip", &sets);
+    let one_thread = || {
+        let mut writer = TrajectoryWriter::new(std::io::sink(), &sim).unwrap();
+        let report = sim.run(&mut |row| writer.write_row(row).unwrap());
+        black_box(report.end_time)
+    };
+    let two_threads = || {
+        let mut writer = ParallelTrajectoryWriter::new(std::io::sink(), &sim).unwrap();
+        let report = sim.run(&mut |row| writer.write_row(row).unwrap());
+        writer.finish().unwrap();
+        black_box(report.end_time)
+    };
+    let mut group = c.benchmark_group("whip_3s_rows_1ms");
+    group.sample_size(30);
+    group.bench_function("one_thread", |b| b.iter(one_thread));
+    group.bench_function("two_threads", |b| b.iter(two_threads));
+    group.finish();
+    let best = |f: &dyn Fn() -> f64| {
+        (0..50)
+            .map(|_| {
+                let started = std::time::Instant::now();
+                f();
+                started.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let ratio = best(&one_thread) / best(&two_threads);
+    eprintln!("whip_3s_rows_1ms: one thread / two threads = {ratio:.2}");
+}
+
+criterion_group!(benches, run, whip, whip_rows, high_toss, session);
 criterion_main!(benches);

@@ -579,3 +579,29 @@ fn dev_stdout_open_on_a_file_and_that_file_are_one_output() {
     assert!(text(&out.stderr).contains("the same file as -o /dev/stdout"));
     assert_eq!(listing(&d), ["out.txt"]);
 }
+
+// `--fsync` (before or after the subcommand) writes the same files, flushed before the rename;
+// standard output takes the same rows as the file.
+#[test]
+fn fsync_writes_the_same_files_and_standard_output_the_same_rows() {
+    let d = dir("fsync");
+    let (plain, synced, events) = (d.join("a.csv"), d.join("b.csv"), d.join("e.jsonl"));
+    let sets = ["--set", "sim.output_interval=0.001", "-q"];
+    let run = |args: &[&str]| {
+        let out = diabolo(args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        out
+    };
+    run(&[&["run", WHIP, "-o", path(&plain)][..], &sets].concat());
+    run(&[&["--fsync", "run", WHIP, "-o", path(&synced)][..], &sets].concat());
+    let stdout = run(&[
+        &["run", WHIP, "--fsync", "--events", path(&events)][..],
+        &sets,
+    ]
+    .concat());
+    let bytes = std::fs::read(&plain).unwrap();
+    assert!(bytes.len() > 1_000_000, "{} bytes", bytes.len());
+    assert!(std::fs::read(&synced).unwrap() == bytes);
+    assert!(stdout.stdout == bytes);
+    assert_eq!(listing(&d), ["a.csv", "b.csv", "e.jsonl"]);
+}

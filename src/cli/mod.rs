@@ -105,8 +105,8 @@ impl CliError {
 /// that cannot be written leaves only the exit code. SIGINT, SIGTERM and SIGHUP remove the
 /// temporary files and exit with 128 + the signal's number.
 pub fn main() -> ExitCode {
-    // Without the handler a signal still stops the process, only leaving its temporary files.
-    let _ = diabolo::output::remove_temporary_files_on_signals();
+    // Started with the first temporary file.
+    diabolo::output::remove_temporary_files_on_signals();
     let result = match Cli::try_parse() {
         Ok(cli) => execute(cli),
         Err(e) => return clap_message(&e),
@@ -145,6 +145,7 @@ fn clap_message(e: &clap::Error) -> ExitCode {
 
 /// Runs the parsed command.
 pub fn execute(cli: Cli) -> Result<(), CliError> {
+    diabolo::output::set_durable_commits(cli.fsync);
     match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Validate(args) => validate::validate(&args),

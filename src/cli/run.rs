@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::args::RunArgs;
 use super::input::load;
 use super::{commit, create, create_output, note, write_error, write_file, CliError};
-use diabolo::output::{write_events, RunProgress, Summary, TrajectoryWriter};
+use diabolo::output::{write_events, AtomicFile, ParallelTrajectoryWriter, RunProgress, Summary};
 
 /// Runs the scenario, streaming the rows; the files are committed whether or not the run
 /// failed, and a failure is [`CliError::Run`] (exit 1).
@@ -20,7 +20,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         ("--summary", args.summary.as_ref()),
     ];
     distinct_outputs(&outputs)?;
-    let mut trajectory_file = args.output.as_deref().map(create).transpose()?;
+    let trajectory_file = args.output.as_deref().map(create).transpose()?;
     let events_file = args
         .events
         .as_deref()
@@ -32,13 +32,12 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         .map(|p| create_output("--summary", p))
         .transpose()?;
 
-    let stdout = io::stdout();
-    let sink: Box<dyn Write> = match trajectory_file.as_mut() {
-        Some(file) => Box::new(file),
-        None => Box::new(io::BufWriter::with_capacity(1 << 16, stdout.lock())),
+    let sink = match trajectory_file {
+        Some(file) => Sink::File(file),
+        None => Sink::Stdout(io::BufWriter::with_capacity(1 << 16, io::stdout())),
     };
     let write_failed = |source| write_error(args.output.as_deref(), source);
-    let mut writer = match TrajectoryWriter::new(sink, &simulation) {
+    let mut writer = match ParallelTrajectoryWriter::new(sink, &simulation) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
         other => other.map_err(write_failed)?,
     };
@@ -53,19 +52,20 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             io_error = writer.write_row(row).err();
         }
     });
-    let wall = start.elapsed();
     progress.finish();
-    let flushed = match io_error {
-        Some(e) => Err(e),
-        None => writer.get_mut().flush(),
+    let finished = writer.finish();
+    let wall = start.elapsed();
+    let flushed = match (io_error, finished) {
+        (Some(e), _) | (None, Err(e)) => Err(e),
+        (None, Ok(mut sink)) => sink.flush().map(|()| sink),
     };
-    match flushed {
+    let trajectory_file = match flushed {
         // A reader that stopped early (`diabolo run X | head`) is not an error.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe && args.output.is_none() => return Ok(()),
         Err(e) => return Err(write_failed(e)),
-        Ok(()) => {}
-    }
-    drop(writer);
+        Ok(Sink::File(file)) => Some(file),
+        Ok(Sink::Stdout(_)) => None,
+    };
 
     let summary_line = summary
         .to_json(scenario.name.as_deref(), &report, wall)
@@ -118,5 +118,35 @@ fn distinct_outputs(outputs: &[(&'static str, Option<&PathBuf>)]) -> Result<(), 
             other: path_of(other_flag),
         }),
         None => Ok(()),
+    }
+}
+
+/// Where the trajectory goes: the `-o` file, or standard output (both can be written from the
+/// row formatter's thread).
+enum Sink {
+    File(AtomicFile),
+    Stdout(io::BufWriter<io::Stdout>),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::File(f) => f.write(buf),
+            Sink::Stdout(s) => s.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::File(f) => f.write_all(buf),
+            Sink::Stdout(s) => s.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::File(f) => f.flush(),
+            Sink::Stdout(s) => s.flush(),
+        }
     }
 }

@@ -1,11 +1,13 @@
 //! CSV tables read and written in one place ([`table`]). What a run writes: the trajectory CSV, the JSON-lines event log and the one-line JSON
-//! summary of docs/interface.md, each to any `io::Write`; files that appear only when complete
+//! summary of docs/interface.md, each to any `io::Write` (the trajectory also formatted on a
+//! second thread while the run goes on, [`ParallelTrajectoryWriter`]); files that appear only when complete
 //! (devices written through), gzip-compressed when named `*.gz` ([`compress`]), removed when the
 //! process is interrupted; the run's progress bar.
 
 mod atomic;
 pub mod compress;
 mod events;
+mod pipeline;
 #[cfg(feature = "cli")]
 mod progress;
 mod summary;
@@ -13,8 +15,9 @@ pub mod table;
 mod temporary;
 mod trajectory;
 
-pub use atomic::{shared_destination, AtomicFile, DestinationError};
+pub use atomic::{set_durable_commits, shared_destination, AtomicFile, DestinationError};
 pub use events::{event_json, write_events};
+pub use pipeline::ParallelTrajectoryWriter;
 #[cfg(feature = "cli")]
 pub use progress::{CountProgress, RunProgress};
 pub use summary::Summary;

@@ -531,6 +531,9 @@ pub fn push_shortest(out: &mut String, value: f64) {
 #[derive(Clone, Debug)]
 pub struct CsvLine {
     line: String,
+    /// Where the current line starts in `line` (after the lines kept by
+    /// [`CsvLine::end_kept`]).
+    start: usize,
     /// True before the line's first field (no comma before it).
     first: bool,
 }
@@ -546,6 +549,7 @@ impl CsvLine {
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
             line: String::with_capacity(capacity),
+            start: 0,
             first: true,
         }
     }
@@ -627,14 +631,31 @@ impl CsvLine {
     /// Ends the line (`\n`), writes it to `out` and starts the next. A line of one empty field
     /// is written `""` (else it would read as no field).
     pub fn end(&mut self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
-        if self.line.is_empty() && !self.first {
+        self.end_kept();
+        let written = out.write_all(self.line.as_bytes());
+        self.line.clear();
+        self.start = 0;
+        written
+    }
+
+    /// Ends the line (`\n`, a line of one empty field written `""`) and keeps it in the
+    /// buffer: the next line is appended after it (see [`CsvLine::swap_buffer`]).
+    pub fn end_kept(&mut self) {
+        if self.line.len() == self.start && !self.first {
             self.line.push_str("\"\"");
         }
         self.line.push('\n');
-        let written = out.write_all(self.line.as_bytes());
-        self.line.clear();
+        self.start = self.line.len();
         self.first = true;
-        written
+    }
+
+    /// Exchanges the line's buffer with `buffer` between lines: the lines kept so far go to
+    /// `buffer`, and the next lines are appended to what `buffer` held. Lines formatted
+    /// straight into a block of text, without a copy per line.
+    pub fn swap_buffer(&mut self, buffer: &mut String) {
+        debug_assert!(self.first && self.line.len() == self.start);
+        std::mem::swap(&mut self.line, buffer);
+        self.start = self.line.len();
     }
 }
 

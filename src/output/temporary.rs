@@ -32,6 +32,8 @@ pub(super) fn create_in(folder: &Path) -> io::Result<(File, PathBuf)> {
         NEXT.fetch_add(1, Ordering::Relaxed)
     );
     let path = folder.join(name);
+    #[cfg(feature = "cli")]
+    signals::start_if_wanted();
     let mut live = live();
     let file = File::options().write(true).create_new(true).open(&path)?;
     live.push(path.clone());
@@ -63,23 +65,54 @@ pub fn exit_removing_temporary_files(code: i32) -> ! {
 /// On SIGINT, SIGTERM or SIGHUP: every temporary file is removed and the process exits with
 /// 128 + the signal's number (130, 143, 129), as a shell reports a process killed by it. A
 /// signal the process was started ignoring stays ignored (`nohup` keeps working).
+///
+/// The handlers and the thread that acts on them start with the first temporary file (before
+/// it is created): until then a signal has nothing to remove and stops the process as it
+/// would anyway, and a command that writes no file (`--version`, `validate`, a run to standard
+/// output) starts no thread. Without a thread (it could not start) a signal still stops the
+/// process, only leaving its temporary files.
 #[cfg(feature = "cli")]
-pub fn remove_temporary_files_on_signals() -> io::Result<()> {
-    use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGTERM};
-    let ignored = ignored_signals();
-    let caught: Vec<i32> = [SIGINT, SIGTERM, SIGHUP]
-        .into_iter()
-        .filter(|&s| ignored & (1 << (s - 1)) == 0)
-        .collect();
-    let mut signals = signal_hook::iterator::Signals::new(caught)?;
-    std::thread::Builder::new()
-        .name("signals".into())
-        .spawn(move || {
-            if let Some(signal) = signals.forever().next() {
-                exit_removing_temporary_files(128 + signal);
-            }
-        })?;
-    Ok(())
+pub fn remove_temporary_files_on_signals() {
+    signals::WANTED.store(true, Ordering::Relaxed);
+}
+
+#[cfg(feature = "cli")]
+mod signals {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Once;
+
+    /// [`super::remove_temporary_files_on_signals`] was called.
+    pub(super) static WANTED: AtomicBool = AtomicBool::new(false);
+
+    static STARTED: Once = Once::new();
+
+    /// Starts the signal thread once, if wanted.
+    pub(super) fn start_if_wanted() {
+        if WANTED.load(Ordering::Relaxed) {
+            STARTED.call_once(|| {
+                let _ = start();
+            });
+        }
+    }
+
+    fn start() -> std::io::Result<()> {
+        use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGTERM};
+        let ignored = super::ignored_signals();
+        let caught: Vec<i32> = [SIGINT, SIGTERM, SIGHUP]
+            .into_iter()
+            .filter(|&s| ignored & (1 << (s - 1)) == 0)
+            .collect();
+        let mut signals = signal_hook::iterator::Signals::new(caught)?;
+        std::thread::Builder::new()
+            .name("signals".into())
+            .stack_size(64 * 1024)
+            .spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    super::exit_removing_temporary_files(128 + signal);
+                }
+            })?;
+        Ok(())
+    }
 }
 
 /// The signals this process ignores, bit `s - 1` for signal `s` (the `SigIgn` mask of

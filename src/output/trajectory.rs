@@ -63,8 +63,8 @@ pub fn loose_taut_terms(params: &Params, row: &Row) -> (f64, f64) {
 
 /// The workspace of [`loose_taut_terms`], reused from row to row (rebuilt when the number of
 /// diabolos on the string changes).
-#[derive(Default)]
-struct LooseTerms {
+#[derive(Debug, Default)]
+pub(super) struct LooseTerms {
     kinematics: Option<(Kinematics, Axles)>,
     spins: Vec<f64>,
     state: CartesianState,
@@ -109,7 +109,7 @@ pub trait RowFields {
     /// An integer (a knot degree, a slot).
     fn integer(&mut self, value: i64);
     /// A name (a phase, a diabolo's mode).
-    fn word(&mut self, value: &str);
+    fn word(&mut self, value: &'static str);
     /// No value (theta and the knot of a diabolo off the string, a missing tension).
     fn missing(&mut self);
 }
@@ -121,7 +121,7 @@ impl RowFields for CsvLine {
     fn integer(&mut self, value: i64) {
         CsvLine::integer(self, value);
     }
-    fn word(&mut self, value: &str) {
+    fn word(&mut self, value: &'static str) {
         CsvLine::word(self, value);
     }
     fn missing(&mut self) {
@@ -131,7 +131,12 @@ impl RowFields for CsvLine {
 
 /// The fields of one row in the columns of [`trajectory_header`]; a loose row's G and FC are
 /// [`loose_taut_terms`] (computed in `loose`, reused from row to row).
-fn row_fields(params: &Params, loose: &mut LooseTerms, row: &Row, out: &mut impl RowFields) {
+pub(super) fn row_fields(
+    params: &Params,
+    loose: &mut LooseTerms,
+    row: &Row,
+    out: &mut impl RowFields,
+) {
     let (gear_ratio, centrifugal_term) = match (row.gear_ratio, row.centrifugal_term) {
         (Some(g), Some(fc)) => (g, fc),
         _ => loose.of(params, row),
@@ -190,6 +195,16 @@ fn row_fields(params: &Params, loose: &mut LooseTerms, row: &Row, out: &mut impl
     }
 }
 
+/// The trajectory's header for the diabolos of `simulation`, as a line to end (its buffer sized
+/// for the rows).
+pub(super) fn header_line(simulation: &Simulation) -> CsvLine {
+    let n = simulation.initial.diabolo_count();
+    let mut line = CsvLine::with_capacity(64 * (n + 4));
+    let elastic = simulation.params.string_stiffness.is_some();
+    line.texts(trajectory_header(n, elastic));
+    line
+}
+
 /// Writes the rows of one simulation to any `io::Write` through one reused [`CsvLine`].
 pub struct TrajectoryWriter<W: Write> {
     out: W,
@@ -202,10 +217,8 @@ pub struct TrajectoryWriter<W: Write> {
 impl<W: Write> TrajectoryWriter<W> {
     /// Writes the header for the diabolos of `simulation`.
     pub fn new(mut out: W, simulation: &Simulation) -> io::Result<Self> {
-        let n = simulation.initial.diabolo_count();
-        let mut line = CsvLine::with_capacity(64 * (n + 4));
-        let elastic = simulation.params.string_stiffness.is_some();
-        line.texts(trajectory_header(n, elastic)).end(&mut out)?;
+        let mut line = header_line(simulation);
+        line.end(&mut out)?;
         Ok(Self {
             out,
             line,
@@ -352,7 +365,7 @@ impl RowFields for TrajectoryColumns {
             ColumnValues::Words { .. } => unreachable!("an integer in a column of names"),
         }
     }
-    fn word(&mut self, value: &str) {
+    fn word(&mut self, value: &'static str) {
         match self.next() {
             ColumnValues::Words { codes, names } => {
                 let code = match names.iter().position(|n| n == value) {
