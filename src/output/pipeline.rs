@@ -1,15 +1,16 @@
 //! The trajectory CSV formatted on two threads while the run goes on: the run's thread records
 //! each row's fields (numbers, integers, names: no formatting) into blocks, and the blocks are
-//! formatted into CSV text by a helper thread and, when the run's thread has a block waiting
-//! and nothing else to do, by it too; the formatted blocks are written in their order. The
-//! bytes are those of [`TrajectoryWriter`](super::TrajectoryWriter): each row is formatted by
-//! the same [`CsvLine`], whichever thread does it.
+//! formatted into CSV text by a helper thread, and by the run's thread too when [`IN_FLIGHT`]
+//! blocks are waiting and once the run has ended; the formatted blocks are written in their
+//! order by whichever thread finished the next one. The bytes are those of
+//! [`TrajectoryWriter`](super::TrajectoryWriter): each row is formatted by the same
+//! [`CsvLine`], whichever thread does it.
 //!
-//! Formatting (shortest round-trip numbers) costs more than integrating a typical run with
-//! rows every millisecond (0.7 us a row against about 0.2 us a simulated millisecond), so a
-//! second core halves what the rows cost. A run of fewer rows than a block never starts the
-//! helper. Memory is bounded: at most [`IN_FLIGHT`] blocks are recorded and not yet written;
-//! the run's thread formats a block itself (or waits) beyond that.
+//! Formatting (shortest round-trip numbers, 0.5 us a row of one diabolo) costs more than
+//! producing the rows (about 0.2 us a row) and integrating the run between them, so the rows of
+//! a run with rows every millisecond cost about 0.6 of what they cost on one thread (bench
+//! `whip_3s_rows_1ms`). A run of fewer rows than a block never starts the helper. Memory is
+//! bounded: at most [`IN_FLIGHT`] blocks are recorded and not yet written (about 100 kB each).
 
 use std::collections::VecDeque;
 use std::io::{self, Write};
@@ -21,13 +22,16 @@ use super::trajectory::{header_line, row_fields, LooseTerms, RowFields};
 use crate::model::Params;
 use crate::simulation::run::{Row, Simulation};
 
-/// Fields recorded per block before it is handed over (about 190 rows of one diabolo; a block
-/// and its text stay under the allocator's threshold for fresh mappings, so they are reused
-/// without page faults).
-const BLOCK_FIELDS: usize = 8_192;
+/// Fields recorded per block before it is handed over (about 95 rows of one diabolo). A block
+/// and its text stay under the allocator's threshold for fresh mappings and few are alive, so
+/// a run touches little fresh memory (each new page is a page fault).
+const BLOCK_FIELDS: usize = 4_096;
 
 /// Blocks recorded and not yet written, at most.
-pub const IN_FLIGHT: usize = 8;
+pub const IN_FLIGHT: usize = 4;
+
+/// Room for a block's text (about 10 bytes a field).
+const TEXT_CAPACITY: usize = 16 * BLOCK_FIELDS;
 
 /// What a recorded field is.
 #[derive(Clone, Copy, Debug)]
@@ -130,6 +134,8 @@ struct State {
     spare_buffers: Vec<String>,
     /// No more blocks will come: the helper stops when the queue is empty.
     closed: bool,
+    /// Threads waiting on `changed` (a notification is a system call: made only for them).
+    waiting: usize,
     /// A write failed: later blocks are not written.
     failed: bool,
     /// The failed write's error, until it is returned.
@@ -152,6 +158,21 @@ impl<W: Write> Shared<W> {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Waits for a change (a block queued or written, the queue closed).
+    fn wait<'a>(&'a self, mut state: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        state.waiting += 1;
+        let mut state = (self.changed.wait(state)).unwrap_or_else(|poisoned| poisoned.into_inner());
+        state.waiting -= 1;
+        state
+    }
+
+    /// Wakes the waiting threads, if any.
+    fn notify(&self, state: &State) {
+        if state.waiting > 0 {
+            self.changed.notify_all();
+        }
+    }
+
     /// Formats block `seq`, then writes every block whose turn has come if no other thread is
     /// writing. Returns the lock.
     fn process<'a>(
@@ -161,7 +182,7 @@ impl<W: Write> Shared<W> {
         line: &mut CsvLine,
     ) -> MutexGuard<'a, State> {
         let mut text =
-            (state.spare_buffers.pop()).unwrap_or_else(|| String::with_capacity(16 * BLOCK_FIELDS));
+            (state.spare_buffers.pop()).unwrap_or_else(|| String::with_capacity(TEXT_CAPACITY));
         drop(state);
         block.format(line, &mut text);
         let mut state = self.lock();
@@ -196,7 +217,7 @@ impl<W: Write> Shared<W> {
             state.spare_buffers.push(text);
             state.next_write += 1;
             state.in_flight -= 1;
-            self.changed.notify_all();
+            self.notify(&state);
         }
         state.writing = false;
         state
@@ -210,12 +231,7 @@ impl<W: Write> Shared<W> {
             match state.queue.pop_front() {
                 Some(job) => state = self.process(state, job, &mut line),
                 None if state.closed => return,
-                None => {
-                    state = self
-                        .changed
-                        .wait(state)
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                }
+                None => state = self.wait(state),
             }
         }
     }
@@ -254,6 +270,7 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
             spare_blocks: Vec::new(),
             spare_buffers: Vec::new(),
             closed: false,
+            waiting: 0,
             failed: false,
             error: None,
         };
@@ -294,6 +311,15 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
     /// waits for the writes).
     fn hand_over(&mut self) -> io::Result<()> {
         if self.helper.is_none() && self.parallel {
+            // The texts allocated here: the helper then never allocates (a thread's first
+            // allocation sets up an arena of its own, fresh memory).
+            let mut state = self.shared.lock();
+            while state.spare_buffers.len() <= IN_FLIGHT {
+                state
+                    .spare_buffers
+                    .push(String::with_capacity(TEXT_CAPACITY));
+            }
+            drop(state);
             let shared = Arc::clone(&self.shared);
             self.helper = std::thread::Builder::new()
                 .name("rows".into())
@@ -308,14 +334,11 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
         state.queue.push_back((self.seq, block));
         self.seq += 1;
         state.in_flight += 1;
-        shared.changed.notify_all();
+        shared.notify(&state);
         while state.in_flight >= IN_FLIGHT || (!self.parallel && !state.queue.is_empty()) {
             state = match state.queue.pop_front() {
                 Some(job) => shared.process(state, job, &mut self.line),
-                None => shared
-                    .changed
-                    .wait(state)
-                    .unwrap_or_else(|poisoned| poisoned.into_inner()),
+                None => shared.wait(state),
             };
         }
         match state.error.take() {
@@ -343,14 +366,11 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
         let shared = &*self.shared;
         let mut state = shared.lock();
         state.closed = true;
-        shared.changed.notify_all();
+        shared.notify(&state);
         while state.in_flight > 0 {
             state = match state.queue.pop_front() {
                 Some(job) => shared.process(state, job, &mut self.line),
-                None => shared
-                    .changed
-                    .wait(state)
-                    .unwrap_or_else(|poisoned| poisoned.into_inner()),
+                None => shared.wait(state),
             };
         }
         let error = state.error.take();
