@@ -151,6 +151,8 @@ impl AtomicFile {
         temporary::unregister(&mut live, &temp);
         self.temp = None;
         drop(live);
+        // The rename itself made durable (a folder opens as a file on Unix only).
+        #[cfg(unix)]
         if durable {
             File::open(folder_of(&self.destination))?.sync_all()?;
         }

@@ -28,7 +28,7 @@ use crate::simulation::run::{Row, Simulation};
 const BLOCK_FIELDS: usize = 4_096;
 
 /// Blocks recorded and not yet written, at most.
-pub const IN_FLIGHT: usize = 4;
+const IN_FLIGHT: usize = 4;
 
 /// Room for a block's text (about 10 bytes a field).
 const TEXT_CAPACITY: usize = 16 * BLOCK_FIELDS;
@@ -178,7 +178,7 @@ impl<W: Write> Shared<W> {
     fn process<'a>(
         &'a self,
         mut state: MutexGuard<'a, State>,
-        (seq, block): (u64, Block),
+        (seq, mut block): (u64, Block),
         line: &mut CsvLine,
     ) -> MutexGuard<'a, State> {
         let mut text =
@@ -186,7 +186,6 @@ impl<W: Write> Shared<W> {
         drop(state);
         block.format(line, &mut text);
         let mut state = self.lock();
-        let mut block = block;
         block.clear();
         state.spare_blocks.push(block);
         state.formatted.push((seq, text));
@@ -253,7 +252,7 @@ pub struct ParallelTrajectoryWriter<W: Write + Send + 'static> {
     line: CsvLine,
     /// The helper, once the first block is handed over (never on one core).
     helper: Option<JoinHandle<()>>,
-    /// Whether a helper may be started (more than one core).
+    /// Whether a helper may be started or runs (not on one core, nor when it cannot start).
     parallel: bool,
 }
 
@@ -307,26 +306,36 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
         Ok(())
     }
 
+    /// Starts the helper at the first block handed over, where there is more than one core.
+    fn start_helper(&mut self) {
+        if self.helper.is_some() || !self.parallel {
+            return;
+        }
+        self.parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        if !self.parallel {
+            return;
+        }
+        // The texts allocated here: the helper then never allocates (a thread's first
+        // allocation sets up an arena of its own, fresh memory).
+        let mut state = self.shared.lock();
+        while state.spare_buffers.len() <= IN_FLIGHT {
+            state
+                .spare_buffers
+                .push(String::with_capacity(TEXT_CAPACITY));
+        }
+        drop(state);
+        let shared = Arc::clone(&self.shared);
+        self.helper = std::thread::Builder::new()
+            .name("rows".into())
+            .spawn(move || shared.help())
+            .ok();
+        self.parallel = self.helper.is_some();
+    }
+
     /// Queues the recorded block; beyond [`IN_FLIGHT`] blocks, formats queued blocks here (or
     /// waits for the writes).
     fn hand_over(&mut self) -> io::Result<()> {
-        if self.helper.is_none() && self.parallel {
-            // The texts allocated here: the helper then never allocates (a thread's first
-            // allocation sets up an arena of its own, fresh memory).
-            let mut state = self.shared.lock();
-            while state.spare_buffers.len() <= IN_FLIGHT {
-                state
-                    .spare_buffers
-                    .push(String::with_capacity(TEXT_CAPACITY));
-            }
-            drop(state);
-            let shared = Arc::clone(&self.shared);
-            self.helper = std::thread::Builder::new()
-                .name("rows".into())
-                .spawn(move || shared.help())
-                .ok();
-            self.parallel = self.helper.is_some();
-        }
+        self.start_helper();
         let shared = &*self.shared;
         let mut state = shared.lock();
         let next = state.spare_blocks.pop().unwrap_or_else(Block::new);

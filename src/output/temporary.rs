@@ -105,7 +105,6 @@ mod signals {
         let mut signals = signal_hook::iterator::Signals::new(caught)?;
         std::thread::Builder::new()
             .name("signals".into())
-            .stack_size(64 * 1024)
             .spawn(move || {
                 if let Some(signal) = signals.forever().next() {
                     super::exit_removing_temporary_files(128 + signal);
