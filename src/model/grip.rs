@@ -12,8 +12,8 @@
 //! accelerations of every segment left of it, but the difference of two consecutive gripping
 //! axles' slips only involves the segments between them, that is the scales of three blocks at
 //! most. Those rows are written from their closed-form tension partials
-//! (`chain_rows`) and their values at zero tension (one evaluation of the
-//! residuals), the length row L'' = 0 is dense and written from its own partials, and the
+//! (`chain_rows`) and their values at zero tension (the residuals in one pass along the
+//! string), the length row L'' = 0 is dense and written from its own partials, and the
 //! banded system bordered by that row is solved by substitution along the band (pivoted
 //! elimination inside the band where a diagonal entry is small).
 //! Fewer gripping axles, a compliant string (whose slips carry a share of the dense L'') or a
@@ -121,38 +121,95 @@ pub fn frame_accelerations(
 ) {
     let n = kin.diabolos();
     let o = kin.objects();
-    let g = params.gravity;
-    for (s, k, t) in [(0, 0, tensions[0]), (1, n + 1, tensions[n])] {
-        out[k] = match sticks[s] {
-            FrameInput::Force(fa, fb) => (
-                fa - g * o[k].sin_phi,
-                fb - t / params.stick_mass - g * o[k].cos_phi,
-            ),
-            FrameInput::Accel(aa, ab) => (aa, ab),
-        };
-    }
+    out[0] = stick_acceleration(params, &o[0], sticks[0], tensions[0]);
+    out[n + 1] = stick_acceleration(params, &o[n + 1], sticks[1], tensions[n]);
     // 1/m once: a division per component would cost more than the rest of the loop.
     let per_mass = 1.0 / params.diabolo_mass;
     for i in 1..=n {
-        out[i] = (
-            (tensions[i] - tensions[i - 1]) * o[i].cos_psi * per_mass - g * o[i].sin_phi,
-            (tensions[i] + tensions[i - 1]) * o[i].sin_psi * per_mass - g * o[i].cos_phi,
-        );
+        out[i] = diabolo_acceleration(params, per_mass, &o[i], tensions[i - 1], tensions[i]);
     }
+}
+
+/// A stick's frame acceleration: a hand force's F^b - T / M (and gravity), or the prescribed
+/// acceleration; `tension` is that of the stick's segment.
+fn stick_acceleration(
+    params: &Params,
+    frame: &ObjectFrame,
+    input: FrameInput,
+    tension: f64,
+) -> (f64, f64) {
+    let g = params.gravity;
+    match input {
+        FrameInput::Force(fa, fb) => (
+            fa - g * frame.sin_phi,
+            fb - tension / params.stick_mass - g * frame.cos_phi,
+        ),
+        FrameInput::Accel(aa, ab) => (aa, ab),
+    }
+}
+
+/// A diabolo's frame acceleration between segment tensions `before` and `after`:
+/// ((T_i - T_{i-1}) cos psi_i, (T_i + T_{i-1}) sin psi_i) / m - g (sin phi_i, cos phi_i), with
+/// `per_mass` = 1/m.
+fn diabolo_acceleration(
+    params: &Params,
+    per_mass: f64,
+    frame: &ObjectFrame,
+    before: f64,
+    after: f64,
+) -> (f64, f64) {
+    let g = params.gravity;
+    (
+        (after - before) * frame.cos_psi * per_mass - g * frame.sin_phi,
+        (after + before) * frame.sin_psi * per_mass - g * frame.cos_phi,
+    )
 }
 
 /// L'' for frame accelerations `acc` (note section 2-1).
 pub fn length_acceleration(kin: &Kinematics, acc: &[(f64, f64)]) -> f64 {
     let n = kin.diabolos();
+    let diabolos: f64 = (1..=n).map(|i| length_term(kin, i, acc[i].1)).sum();
+    length_from_terms(kin, acc[0].1, acc[n + 1].1, diabolos)
+}
+
+/// Diabolo i's part of L'' / (-2) for its a^beta `beta`: a_i^b sin psi_i - u_i^a phi_i'
+/// sin psi_i + u_i^b (theta_i'/2) cos psi_i.
+fn length_term(kin: &Kinematics, i: usize, beta: f64) -> f64 {
+    let o = &kin.objects()[i];
+    beta * o.sin_psi - o.u_alpha * o.phi_rate * o.sin_psi
+        + o.u_beta * 0.5 * kin.theta_rate(i) * o.cos_psi
+}
+
+/// L'' from the sticks' a^beta (`left`, `right`) and the diabolos' summed [`length_term`]s.
+fn length_from_terms(kin: &Kinematics, left: f64, right: f64, diabolos: f64) -> f64 {
+    let n = kin.diabolos();
     let o = kin.objects();
     let velocity_terms = o[0].u_alpha * o[0].phi_rate + o[n + 1].u_alpha * o[n + 1].phi_rate;
-    let diabolos: f64 = (1..=n)
-        .map(|i| {
-            acc[i].1 * o[i].sin_psi - o[i].u_alpha * o[i].phi_rate * o[i].sin_psi
-                + o[i].u_beta * 0.5 * kin.theta_rate(i) * o[i].cos_psi
-        })
-        .sum();
-    acc[0].1 + acc[n + 1].1 - velocity_terms - 2.0 * diabolos
+    left + right - velocity_terms - 2.0 * diabolos
+}
+
+/// The running part of the slip accelerations along the string, sum_{j<k} l_j'' =
+/// a_0^b - 2 sum_{0<j<k} a_j^b sin psi_j + sum_{j<k} l_j omega_j^2, carried from axle to axle.
+struct SlipFeed {
+    running: f64,
+}
+
+impl SlipFeed {
+    /// Starts at the left stick's a^beta.
+    fn new(left_beta: f64) -> Self {
+        Self { running: left_beta }
+    }
+
+    /// a_k^a cos psi_k - a_k^b sin psi_k + sum_{j<k} l_j'' for diabolo k's frame acceleration
+    /// `a`, then moves past it.
+    fn next(&mut self, kin: &Kinematics, k: usize, a: (f64, f64)) -> f64 {
+        let o = &kin.objects()[k];
+        let s = &kin.segments()[k - 1];
+        self.running += s.length * s.angular_rate * s.angular_rate;
+        let feed = a.0 * o.cos_psi - a.1 * o.sin_psi + self.running;
+        self.running -= 2.0 * a.1 * o.sin_psi;
+        feed
+    }
 }
 
 /// d(w'_k)/dt of every axle (k = 1..N into `out[k - 1]`), for frame accelerations `acc`,
@@ -170,19 +227,12 @@ pub fn slip_accelerations(
     out: &mut [f64],
 ) {
     let n = kin.diabolos();
-    let o = kin.objects();
     let per_spin_mass = 1.0 / (params.diabolo_mass * params.spin_inertia);
-    // Running part of sum_{j<k} l_j'': a_0^b - 2 sum_{0<j<k} a_j^b sin psi_j + sum_{j<k} l_j omega_j^2.
-    let mut running = acc[0].1;
+    let mut feed = SlipFeed::new(acc[0].1);
     for k in 1..=n {
-        let s = &kin.segments()[k - 1];
-        running += s.length * s.angular_rate * s.angular_rate;
-        let feed = acc[k].0 * o[k].cos_psi - acc[k].1 * o[k].sin_psi + running;
-        let side = sides(k);
         out[k - 1] = (tensions[k - 1] - tensions[k]) * per_spin_mass
-            - side * params.spin_drag * spins[k - 1]
-            - feed;
-        running -= 2.0 * acc[k].1 * o[k].sin_psi;
+            - sides(k) * params.spin_drag * spins[k - 1]
+            - feed.next(kin, k, acc[k]);
     }
     if let LengthLaw::MeanTension(_) = law {
         let (rate, acceleration) = (kin.total_length_rate(), length_acceleration(kin, acc));
@@ -406,16 +456,7 @@ impl GripSolver {
         let s = self.starts.len();
         let size = s + 1;
         // The residuals at zero tension: the rows' constant parts.
-        self.tensions.iter_mut().for_each(|t| *t = 0.0);
-        self.residuals(
-            params,
-            kin,
-            sticks,
-            &[],
-            (spins, sides),
-            LengthLaw::Inextensible,
-        );
-        let length0 = self.rhs[0];
+        let length0 = self.chain_residuals_at_zero_tension(params, kin, sticks, (spins, sides));
         // Column of block scale b: tau_0 last.
         let column = |b: usize| if b == 0 { s } else { b - 1 };
         chain_rows(
@@ -451,6 +492,36 @@ impl GripSolver {
         }
         self.forces.copy_from_slice(&self.tensions);
         Ok(())
+    }
+
+    /// L'' at zero tension, and the gripping axles' slip accelerations there in rhs[1..=s]: the
+    /// residuals of [`GripSolver::residuals`] for an inextensible string without resting
+    /// contacts in one pass along the string (no frame accelerations stored).
+    fn chain_residuals_at_zero_tension(
+        &mut self,
+        params: &Params,
+        kin: &Kinematics,
+        sticks: &[FrameInput; 2],
+        (spins, sides): (&[f64], impl Fn(usize) -> f64),
+    ) -> f64 {
+        let n = kin.diabolos();
+        let o = kin.objects();
+        let per_mass = 1.0 / params.diabolo_mass;
+        let left = stick_acceleration(params, &o[0], sticks[0], 0.0);
+        let right = stick_acceleration(params, &o[n + 1], sticks[1], 0.0);
+        let mut feed = SlipFeed::new(left.1);
+        let mut length = 0.0;
+        let mut gripping = self.starts.iter().zip(&mut self.rhs[1..]).peekable();
+        for k in 1..=n {
+            let a = diabolo_acceleration(params, per_mass, &o[k], 0.0, 0.0);
+            length += length_term(kin, k, a.1);
+            let feed_k = feed.next(kin, k, a);
+            if let Some((_, slip)) = gripping.next_if(|(&start, _)| start == k) {
+                // (T_{k-1} - T_k) / (m J) is 0.
+                *slip = -sides(k) * params.spin_drag * spins[k - 1] - feed_k;
+            }
+        }
+        length_from_terms(kin, left.1, right.1, length)
     }
 
     /// The chain's system (band rows and border, right-hand side in `rhs`) by the pivoted
