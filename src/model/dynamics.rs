@@ -10,7 +10,7 @@ use super::friction::{AxleMode, Axles, SlipReference};
 use super::geometry::Kinematics;
 use super::grip::{self, FrameInput, GripSolver, LengthLaw};
 use super::params::Params;
-use super::state::{Body, CartesianState, ReducedLayout, StateError};
+use super::state::{Body, CartesianState, DiaboloState, ReducedLayout, StateError};
 use super::tension::{self, Regularisation, StickInput, TensionSolution};
 
 /// Why a derivative could not be evaluated.
@@ -438,6 +438,14 @@ impl TautDynamics {
     pub fn cartesian(&self, x: &[f64]) -> CartesianState {
         self.kin
             .to_cartesian(Vector2::new(x[0], x[1]), |i| self.spins[i - 1])
+    }
+
+    /// [`TautDynamics::cartesian`] into `out`, reusing its storage.
+    pub fn cartesian_into(&self, x: &[f64], out: &mut CartesianState) {
+        let n = self.layout.diabolos();
+        out.diabolos.resize(n, DiaboloState::default());
+        self.kin
+            .write_cartesian(Vector2::new(x[0], x[1]), |i| self.spins[i - 1], out);
     }
 
     /// The power terms of the energy balance at the last evaluated state:

@@ -136,12 +136,34 @@ impl Rows {
     }
 }
 
-/// Fills `row` for the active mode's state y at time t.
+/// Storage a row is filled through, reused from row to row: the string's Cartesian state and,
+/// while loose, the kinematics its thetas are read from.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RowScratch {
+    string: CartesianState,
+    kinematics: Option<Kinematics>,
+}
+
+/// Fills `row` for the active mode's state y at time t (allocation-free once the row and the
+/// run's [`RowScratch`] have their sizes).
 pub(crate) fn fill_row(
     row: &mut Row,
     hybrid: &mut Hybrid,
     t: f64,
     y: &[f64],
+) -> Result<(), RunError> {
+    let mut scratch = std::mem::take(&mut hybrid.row_scratch);
+    let filled = fill_row_through(row, hybrid, t, y, &mut scratch);
+    hybrid.row_scratch = scratch;
+    filled
+}
+
+fn fill_row_through(
+    row: &mut Row,
+    hybrid: &mut Hybrid,
+    t: f64,
+    y: &[f64],
+    scratch: &mut RowScratch,
 ) -> Result<(), RunError> {
     let params = hybrid.sim.params;
     let n = hybrid.n;
@@ -154,11 +176,12 @@ pub(crate) fn fill_row(
     row.thetas.clear();
     row.thetas.resize(count, None);
     let slack;
-    let string = match hybrid.modes.phase {
+    let string = &mut scratch.string;
+    match hybrid.modes.phase {
         Phase::Taut => {
             hybrid.modes.evaluate_taut(t, y)?;
             let dynamics = &hybrid.modes.taut.system.dynamics;
-            let mut string = dynamics.cartesian(&y[..dynamics.layout().len()]);
+            dynamics.cartesian_into(&y[..dynamics.layout().len()], string);
             // The string's own length, then the path-driven sticks exactly on their paths (the
             // chain's end is on its path at every step's end, within the tolerance between).
             slack = params.string_length - string.string_used();
@@ -185,16 +208,18 @@ pub(crate) fn fill_row(
             row.gear_ratio = Some(tension.gear_ratio);
             row.centrifugal_term = Some(tension.centrifugal_term);
             row.hand_forces = tension.hand_forces;
-            string
         }
         Phase::Loose => {
-            let string = hybrid.modes.loose.system.state(t, y);
+            hybrid.modes.loose.system.state_into(t, y, string);
             let drives = &hybrid.sim.drives;
             let inputs = hand_inputs(drives, t, &[string.left, string.right]);
             let motion = crate::model::loose_accelerations(&params, &inputs);
             row.hand_forces = [motion[0].1, motion[1].1];
-            let mut kin = Kinematics::new(n);
-            let loaded = kin.load_cartesian(&string).is_ok();
+            let kin = match &mut scratch.kinematics {
+                Some(k) if k.diabolos() == n => k,
+                slot => slot.insert(Kinematics::new(n)),
+            };
+            let loaded = kin.load_cartesian(string).is_ok();
             for slot in 1..=n {
                 let theta = if loaded {
                     kin.objects()[slot].theta
@@ -209,11 +234,11 @@ pub(crate) fn fill_row(
             row.gear_ratio = None;
             row.centrifugal_term = None;
             slack = params.string_length - string.string_used();
-            string
         }
-    };
+    }
+    let string = &scratch.string;
     let roster = &hybrid.roster;
-    roster.fill_state(&params, t, &string, &mut row.state);
+    roster.fill_state(&params, t, string, &mut row.state);
     row.modes.clear();
     row.modes.extend((1..=count).map(|k| roster.mode(k)));
     row.slots.clear();

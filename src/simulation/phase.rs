@@ -385,27 +385,24 @@ impl LooseLayout {
         }
     }
 
-    /// The Cartesian state held in `y` (knots given).
-    pub fn state(&self, y: &[f64], knots: &[i32]) -> CartesianState {
+    /// The Cartesian state held in `y` (knots given), into `out`, reusing its storage.
+    pub fn state_into(&self, y: &[f64], knots: &[i32], out: &mut CartesianState) {
         let body = |k: usize| Body {
             pos: Vector2::new(y[4 * k], y[4 * k + 1]),
             vel: Vector2::new(y[4 * k + 2], y[4 * k + 3]),
         };
-        CartesianState {
-            left: body(0),
-            right: body(self.n + 1),
-            diabolos: (1..=self.n)
-                .map(|i| {
-                    let b = body(i);
-                    DiaboloState {
-                        pos: b.pos,
-                        vel: b.vel,
-                        spin: y[self.spin(i)],
-                        knot: knots[i - 1],
-                    }
-                })
-                .collect(),
-        }
+        out.left = body(0);
+        out.right = body(self.n + 1);
+        out.diabolos.clear();
+        out.diabolos.extend((1..=self.n).map(|i| {
+            let b = body(i);
+            DiaboloState {
+                pos: b.pos,
+                vel: b.vel,
+                spin: y[self.spin(i)],
+                knot: knots[i - 1],
+            }
+        }));
     }
 
     /// Writes a Cartesian state into `y` (the accumulators untouched).
@@ -529,10 +526,16 @@ impl LooseSystem {
     /// diabolos, so a path-driven stick's integrated copy is bookkeeping only: it is replaced by
     /// the exact path state.
     pub fn state(&self, t: f64, y: &[f64]) -> CartesianState {
-        let mut state = self.layout.state(y, &self.knots);
-        imposed::pin(&self.drives[0], t, &mut state.left);
-        imposed::pin(&self.drives[1], t, &mut state.right);
+        let mut state = CartesianState::default();
+        self.state_into(t, y, &mut state);
         state
+    }
+
+    /// [`LooseSystem::state`] into `out`, reusing its storage.
+    pub fn state_into(&self, t: f64, y: &[f64], out: &mut CartesianState) {
+        self.layout.state_into(y, &self.knots, out);
+        imposed::pin(&self.drives[0], t, &mut out.left);
+        imposed::pin(&self.drives[1], t, &mut out.right);
     }
 
     /// The path of object k if it is a path-driven stick.

@@ -52,6 +52,7 @@ use std::borrow::Cow;
 use crate::model::energy::{mechanical_energy, string_energy};
 use crate::simulation::ode::integrate::StepStats;
 
+use super::observe::RowScratch;
 use super::phase::{LooseSystem, TautSystem};
 use super::report::Event;
 use super::roster::Roster;
@@ -102,6 +103,8 @@ pub struct Hybrid<'a> {
     pub(crate) gripping_before: Vec<usize>,
     /// The slot of a diabolo landing now: it enters at theta = pi.
     pub(crate) landed: Option<usize>,
+    /// Storage the rows are filled through.
+    pub(crate) row_scratch: RowScratch,
 }
 
 impl<'a> Hybrid<'a> {
@@ -122,6 +125,7 @@ impl<'a> Hybrid<'a> {
             initial_energy,
             gripping_before: Vec::new(),
             landed: None,
+            row_scratch: RowScratch::default(),
         }
     }
 
