@@ -188,6 +188,13 @@ fn length_from_terms(kin: &Kinematics, left: f64, right: f64, diabolos: f64) -> 
     left + right - velocity_terms - 2.0 * diabolos
 }
 
+/// d(w'_k)/dt = (T_{k-1} - T_k) / (m J) - sigma_k D w_k - (a_k^a cos psi_k - a_k^b sin psi_k +
+/// sum_{j<k} l_j''): from the spin's torque term `spin_torque`, the drag term `drag` and the
+/// string's feed `feed` ([`SlipFeed::next`]).
+fn slip_acceleration(spin_torque: f64, drag: f64, feed: f64) -> f64 {
+    spin_torque - drag - feed
+}
+
 /// The running part of the slip accelerations along the string, sum_{j<k} l_j'' =
 /// a_0^b - 2 sum_{0<j<k} a_j^b sin psi_j + sum_{j<k} l_j omega_j^2, carried from axle to axle.
 struct SlipFeed {
@@ -230,9 +237,9 @@ pub fn slip_accelerations(
     let per_spin_mass = 1.0 / (params.diabolo_mass * params.spin_inertia);
     let mut feed = SlipFeed::new(acc[0].1);
     for k in 1..=n {
-        out[k - 1] = (tensions[k - 1] - tensions[k]) * per_spin_mass
-            - sides(k) * params.spin_drag * spins[k - 1]
-            - feed.next(kin, k, acc[k]);
+        let drag = sides(k) * params.spin_drag * spins[k - 1];
+        let spin_torque = (tensions[k - 1] - tensions[k]) * per_spin_mass;
+        out[k - 1] = slip_acceleration(spin_torque, drag, feed.next(kin, k, acc[k]));
     }
     if let LengthLaw::MeanTension(_) = law {
         let (rate, acceleration) = (kin.total_length_rate(), length_acceleration(kin, acc));
@@ -517,8 +524,9 @@ impl GripSolver {
             length += length_term(kin, k, a.1);
             let feed_k = feed.next(kin, k, a);
             if let Some((_, slip)) = gripping.next_if(|(&start, _)| start == k) {
-                // (T_{k-1} - T_k) / (m J) is 0.
-                *slip = -sides(k) * params.spin_drag * spins[k - 1] - feed_k;
+                let drag = sides(k) * params.spin_drag * spins[k - 1];
+                // (T_{k-1} - T_k) / (m J) at zero tension.
+                *slip = slip_acceleration(0.0, drag, feed_k);
             }
         }
         length_from_terms(kin, left.1, right.1, length)
