@@ -436,8 +436,9 @@ impl TautDynamics {
 
     /// The Cartesian state of the last evaluated state.
     pub fn cartesian(&self, x: &[f64]) -> CartesianState {
-        self.kin
-            .to_cartesian(Vector2::new(x[0], x[1]), |i| self.spins[i - 1])
+        let mut state = CartesianState::default();
+        self.cartesian_into(x, &mut state);
+        state
     }
 
     /// [`TautDynamics::cartesian`] into `out`, reusing its storage.

@@ -571,13 +571,8 @@ impl GripSolver {
         (spins, sides): (&[f64], impl Fn(usize) -> f64),
         law: LengthLaw,
     ) {
-        let forces = if resting.is_empty() {
-            &self.tensions
-        } else {
-            self.segment_forces_from(resting);
-            &self.forces
-        };
-        frame_accelerations(params, kin, sticks, forces, &mut self.acc);
+        self.segment_forces_from(resting);
+        frame_accelerations(params, kin, sticks, &self.forces, &mut self.acc);
         self.rhs[0] = match law {
             LengthLaw::Inextensible => length_acceleration(kin, &self.acc),
             LengthLaw::MeanTension(mean) => {
