@@ -151,3 +151,55 @@ fn a_writer_dropped_unfinished_writes_its_rows_and_stops_its_helper() {
     let bytes = sink.0.lock().unwrap().clone();
     assert!(bytes == one_thread(&sim));
 }
+
+/// A sink that takes `delay` over each write.
+#[derive(Clone, Default)]
+struct Slow {
+    bytes: Shared,
+    delay: std::time::Duration,
+}
+
+impl Write for Slow {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        std::thread::sleep(self.delay);
+        self.bytes.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn rows_that_come_slowly_or_a_slow_sink_still_give_the_bytes_of_one_thread() {
+    use std::time::Duration;
+    let (_, sim) = shipped(Some("0.001"))
+        .into_iter()
+        .find(|(name, _)| name.ends_with("whip.json"))
+        .unwrap();
+    let expected = one_thread(&sim);
+    // Rows slower than the helper's watch before it sleeps (the helper sleeps and is woken
+    // for each block); then a sink slower than the rows (the run's thread, with every block in
+    // flight, watches and sleeps until a write is done).
+    for (row_pause, write_delay) in [
+        (Duration::from_micros(20), Duration::ZERO),
+        (Duration::ZERO, Duration::from_millis(2)),
+    ] {
+        let sink = Slow {
+            bytes: Shared::default(),
+            delay: write_delay,
+        };
+        let mut writer = ParallelTrajectoryWriter::new(sink.clone(), &sim).unwrap();
+        sim.run(&mut |row| {
+            if !row_pause.is_zero() {
+                std::thread::sleep(row_pause);
+            }
+            writer.write_row(row).unwrap();
+        });
+        writer.finish().unwrap();
+        let bytes = sink.bytes.0.lock().unwrap().clone();
+        assert!(
+            bytes == expected,
+            "rows every {row_pause:?}, writes taking {write_delay:?}"
+        );
+    }
+}

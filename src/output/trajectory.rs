@@ -200,9 +200,15 @@ pub(super) fn row_fields(
 pub(super) fn header_line(simulation: &Simulation) -> CsvLine {
     let n = simulation.initial.diabolo_count();
     let mut line = CsvLine::with_capacity(64 * (n + 4));
-    let elastic = simulation.params.string_stiffness.is_some();
-    line.texts(trajectory_header(n, elastic));
+    line.texts(header_of(simulation));
     line
+}
+
+/// The trajectory's columns for the diabolos of `simulation`.
+pub(super) fn header_of(simulation: &Simulation) -> Vec<String> {
+    let n = simulation.initial.diabolo_count();
+    let elastic = simulation.params.string_stiffness.is_some();
+    trajectory_header(n, elastic)
 }
 
 /// Writes the rows of one simulation to any `io::Write` through one reused [`CsvLine`].
