@@ -8,6 +8,7 @@ mod atomic;
 pub mod compress;
 mod events;
 mod pipeline;
+mod placement;
 #[cfg(feature = "cli")]
 mod progress;
 mod summary;

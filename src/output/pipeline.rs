@@ -19,6 +19,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::placement::Placement;
 use super::table::CsvLine;
 use super::trajectory::{header_line, header_of, row_fields, LooseTerms, RowFields};
 use crate::model::Params;
@@ -366,10 +367,24 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
         }
         drop(state);
         let shared = Arc::clone(&self.shared);
+        // Created off this thread's core, then free (see `placement`): the helper frees itself
+        // once the restriction is in place, whenever it starts.
+        let placement = Placement::of_current_thread();
+        let (placed, is_placed) = std::sync::mpsc::channel::<()>();
         self.helper = std::thread::Builder::new()
             .name("rows".into())
-            .spawn(move || shared.help())
+            .spawn(move || {
+                if let Some(placement) = placement {
+                    let _ = is_placed.recv();
+                    placement.allow_everywhere();
+                }
+                shared.help();
+            })
             .ok();
+        if let (Some(placement), Some(helper)) = (placement, &self.helper) {
+            placement.start_elsewhere(helper);
+        }
+        let _ = placed.send(());
         self.parallel = self.helper.is_some();
     }
 
