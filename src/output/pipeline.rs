@@ -14,7 +14,7 @@
 
 use std::collections::VecDeque;
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -158,6 +158,8 @@ struct Shared<W> {
     changed: Condvar,
     /// Counts those changes (raised under the lock), for the threads watching before they sleep.
     changes: AtomicU64,
+    /// The helper's cores are set (it may take the whole set back).
+    placed: AtomicBool,
     /// The output, until [`ParallelTrajectoryWriter::finish`] takes it back.
     sink: Mutex<Option<W>>,
 }
@@ -314,6 +316,7 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
                 state: Mutex::new(state),
                 changed: Condvar::new(),
                 changes: AtomicU64::new(0),
+                placed: AtomicBool::new(false),
                 sink: Mutex::new(Some(out)),
             }),
             block: Block::new(),
@@ -368,14 +371,15 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
         drop(state);
         let shared = Arc::clone(&self.shared);
         // Created off this thread's core, then free (see `placement`): the helper frees itself
-        // once the restriction is in place, whenever it starts.
+        // once the restriction is in place (a few microseconds), whenever it starts.
         let placement = Placement::of_current_thread();
-        let (placed, is_placed) = std::sync::mpsc::channel::<()>();
         self.helper = std::thread::Builder::new()
             .name("rows".into())
             .spawn(move || {
                 if let Some(placement) = placement {
-                    let _ = is_placed.recv();
+                    while !shared.placed.load(Ordering::Acquire) {
+                        std::hint::spin_loop();
+                    }
                     placement.allow_everywhere();
                 }
                 shared.help();
@@ -384,7 +388,7 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
         if let (Some(placement), Some(helper)) = (placement, &self.helper) {
             placement.start_elsewhere(helper);
         }
-        let _ = placed.send(());
+        self.shared.placed.store(true, Ordering::Release);
         self.parallel = self.helper.is_some();
     }
 
