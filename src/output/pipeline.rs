@@ -9,7 +9,9 @@
 //! Formatting (shortest round-trip numbers, 0.5 us a row of one diabolo) costs more than
 //! producing the rows (about 0.2 us a row) and integrating the run between them, so the rows of
 //! a run with rows every millisecond cost about 0.6 of what they cost on one thread (bench
-//! `whip_3s_rows_1ms`). A run of fewer rows than a block never starts the helper. Memory is
+//! `whip_3s_rows_1ms`). A run of fewer rows than a block never starts the helper; a longer one
+//! starts it with its first row, on another core than the run's ([`super::placement`]), and a
+//! thread out of work watches for more for up to [`SPIN`] before it sleeps. Memory is
 //! bounded: at most [`IN_FLIGHT`] blocks are recorded and not yet written (about 100 kB each).
 
 use std::collections::VecDeque;
