@@ -15,6 +15,8 @@ Usage (from the repository root):
     python3 benches/scipy_whip.py --rtol 1e-9 --out /tmp/scipy_whip.csv \\
         --compare /tmp/rust_whip.csv --rust-events /tmp/rust_whip_events.csv
     python3 benches/scipy_whip.py --rtol 1e-9 --out /tmp/scipy_whip.csv --repeat 15
+    python3 benches/scipy_whip.py --rtol 1e-9 --out /tmp/scipy_whip.csv --repeat 20 \
+        --versus target/release/diabolo     # the same job as whole diabolo processes; ratios
 
 with the Rust reference made by
 
@@ -110,6 +112,7 @@ import csv
 import json
 import math
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -749,6 +752,20 @@ def compare(ours_csv, rust_csv, ours_events, rust_events_path):
 # ---------------------------------------------------------------------------------------------
 
 
+def time_processes(diabolo, scenario, duration, interval, rtol, out, repeat):
+    """Wall times of `repeat` whole `diabolo run` processes of the job, s (each into a new file)."""
+    command = [diabolo, "run", scenario, "--set", f"sim.duration={duration}",
+               "--set", f"sim.rtol={rtol}", "--set", f"sim.output_interval={interval}",
+               "-o", out, "-q"]
+    times = []
+    for _ in range(repeat):
+        Path(out).unlink(missing_ok=True)
+        start = time.perf_counter()
+        subprocess.run(command, check=True)
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenario", default=str(WHIP))
@@ -761,6 +778,9 @@ def main():
     ap.add_argument("--compare", metavar="RUST_CSV", help="the Rust trajectory to compare with")
     ap.add_argument("--rust-events", help="the Rust event log (JSON lines or CSV)")
     ap.add_argument("--repeat", type=int, default=0, help="time K whole jobs and K integrations")
+    ap.add_argument("--versus", metavar="DIABOLO",
+                    help="with --repeat: also time K whole `DIABOLO run` processes of the same job "
+                         "(rows to a new file) and print the ratios")
     a = ap.parse_args()
 
     start = time.perf_counter()
@@ -788,6 +808,14 @@ def main():
         for name, times in [("whole job", jobs), ("integration alone", integrations)]:
             print(f"{name}: min {min(times) * 1e3:.1f} ms, "
                   f"median {statistics.median(times) * 1e3:.1f} ms over {len(times)}")
+        if a.versus:
+            processes = time_processes(a.versus, a.scenario, a.duration, a.output_interval,
+                                       a.rtol, a.out + ".diabolo.csv", a.repeat)
+            print(f"diabolo run, whole process: min {min(processes) * 1e3:.2f} ms, "
+                  f"median {statistics.median(processes) * 1e3:.2f} ms over {len(processes)} "
+                  f"(timed from Python: a process start costs about 0.5 ms more than by hyperfine)")
+            print(f"whole job, SciPy / diabolo: {min(jobs) / min(processes):.0f}x (minima), "
+                  f"{statistics.median(jobs) / statistics.median(processes):.0f}x (medians)")
 
 
 if __name__ == "__main__":
