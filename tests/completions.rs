@@ -105,6 +105,27 @@ fn man_prints_the_page_of_diabolo_listing_the_subcommand_pages() {
     }
     assert!(page.contains("diabolo\\-run(1)"));
     assert!(page.contains("diabolo\\-completions(1)"));
+    // Each subcommand is described by its own summary, also those built only when used whose
+    // arguments are shared structs (`plot`, `animate`, `replay`, `fit`).
+    for summary in [
+        "Draw a trajectory: time series with the events marked",
+        "Animate a trajectory: sticks, string and spinning diabolos",
+        "Replay a motion\\-capture recording",
+        "Fit parameters to recordings by minimising the replay error",
+        "Run one scenario: the trajectory CSV",
+    ] {
+        assert!(page.contains(summary), "{summary} is missing from the page");
+    }
+    for borrowed in [
+        "time window of the trajectory",
+        "The progress flag",
+        "How a replay estimates",
+    ] {
+        assert!(
+            !page.contains(borrowed),
+            "{borrowed} describes a subcommand"
+        );
+    }
 }
 
 #[test]
