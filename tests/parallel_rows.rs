@@ -6,6 +6,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use diabolo::output::{ParallelTrajectoryWriter, TrajectoryWriter};
 use diabolo::{Scenario, Simulation};
@@ -33,13 +34,47 @@ fn shipped(interval: Option<&str>) -> Vec<(String, Simulation)> {
         .collect()
 }
 
-/// A sink that other threads write to and the test reads afterwards.
-#[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<u8>>>);
+/// The whip with rows every millisecond (3,001 rows, 25 blocks).
+fn whip_at_1ms() -> Simulation {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let text = std::fs::read_to_string(dir.join("whip.json")).unwrap();
+    let sets = [("sim.output_interval".to_string(), "0.001".to_string())];
+    Scenario::parse(&text, &sets).unwrap().build(&dir).unwrap()
+}
+
+/// A sink that other threads write to and the test reads afterwards; each write takes `delay`,
+/// and fails ("disk full") once the bytes would pass `good`.
+#[derive(Clone)]
+struct Shared {
+    bytes: Arc<Mutex<Vec<u8>>>,
+    delay: Duration,
+    good: usize,
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Self {
+            bytes: Arc::default(),
+            delay: Duration::ZERO,
+            good: usize::MAX,
+        }
+    }
+}
+
+impl Shared {
+    fn bytes(&self) -> Vec<u8> {
+        self.bytes.lock().unwrap().clone()
+    }
+}
 
 impl Write for Shared {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
+        std::thread::sleep(self.delay);
+        let mut bytes = self.bytes.lock().unwrap();
+        if bytes.len() + buf.len() > self.good {
+            return Err(io::Error::other("disk full"));
+        }
+        bytes.extend_from_slice(buf);
         Ok(buf.len())
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -61,8 +96,7 @@ fn two_threads(sim: &Simulation, single: bool) -> Vec<u8> {
     }
     sim.run(&mut |row| writer.write_row(row).unwrap());
     writer.finish().unwrap();
-    let bytes = sink.0.lock().unwrap().clone();
-    bytes
+    sink.bytes()
 }
 
 #[test]
@@ -86,34 +120,12 @@ fn rows_formatted_on_two_threads_are_the_bytes_of_one_thread_on_every_shipped_sc
     assert!(rows > 50_000, "{rows} rows");
 }
 
-/// Fails every write after the first `good` bytes.
-struct Failing {
-    written: usize,
-    good: usize,
-}
-
-impl Write for Failing {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.written + buf.len() > self.good {
-            return Err(io::Error::other("disk full"));
-        }
-        self.written += buf.len();
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn a_failed_write_is_reported_once_and_the_run_goes_on() {
-    let (_, sim) = shipped(Some("0.001"))
-        .into_iter()
-        .find(|(name, _)| name.ends_with("whip.json"))
-        .unwrap();
-    let sink = Failing {
-        written: 0,
+    let sim = whip_at_1ms();
+    let sink = Shared {
         good: 200_000,
+        ..Shared::default()
     };
     let mut writer = ParallelTrajectoryWriter::new(sink, &sim).unwrap();
     let mut errors = Vec::new();
@@ -128,7 +140,7 @@ fn a_failed_write_is_reported_once_and_the_run_goes_on() {
     match finished {
         Ok(sink) => {
             assert_eq!(errors, ["disk full"]);
-            assert!(sink.written <= 200_000);
+            assert!(sink.bytes().len() <= 200_000);
         }
         Err(e) => {
             assert!(errors.is_empty(), "{errors:?}");
@@ -139,43 +151,18 @@ fn a_failed_write_is_reported_once_and_the_run_goes_on() {
 
 #[test]
 fn a_writer_dropped_unfinished_writes_its_rows_and_stops_its_helper() {
-    let (_, sim) = shipped(Some("0.001"))
-        .into_iter()
-        .find(|(name, _)| name.ends_with("whip.json"))
-        .unwrap();
+    let sim = whip_at_1ms();
     let sink = Shared::default();
     {
         let mut writer = ParallelTrajectoryWriter::new(sink.clone(), &sim).unwrap();
         sim.run(&mut |row| writer.write_row(row).unwrap());
     }
-    let bytes = sink.0.lock().unwrap().clone();
-    assert!(bytes == one_thread(&sim));
-}
-
-/// A sink that takes `delay` over each write.
-#[derive(Clone, Default)]
-struct Slow {
-    bytes: Shared,
-    delay: std::time::Duration,
-}
-
-impl Write for Slow {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        std::thread::sleep(self.delay);
-        self.bytes.write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
+    assert!(sink.bytes() == one_thread(&sim));
 }
 
 #[test]
 fn rows_that_come_slowly_or_a_slow_sink_still_give_the_bytes_of_one_thread() {
-    use std::time::Duration;
-    let (_, sim) = shipped(Some("0.001"))
-        .into_iter()
-        .find(|(name, _)| name.ends_with("whip.json"))
-        .unwrap();
+    let sim = whip_at_1ms();
     let expected = one_thread(&sim);
     // Rows slower than the helper's watch before it sleeps (the helper sleeps and is woken
     // for each block); then a sink slower than the rows (the run's thread, with every block in
@@ -184,9 +171,9 @@ fn rows_that_come_slowly_or_a_slow_sink_still_give_the_bytes_of_one_thread() {
         (Duration::from_micros(20), Duration::ZERO),
         (Duration::ZERO, Duration::from_millis(2)),
     ] {
-        let sink = Slow {
-            bytes: Shared::default(),
+        let sink = Shared {
             delay: write_delay,
+            ..Shared::default()
         };
         let mut writer = ParallelTrajectoryWriter::new(sink.clone(), &sim).unwrap();
         sim.run(&mut |row| {
@@ -196,9 +183,8 @@ fn rows_that_come_slowly_or_a_slow_sink_still_give_the_bytes_of_one_thread() {
             writer.write_row(row).unwrap();
         });
         writer.finish().unwrap();
-        let bytes = sink.bytes.0.lock().unwrap().clone();
         assert!(
-            bytes == expected,
+            sink.bytes() == expected,
             "rows every {row_pause:?}, writes taking {write_delay:?}"
         );
     }

@@ -27,7 +27,7 @@ use super::trajectory::{header_line, header_of, row_fields, LooseTerms, RowField
 use crate::model::Params;
 use crate::simulation::run::{Row, Simulation};
 
-/// Fields recorded per block before it is handed over (about 95 rows of one diabolo). A block
+/// Fields recorded per block before it is handed over (about 120 rows of one diabolo). A block
 /// and its text stay under the allocator's threshold for fresh mappings and few are alive, so
 /// a run touches little fresh memory (each new page is a page fault).
 const BLOCK_FIELDS: usize = 4_096;
@@ -88,20 +88,17 @@ impl Block {
         line.swap_buffer(out);
         let (mut values, mut words) = (self.values.iter(), self.words.iter());
         for kind in &self.kinds {
+            // Through `RowFields for CsvLine`, as `TrajectoryWriter` writes a row.
             match kind {
                 Kind::Number => {
-                    line.number(*values.next().expect("a value per number"));
+                    RowFields::number(line, *values.next().expect("a value per number"));
                 }
                 Kind::Integer => {
                     let bits = values.next().expect("a value per integer").to_bits();
-                    line.integer(bits as i64);
+                    RowFields::integer(line, bits as i64);
                 }
-                Kind::Word => {
-                    line.word(words.next().expect("a name per word"));
-                }
-                Kind::Missing => {
-                    line.word("");
-                }
+                Kind::Word => RowFields::word(line, words.next().expect("a name per word")),
+                Kind::Missing => RowFields::missing(line),
                 Kind::End => line.end_kept(),
             }
         }
@@ -255,17 +252,29 @@ impl<W: Write> Shared<W> {
         state
     }
 
+    /// Formats (and writes) queued blocks, or waits for the other thread, while `busy`.
+    fn work_while<'a>(
+        &'a self,
+        mut state: MutexGuard<'a, State>,
+        line: &mut CsvLine,
+        busy: impl Fn(&State) -> bool,
+    ) -> MutexGuard<'a, State> {
+        while busy(&state) {
+            state = match state.queue.pop_front() {
+                Some(job) => self.process(state, job, line),
+                None => self.wait(state),
+            };
+        }
+        state
+    }
+
     /// The helper thread: formats and writes queued blocks until the queue is closed and empty.
     fn help(&self) {
-        let mut line = CsvLine::default();
-        let mut state = self.lock();
-        loop {
-            match state.queue.pop_front() {
-                Some(job) => state = self.process(state, job, &mut line),
-                None if state.closed => return,
-                None => state = self.wait(state),
-            }
-        }
+        let state = self.lock();
+        let done = self.work_while(state, &mut CsvLine::default(), |s| {
+            !s.closed || !s.queue.is_empty()
+        });
+        drop(done);
     }
 }
 
@@ -283,7 +292,7 @@ pub struct ParallelTrajectoryWriter<W: Write + Send + 'static> {
     loose: LooseTerms,
     /// The run's thread's line, when it formats a block itself.
     line: CsvLine,
-    /// The helper, once the first block is handed over (never on one core).
+    /// The helper, once started (never on one core).
     helper: Option<JoinHandle<()>>,
     /// Whether a helper may be started or runs (not on one core, nor when it cannot start).
     parallel: bool,
@@ -296,10 +305,11 @@ pub struct ParallelTrajectoryWriter<W: Write + Send + 'static> {
 impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
     /// Writes the header for the diabolos of `simulation`.
     pub fn new(mut out: W, simulation: &Simulation) -> io::Result<Self> {
-        header_line(simulation).end(&mut out)?;
+        let columns = header_of(simulation);
+        let width = columns.len() + 1;
+        header_line(columns).end(&mut out)?;
         let settings = &simulation.settings;
-        let rows = settings.duration / settings.output_interval + 1.0;
-        let fields = rows * (header_of(simulation).len() + 1) as f64;
+        let fields = (settings.duration / settings.output_interval + 1.0) * width as f64;
         let state = State {
             queue: VecDeque::with_capacity(IN_FLIGHT),
             formatted: Vec::with_capacity(IN_FLIGHT),
@@ -406,16 +416,11 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
         self.seq += 1;
         state.in_flight += 1;
         shared.notify(&state);
-        while state.in_flight >= IN_FLIGHT || (!self.parallel && !state.queue.is_empty()) {
-            state = match state.queue.pop_front() {
-                Some(job) => shared.process(state, job, &mut self.line),
-                None => shared.wait(state),
-            };
-        }
-        match state.error.take() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        let parallel = self.parallel;
+        let mut state = shared.work_while(state, &mut self.line, |s| {
+            s.in_flight >= IN_FLIGHT || (!parallel && !s.queue.is_empty())
+        });
+        state.error.take().map_or(Ok(()), Err)
     }
 
     /// Writes every recorded row and gives the sink back (not flushed); the first failed write
@@ -438,12 +443,7 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
         let mut state = shared.lock();
         state.closed = true;
         shared.notify(&state);
-        while state.in_flight > 0 {
-            state = match state.queue.pop_front() {
-                Some(job) => shared.process(state, job, &mut self.line),
-                None => shared.wait(state),
-            };
-        }
+        let mut state = shared.work_while(state, &mut self.line, |s| s.in_flight > 0);
         let error = state.error.take();
         drop(state);
         if let Some(helper) = self.helper.take() {

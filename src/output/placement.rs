@@ -47,7 +47,7 @@ impl Placement {
         };
         let current = usize::try_from(current).ok()?;
         let placement = Self { allowed, current };
-        (placement.count(&placement.others()?) > 0).then_some(placement)
+        (count(&placement.others()?) > 0).then_some(placement)
     }
 
     /// The allowed cores but the current one.
@@ -61,11 +61,6 @@ impl Placement {
         // SAFETY: `current` is below the set's capacity (checked above).
         unsafe { libc::CPU_CLR(self.current, &mut others) };
         Some(others)
-    }
-
-    fn count(&self, set: &libc::cpu_set_t) -> i32 {
-        // SAFETY: reads the set only.
-        unsafe { libc::CPU_COUNT(set) }
     }
 
     /// Allows `thread` (just created, not yet running) only on the other cores.
@@ -92,6 +87,13 @@ impl Placement {
             libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &self.allowed);
         }
     }
+}
+
+/// How many cores `set` holds.
+#[cfg(target_os = "linux")]
+fn count(set: &libc::cpu_set_t) -> i32 {
+    // SAFETY: reads the set only.
+    unsafe { libc::CPU_COUNT(set) }
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -195,12 +195,11 @@ pub(super) fn row_fields(
     }
 }
 
-/// The trajectory's header for the diabolos of `simulation`, as a line to end (its buffer sized
+/// The trajectory's header of `columns` ([`header_of`]), as a line to end (its buffer sized
 /// for the rows).
-pub(super) fn header_line(simulation: &Simulation) -> CsvLine {
-    let n = simulation.initial.diabolo_count();
-    let mut line = CsvLine::with_capacity(64 * (n + 4));
-    line.texts(header_of(simulation));
+pub(super) fn header_line(columns: Vec<String>) -> CsvLine {
+    let mut line = CsvLine::with_capacity(24 * columns.len());
+    line.texts(columns);
     line
 }
 
@@ -223,7 +222,7 @@ pub struct TrajectoryWriter<W: Write> {
 impl<W: Write> TrajectoryWriter<W> {
     /// Writes the header for the diabolos of `simulation`.
     pub fn new(mut out: W, simulation: &Simulation) -> io::Result<Self> {
-        let mut line = header_line(simulation);
+        let mut line = header_line(header_of(simulation));
         line.end(&mut out)?;
         Ok(Self {
             out,
