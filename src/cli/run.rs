@@ -7,6 +7,7 @@ use std::time::Instant;
 use super::args::RunArgs;
 use super::input::load;
 use super::{commit, create, create_output, note, write_error, write_file, CliError};
+use diabolo::output::compress::WRITE_BUFFER;
 use diabolo::output::{write_events, AtomicFile, ParallelTrajectoryWriter, RunProgress, Summary};
 
 /// Runs the scenario, streaming the rows; the files are committed whether or not the run
@@ -34,7 +35,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 
     let sink = match trajectory_file {
         Some(file) => Sink::File(file),
-        None => Sink::Stdout(io::BufWriter::with_capacity(1 << 16, io::stdout())),
+        None => Sink::Stdout(io::BufWriter::with_capacity(WRITE_BUFFER, io::stdout())),
     };
     let write_failed = |source| write_error(args.output.as_deref(), source);
     let mut writer = match ParallelTrajectoryWriter::new(sink, &simulation) {

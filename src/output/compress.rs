@@ -31,6 +31,11 @@ pub fn content_name(path: &Path) -> PathBuf {
     }
 }
 
+/// Bytes an output file or standard output gathers before a write (32 KiB): less than a block
+/// of formatted rows (about 50 KB, `pipeline`), which then goes out without being copied into
+/// the buffer first.
+pub const WRITE_BUFFER: usize = 1 << 15;
+
 /// The file's bytes as they go out: as given, or through a gzip encoder.
 #[derive(Debug)]
 pub(crate) enum Encoded {
@@ -44,7 +49,7 @@ pub(crate) enum Encoded {
 impl Encoded {
     /// A writer of `file`, gzip-compressed when `gzip`.
     pub(crate) fn new(file: File, gzip: bool) -> Self {
-        let buffered = BufWriter::with_capacity(1 << 16, file);
+        let buffered = BufWriter::with_capacity(WRITE_BUFFER, file);
         if gzip {
             Self::Gzip(GzEncoder::new(buffered, Compression::default()))
         } else {

@@ -26,6 +26,5 @@ pub use temporary::exit_removing_temporary_files;
 #[cfg(feature = "cli")]
 pub use temporary::remove_temporary_files_on_signals;
 pub use trajectory::{
-    loose_taut_terms, trajectory_header, ColumnValues, RowFields, TrajectoryColumns,
-    TrajectoryWriter,
+    trajectory_header, ColumnValues, RowFields, TrajectoryColumns, TrajectoryWriter,
 };

@@ -23,8 +23,7 @@ use std::time::{Duration, Instant};
 
 use super::placement::Placement;
 use super::table::CsvLine;
-use super::trajectory::{header_line, header_of, row_fields, LooseTerms, RowFields};
-use crate::model::Params;
+use super::trajectory::{header_line, header_of, row_fields, RowFields};
 use crate::simulation::run::{Row, Simulation};
 
 /// Fields recorded per block before it is handed over (about 120 rows of one diabolo). A block
@@ -41,7 +40,8 @@ const IN_FLIGHT: usize = 4;
 /// the host), and the rows then wait for it.
 const SPIN: Duration = Duration::from_micros(300);
 
-/// Room for a block's text (about 10 bytes a field).
+/// Room for a block's text (about 10 bytes a field). The text, about 50 KB, is more than the
+/// output's buffer ([`super::compress::WRITE_BUFFER`]), so it is written without a copy.
 const TEXT_CAPACITY: usize = 16 * BLOCK_FIELDS;
 
 /// What a recorded field is.
@@ -288,8 +288,6 @@ pub struct ParallelTrajectoryWriter<W: Write + Send + 'static> {
     block: Block,
     /// Its sequence number.
     seq: u64,
-    params: Params,
-    loose: LooseTerms,
     /// The run's thread's line, when it formats a block itself.
     line: CsvLine,
     /// The helper, once started (never on one core).
@@ -333,8 +331,6 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
             }),
             block: Block::new(),
             seq: 0,
-            params: simulation.params,
-            loose: LooseTerms::default(),
             line: CsvLine::default(),
             helper: None,
             parallel: true,
@@ -348,13 +344,12 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
         self
     }
 
-    /// Records one row (a loose row's G and FC computed here); a failed write of an earlier
-    /// block is returned.
+    /// Records one row; a failed write of an earlier block is returned.
     pub fn write_row(&mut self, row: &Row) -> io::Result<()> {
         if std::mem::take(&mut self.start_early) {
             self.start_helper();
         }
-        row_fields(&self.params, &mut self.loose, row, &mut self.block);
+        row_fields(row, &mut self.block);
         self.block.kinds.push(Kind::End);
         if self.block.kinds.len() >= BLOCK_FIELDS {
             self.hand_over()?;

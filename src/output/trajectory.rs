@@ -5,9 +5,6 @@
 use std::io::{self, Write};
 
 use super::table::CsvLine;
-use crate::model::friction::{Axles, SlipReference};
-use crate::model::CartesianState;
-use crate::model::{tension, Kinematics, Params, StickInput};
 use crate::simulation::run::{Row, Simulation};
 
 /// The header of an N-diabolo trajectory (`string_loss` after `impulse_loss` with a compliant
@@ -52,55 +49,6 @@ pub fn trajectory_header(n: usize, elastic: bool) -> Vec<String> {
     columns
 }
 
-/// What a loose row shows in the G and FC columns: the taut formulas evaluated on the loose
-/// state, with the hands' forces as their inputs: the gear ratio G (dimensionless) and the
-/// centrifugal term F^_C (m/s^2), both NaN where the formulas are undefined (a configuration
-/// without string angles). The string is slack, so neither acts on the motion; they show how
-/// close the state is to what the taut string would do.
-pub fn loose_taut_terms(params: &Params, row: &Row) -> (f64, f64) {
-    LooseTerms::default().of(params, row)
-}
-
-/// The workspace of [`loose_taut_terms`], reused from row to row (rebuilt when the number of
-/// diabolos on the string changes).
-#[derive(Debug, Default)]
-pub(super) struct LooseTerms {
-    kinematics: Option<(Kinematics, Axles)>,
-    spins: Vec<f64>,
-    state: CartesianState,
-}
-
-impl LooseTerms {
-    fn of(&mut self, params: &Params, row: &Row) -> (f64, f64) {
-        row.string_state_into(&mut self.state);
-        let n = self.state.diabolo_count();
-        let (kinematics, axles) = match &mut self.kinematics {
-            Some((k, a)) if k.diabolos() == n => (k, a),
-            slot => {
-                let (k, a) = slot.insert((Kinematics::new(n), Axles::new(n)));
-                (k, a)
-            }
-        };
-        if kinematics.load_cartesian(&self.state).is_err() {
-            return (f64::NAN, f64::NAN);
-        }
-        self.spins.clear();
-        self.spins
-            .extend(self.state.diabolos.iter().map(|d| d.spin));
-        axles.update(
-            params.friction_law,
-            params.friction,
-            kinematics,
-            &self.spins,
-            None,
-            SlipReference::LeftSide,
-        );
-        let inputs = row.hand_forces.map(StickInput::Force);
-        let formulas = tension::solve(params, kinematics, axles, &inputs, Default::default());
-        (formulas.gear_ratio, formulas.centrifugal_term)
-    }
-}
-
 /// Where the fields of a trajectory row go, in column order: a CSV line ([`CsvLine`]) or
 /// columns of values ([`TrajectoryColumns`]).
 pub trait RowFields {
@@ -129,18 +77,9 @@ impl RowFields for CsvLine {
     }
 }
 
-/// The fields of one row in the columns of [`trajectory_header`]; a loose row's G and FC are
-/// [`loose_taut_terms`] (computed in `loose`, reused from row to row).
-pub(super) fn row_fields(
-    params: &Params,
-    loose: &mut LooseTerms,
-    row: &Row,
-    out: &mut impl RowFields,
-) {
-    let (gear_ratio, centrifugal_term) = match (row.gear_ratio, row.centrifugal_term) {
-        (Some(g), Some(fc)) => (g, fc),
-        _ => loose.of(params, row),
-    };
+/// The fields of one row in the columns of [`trajectory_header`]; the G and FC columns are
+/// [`Row::formulas`] (on a loose row, the taut formulas on its state).
+pub(super) fn row_fields(row: &Row, out: &mut impl RowFields) {
     out.number(row.t);
     out.word(row.phase.map_or("", |p| p.name()));
     for stick in [&row.state.left, &row.state.right] {
@@ -171,8 +110,8 @@ pub(super) fn row_fields(
         }
     }
     for v in [
-        gear_ratio,
-        centrifugal_term,
+        row.formulas.gear_ratio,
+        row.formulas.centrifugal_term,
         row.hand_forces[0].x,
         row.hand_forces[0].y,
         row.hand_forces[1].x,
@@ -214,9 +153,6 @@ pub(super) fn header_of(simulation: &Simulation) -> Vec<String> {
 pub struct TrajectoryWriter<W: Write> {
     out: W,
     line: CsvLine,
-    /// The simulation's parameters, for the G and FC columns of loose rows.
-    params: Params,
-    loose: LooseTerms,
 }
 
 impl<W: Write> TrajectoryWriter<W> {
@@ -224,17 +160,12 @@ impl<W: Write> TrajectoryWriter<W> {
     pub fn new(mut out: W, simulation: &Simulation) -> io::Result<Self> {
         let mut line = header_line(header_of(simulation));
         line.end(&mut out)?;
-        Ok(Self {
-            out,
-            line,
-            params: simulation.params,
-            loose: LooseTerms::default(),
-        })
+        Ok(Self { out, line })
     }
 
-    /// Writes one row; a loose row's G and FC are [`loose_taut_terms`].
+    /// Writes one row.
     pub fn write_row(&mut self, row: &Row) -> io::Result<()> {
-        row_fields(&self.params, &mut self.loose, row, &mut self.line);
+        row_fields(row, &mut self.line);
         self.line.end(&mut self.out)
     }
 
@@ -304,8 +235,6 @@ pub struct TrajectoryColumns {
     columns: Vec<ColumnValues>,
     /// The column the next field goes to.
     cursor: usize,
-    params: Params,
-    loose: LooseTerms,
 }
 
 impl TrajectoryColumns {
@@ -319,18 +248,13 @@ impl TrajectoryColumns {
             names,
             columns,
             cursor: 0,
-            params: simulation.params,
-            loose: LooseTerms::default(),
         }
     }
 
     /// Appends one row.
     pub fn push_row(&mut self, row: &Row) {
         self.cursor = 0;
-        let params = self.params;
-        let mut loose = std::mem::take(&mut self.loose);
-        row_fields(&params, &mut loose, row, self);
-        self.loose = loose;
+        row_fields(row, self);
     }
 
     /// Rows held.
@@ -400,7 +324,33 @@ impl RowFields for TrajectoryColumns {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::friction::{Axles, SlipReference};
+    use crate::model::{tension, Kinematics, Params, StickInput};
     use crate::scenario::Scenario;
+
+    /// The taut formulas on a row's string state, computed here from the model: the
+    /// reference for the G and FC columns.
+    fn formulas_of(params: &Params, row: &Row) -> (f64, f64) {
+        let state = row.string_state();
+        let n = state.diabolo_count();
+        let mut kinematics = Kinematics::new(n);
+        if kinematics.load_cartesian(&state).is_err() {
+            return (f64::NAN, f64::NAN);
+        }
+        let spins: Vec<f64> = state.diabolos.iter().map(|d| d.spin).collect();
+        let mut axles = Axles::new(n);
+        axles.update(
+            params.friction_law,
+            params.friction,
+            &kinematics,
+            &spins,
+            None,
+            SlipReference::LeftSide,
+        );
+        let inputs = row.hand_forces.map(StickInput::Force);
+        let solution = tension::solve(params, &kinematics, &axles, &inputs, Default::default());
+        (solution.gear_ratio, solution.centrifugal_term)
+    }
 
     #[test]
     fn loose_rows_carry_no_taut_terms_and_the_csv_shows_the_taut_formulas_of_their_state() {
@@ -423,9 +373,15 @@ mod tests {
                 (Some(g), Some(fc)) => (g, fc),
                 _ => {
                     loose += 1;
-                    loose_taut_terms(&simulation.params, row)
+                    formulas_of(&simulation.params, row)
                 }
             };
+            assert_eq!(
+                (row.formulas.gear_ratio, row.formulas.centrifugal_term),
+                (g, fc),
+                "t = {}",
+                row.t
+            );
             assert!(g.is_finite() && fc.is_finite(), "t = {}", row.t);
             assert_eq!(cells[g_column], format!("{g:?}"), "G at t = {}", row.t);
             assert_eq!(

@@ -3,7 +3,8 @@
 
 use nalgebra::Vector2;
 
-use crate::model::{energy::mechanical_energy, CartesianState, Kinematics};
+use crate::model::friction::{Axles, SlipReference};
+use crate::model::{energy::mechanical_energy, tension, CartesianState, Kinematics, StickInput};
 
 use super::hybrid::Hybrid;
 use super::imposed;
@@ -38,6 +39,11 @@ pub struct Row {
     pub gear_ratio: Option<f64>,
     /// F^_C: the centrifugal term of the taut string, m/s^2; `None` while loose.
     pub centrifugal_term: Option<f64>,
+    /// G and F^_C as the taut string's formulas give them on this row's state, with
+    /// `hand_forces` as the sticks' inputs: `gear_ratio` and `centrifugal_term` themselves while
+    /// taut; while loose, what a taut string would do from here (NaN where the configuration
+    /// has no string angles). The trajectory's G and FC columns.
+    pub formulas: TautFormulas,
     /// Hand forces applied to the left and the right stick (x-y), N.
     pub hand_forces: [Vector2<f64>; 2],
     /// Energy, J: mechanical (kinetic, spin, gravitational) plus a compliant string's elastic
@@ -56,6 +62,16 @@ pub struct Row {
     /// Energy lost in a compliant string's damping since the start, J (`None` for the
     /// inextensible string).
     pub string_loss: Option<f64>,
+}
+
+/// The gear ratio and the centrifugal term the taut string's formulas give on a state
+/// ([`Row::formulas`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TautFormulas {
+    /// G (dimensionless).
+    pub gear_ratio: f64,
+    /// F^_C, m/s^2.
+    pub centrifugal_term: f64,
 }
 
 impl Row {
@@ -137,11 +153,13 @@ impl Rows {
 }
 
 /// Storage a row is filled through, reused from row to row: the string's Cartesian state and,
-/// while loose, the kinematics its thetas are read from.
+/// while loose, the kinematics its thetas and formulas are read from, with the axles' friction
+/// and the spins the formulas take.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RowScratch {
     string: CartesianState,
-    kinematics: Option<Kinematics>,
+    loose: Option<(Kinematics, Axles)>,
+    spins: Vec<f64>,
 }
 
 /// Fills `row` for the active mode's state y at time t (allocation-free once the row and the
@@ -156,6 +174,30 @@ pub(crate) fn fill_row(
     let filled = fill_row_through(row, hybrid, t, y, &mut scratch);
     hybrid.row_scratch = scratch;
     filled
+}
+
+/// The taut formulas on the loose state loaded in `kin`: the axles' friction for `spins` (slip
+/// measured on the left side), then the tension solution for the sticks' `inputs`.
+fn formulas_on(
+    params: &crate::model::Params,
+    kin: &Kinematics,
+    axles: &mut Axles,
+    spins: &[f64],
+    inputs: &[StickInput; 2],
+) -> TautFormulas {
+    axles.update(
+        params.friction_law,
+        params.friction,
+        kin,
+        spins,
+        None,
+        SlipReference::LeftSide,
+    );
+    let solution = tension::solve(params, kin, axles, inputs, Default::default());
+    TautFormulas {
+        gear_ratio: solution.gear_ratio,
+        centrifugal_term: solution.centrifugal_term,
+    }
 }
 
 fn fill_row_through(
@@ -207,6 +249,10 @@ fn fill_row_through(
             let tension = dynamics.tension();
             row.gear_ratio = Some(tension.gear_ratio);
             row.centrifugal_term = Some(tension.centrifugal_term);
+            row.formulas = TautFormulas {
+                gear_ratio: tension.gear_ratio,
+                centrifugal_term: tension.centrifugal_term,
+            };
             row.hand_forces = tension.hand_forces;
         }
         Phase::Loose => {
@@ -215,9 +261,12 @@ fn fill_row_through(
             let inputs = hand_inputs(drives, t, &[string.left, string.right]);
             let motion = crate::model::loose_accelerations(&params, &inputs);
             row.hand_forces = [motion[0].1, motion[1].1];
-            let kin = match &mut scratch.kinematics {
-                Some(k) if k.diabolos() == n => k,
-                slot => slot.insert(Kinematics::new(n)),
+            let (kin, axles) = match &mut scratch.loose {
+                Some((k, a)) if k.diabolos() == n => (k, a),
+                slot => {
+                    let (k, a) = slot.insert((Kinematics::new(n), Axles::new(n)));
+                    (k, a)
+                }
             };
             let loaded = kin.load_cartesian(string).is_ok();
             for slot in 1..=n {
@@ -228,6 +277,17 @@ fn fill_row_through(
                 };
                 row.thetas[hybrid.roster.diabolo_in(slot) - 1] = Some(theta);
             }
+            row.formulas = if loaded {
+                scratch.spins.clear();
+                scratch.spins.extend(string.diabolos.iter().map(|d| d.spin));
+                let inputs = row.hand_forces.map(StickInput::Force);
+                formulas_on(&params, kin, axles, &scratch.spins, &inputs)
+            } else {
+                TautFormulas {
+                    gear_ratio: f64::NAN,
+                    centrifugal_term: f64::NAN,
+                }
+            };
             row.tensions.clear();
             row.tensions.resize(n + 1, 0.0);
             row.resting.clear();

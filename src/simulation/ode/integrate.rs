@@ -562,14 +562,17 @@ impl Stepper {
             });
         }
         let theta = (t - self.t_old) / (self.t - self.t_old);
-        let rows = self.tableau.dense_rows();
-        for (i, value) in out.iter_mut().enumerate() {
-            let mut acc = self.dense[(rows - 1) * self.n + i];
-            for r in (0..rows - 1).rev() {
-                let factor = if r % 2 == 0 { theta } else { 1.0 - theta };
-                acc = self.dense[r * self.n + i] + factor * acc;
+        // Horner's scheme in theta and 1 - theta, row by row from the last (each component the
+        // same operations in the same order as one component at a time, so the same bits).
+        let mut rows = self.dense[..self.tableau.dense_rows() * self.n].chunks_exact(self.n);
+        if let Some(last) = rows.next_back() {
+            out.copy_from_slice(last);
+        }
+        for (r, row) in rows.enumerate().rev() {
+            let factor = if r % 2 == 0 { theta } else { 1.0 - theta };
+            for (value, &coefficient) in out.iter_mut().zip(row) {
+                *value = coefficient + factor * *value;
             }
-            *value = acc;
         }
         Ok(())
     }
