@@ -352,13 +352,15 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
         row_fields(row, &mut self.block);
         self.block.kinds.push(Kind::End);
         if self.block.kinds.len() >= BLOCK_FIELDS {
+            self.start_helper();
             self.hand_over()?;
         }
         Ok(())
     }
 
-    /// Starts the helper (at the first row or the first block handed over), where there is more
-    /// than one core.
+    /// Starts the helper (at the first row or the first full block), where there is more than
+    /// one core. The rows of a run that fill less than a block are formatted at its end on the
+    /// run's thread: starting a thread for them would cost more than it saves.
     fn start_helper(&mut self) {
         if self.helper.is_some() || !self.parallel {
             return;
@@ -402,7 +404,6 @@ impl<W: Write + Send + 'static> ParallelTrajectoryWriter<W> {
     /// Queues the recorded block; beyond [`IN_FLIGHT`] blocks, formats queued blocks here (or
     /// waits for the writes).
     fn hand_over(&mut self) -> io::Result<()> {
-        self.start_helper();
         let shared = &*self.shared;
         let mut state = shared.lock();
         let next = state.spare_blocks.pop().unwrap_or_else(Block::new);
