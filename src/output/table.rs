@@ -494,34 +494,37 @@ pub fn push_shortest(out: &mut String, value: f64) {
     }
     let mut buffer = zmij::Buffer::new();
     let text = buffer.format_finite(value);
-    let (sign, digits) = match text.strip_prefix('-') {
-        Some(rest) => ("-", rest),
-        None => ("", text),
-    };
-    match digits.strip_prefix("0.0000") {
-        Some(mantissa) if mantissa.starts_with(|c: char| c.is_ascii_digit() && c != '0') => {
-            out.push_str(sign);
-            let (lead, rest) = mantissa.split_at(1);
-            out.push_str(lead);
-            if !rest.is_empty() {
-                out.push('.');
-                out.push_str(rest);
-            }
-            out.push_str("e-5");
+    // Most numbers need no rewriting: tell them by their magnitude, not by their text.
+    let magnitude = value.abs();
+    let small = (1e-5..1e-4).contains(&magnitude).then(|| {
+        let (sign, digits) = text.split_at(usize::from(value < 0.0));
+        (
+            sign,
+            digits.strip_prefix("0.0000").filter(|m| !m.is_empty()),
+        )
+    });
+    if let Some((sign, Some(mantissa))) = small {
+        // "0.0000123" (or "-0.0000123") -> "1.23e-5".
+        out.push_str(sign);
+        let (lead, rest) = mantissa.split_at(1);
+        out.push_str(lead);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
         }
-        // Only |value| >= 1e16 is written with a positive exponent; looking for it in every
-        // number would cost as much as formatting it.
-        _ => match (value.abs() >= 1e16)
-            .then(|| text.split_once("e+"))
-            .flatten()
-        {
+        out.push_str("e-5");
+    } else if magnitude >= 1e16 {
+        // "1.5e+16" -> "1.5e16".
+        match text.split_once("e+") {
             Some((mantissa, exponent)) => {
                 out.push_str(mantissa);
                 out.push('e');
                 out.push_str(exponent);
             }
             None => out.push_str(text),
-        },
+        }
+    } else {
+        out.push_str(text);
     }
 }
 
@@ -742,6 +745,13 @@ mod shortest_tests {
         #[test]
         fn every_float_reads_back_as_short_as_rusts_debug(bits in any::<u64>()) {
             check(f64::from_bits(bits))?;
+        }
+
+        #[test]
+        fn floats_between_1e_5_and_1e_4_take_rusts_scientific_notation(bits in 0x3EE4_F8B5_88E3_68F1u64..=0x3F1A_36E2_EB1C_432Du64) {
+            // Every f64 from 1e-5 to 1e-4 (positive floats order as their bits).
+            check(f64::from_bits(bits))?;
+            check(-f64::from_bits(bits))?;
         }
 
         #[test]
