@@ -4,7 +4,8 @@
 use nalgebra::Vector2;
 
 use crate::model::friction::{Axles, SlipReference};
-use crate::model::{energy::mechanical_energy, tension, CartesianState, Kinematics, StickInput};
+use crate::model::{energy::mechanical_energy, tension, CartesianState, Kinematics, Params};
+use crate::model::{StickInput, TensionSolution};
 
 use super::hybrid::Hybrid;
 use super::imposed;
@@ -72,6 +73,21 @@ pub struct TautFormulas {
     pub gear_ratio: f64,
     /// F^_C, m/s^2.
     pub centrifugal_term: f64,
+}
+
+impl TautFormulas {
+    /// Where the formulas are undefined (a configuration without string angles).
+    const UNDEFINED: Self = Self {
+        gear_ratio: f64::NAN,
+        centrifugal_term: f64::NAN,
+    };
+
+    fn of(solution: &TensionSolution) -> Self {
+        Self {
+            gear_ratio: solution.gear_ratio,
+            centrifugal_term: solution.centrifugal_term,
+        }
+    }
 }
 
 impl Row {
@@ -179,7 +195,7 @@ pub(crate) fn fill_row(
 /// The taut formulas on the loose state loaded in `kin`: the axles' friction for `spins` (slip
 /// measured on the left side), then the tension solution for the sticks' `inputs`.
 fn formulas_on(
-    params: &crate::model::Params,
+    params: &Params,
     kin: &Kinematics,
     axles: &mut Axles,
     spins: &[f64],
@@ -193,11 +209,13 @@ fn formulas_on(
         None,
         SlipReference::LeftSide,
     );
-    let solution = tension::solve(params, kin, axles, inputs, Default::default());
-    TautFormulas {
-        gear_ratio: solution.gear_ratio,
-        centrifugal_term: solution.centrifugal_term,
-    }
+    TautFormulas::of(&tension::solve(
+        params,
+        kin,
+        axles,
+        inputs,
+        Default::default(),
+    ))
 }
 
 fn fill_row_through(
@@ -249,10 +267,7 @@ fn fill_row_through(
             let tension = dynamics.tension();
             row.gear_ratio = Some(tension.gear_ratio);
             row.centrifugal_term = Some(tension.centrifugal_term);
-            row.formulas = TautFormulas {
-                gear_ratio: tension.gear_ratio,
-                centrifugal_term: tension.centrifugal_term,
-            };
+            row.formulas = TautFormulas::of(tension);
             row.hand_forces = tension.hand_forces;
         }
         Phase::Loose => {
@@ -283,10 +298,7 @@ fn fill_row_through(
                 let inputs = row.hand_forces.map(StickInput::Force);
                 formulas_on(&params, kin, axles, &scratch.spins, &inputs)
             } else {
-                TautFormulas {
-                    gear_ratio: f64::NAN,
-                    centrifugal_term: f64::NAN,
-                }
+                TautFormulas::UNDEFINED
             };
             row.tensions.clear();
             row.tensions.resize(n + 1, 0.0);

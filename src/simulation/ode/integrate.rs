@@ -563,7 +563,8 @@ impl Stepper {
         }
         let theta = (t - self.t_old) / (self.t - self.t_old);
         // Horner's scheme in theta and 1 - theta, row by row from the last (each component the
-        // same operations in the same order as one component at a time, so the same bits).
+        // same operations in the same order as one component at a time, so the same bits). n is
+        // at least 1 (`Stepper::new`), so the chunks are not empty.
         let mut rows = self.dense[..self.tableau.dense_rows() * self.n].chunks_exact(self.n);
         if let Some(last) = rows.next_back() {
             out.copy_from_slice(last);
