@@ -596,20 +596,12 @@ impl Shooting<'_> {
 /// The slip speed of each diabolo's axle on the taut string of `state` (m/s), if its
 /// geometry has string angles.
 fn slip_speeds(params: &crate::model::Params, state: &CartesianState) -> Option<Vec<f64>> {
-    use crate::model::friction::{Axles, SlipReference};
     let n = state.diabolo_count();
     let mut kinematics = crate::model::Kinematics::new(n);
     kinematics.load_cartesian(state).ok()?;
     let spins: Vec<f64> = state.diabolos.iter().map(|d| d.spin).collect();
-    let mut axles = Axles::new(n);
-    axles.update(
-        params.friction_law,
-        params.friction,
-        &kinematics,
-        &spins,
-        None,
-        SlipReference::LeftSide,
-    );
+    let mut axles = crate::model::friction::Axles::new(n);
+    axles.update_free(params, &kinematics, &spins);
     Some(axles.contacts().iter().map(|c| c.slip_speed).collect())
 }
 

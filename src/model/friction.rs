@@ -12,7 +12,7 @@
 use std::f64::consts::PI;
 
 use super::geometry::Kinematics;
-use super::params::FrictionLaw;
+use super::params::{FrictionLaw, Params};
 
 /// Direction of a slip that the step and bearing laws hold locked between events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,6 +158,20 @@ impl Axles {
         } else {
             0.0
         }
+    }
+
+    /// [`Axles::update`] with each axle slipping the way its slip speed points and the slip
+    /// measured from the left side (the taut string's definition): the friction the taut
+    /// formulas take on any state (a slack row's G and FC, an orbit's slip speeds).
+    pub fn update_free(&mut self, params: &Params, kin: &Kinematics, spins: &[f64]) {
+        self.update(
+            params.friction_law,
+            params.friction,
+            kin,
+            spins,
+            None,
+            SlipReference::LeftSide,
+        );
     }
 
     /// Slip speeds, contact angles and tension ratios for the kinematics `kin`, spins

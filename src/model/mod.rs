@@ -34,7 +34,9 @@ pub use state::{
     close_onto_string, close_onto_string_with, taut_point_below, Body, CartesianState,
     DiaboloState, ReducedLayout, ReducedState, StateError,
 };
-pub use tension::{loose_accelerations, Regularisation, StickInput, StickMatrix, TensionSolution};
+pub use tension::{
+    loose_accelerations, Regularisation, StickInput, StickMatrix, TautFormulas, TensionSolution,
+};
 
 /// Number of objects (two sticks and N diabolos) for N diabolos.
 pub const fn object_count(n_diabolos: usize) -> usize {

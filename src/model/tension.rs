@@ -134,6 +134,46 @@ pub struct TensionSolution {
     pub regularised: bool,
 }
 
+/// The gear ratio and the centrifugal term the taut string's formulas give on a state.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TautFormulas {
+    /// G (dimensionless).
+    pub gear_ratio: f64,
+    /// F^_C, m/s^2.
+    pub centrifugal_term: f64,
+}
+
+impl TautFormulas {
+    /// Where the formulas are undefined (a configuration without string angles).
+    pub const UNDEFINED: Self = Self {
+        gear_ratio: f64::NAN,
+        centrifugal_term: f64::NAN,
+    };
+
+    /// The G and F^_C of a tension solution.
+    pub fn of(solution: &TensionSolution) -> Self {
+        Self {
+            gear_ratio: solution.gear_ratio,
+            centrifugal_term: solution.centrifugal_term,
+        }
+    }
+}
+
+/// The taut formulas on the state loaded in `kin`, whether or not its string is taut: the
+/// axles' friction at the diabolos' `spins` ([`Axles::update_free`]), then the tension
+/// solution for the hands' forces `hand_forces` (x-y, N).
+pub fn formulas_on(
+    params: &Params,
+    kin: &Kinematics,
+    axles: &mut Axles,
+    spins: &[f64],
+    hand_forces: [Vector2<f64>; 2],
+) -> TautFormulas {
+    axles.update_free(params, kin, spins);
+    let inputs = hand_forces.map(StickInput::Force);
+    TautFormulas::of(&solve(params, kin, axles, &inputs, Default::default()))
+}
+
 /// S = sum_{i=1}^N (d_i + d_{i-1}) sin^2 psi_i.
 pub fn shape_sum(kin: &Kinematics, ratios: &[f64]) -> f64 {
     let o = kin.objects();

@@ -271,10 +271,9 @@ impl<W: Write> Shared<W> {
     /// The helper thread: formats and writes queued blocks until the queue is closed and empty.
     fn help(&self) {
         let state = self.lock();
-        let done = self.work_while(state, &mut CsvLine::default(), |s| {
+        drop(self.work_while(state, &mut CsvLine::default(), |s| {
             !s.closed || !s.queue.is_empty()
-        });
-        drop(done);
+        }));
     }
 }
 

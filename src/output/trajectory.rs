@@ -240,9 +240,7 @@ pub struct TrajectoryColumns {
 impl TrajectoryColumns {
     /// Empty columns for the diabolos of `simulation`.
     pub fn new(simulation: &Simulation) -> Self {
-        let n = simulation.initial.diabolo_count();
-        let elastic = simulation.params.string_stiffness.is_some();
-        let names = trajectory_header(n, elastic);
+        let names = header_of(simulation);
         let columns = names.iter().map(|n| ColumnValues::for_column(n)).collect();
         Self {
             names,
@@ -324,11 +322,11 @@ impl RowFields for TrajectoryColumns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::friction::{Axles, SlipReference};
-    use crate::model::{tension, Kinematics, Params, StickInput};
+    use crate::model::friction::Axles;
+    use crate::model::{tension, Kinematics, Params};
     use crate::scenario::Scenario;
 
-    /// The taut formulas on a row's string state, computed here from the model: the
+    /// The taut formulas on a row's string state, from a fresh load of its geometry: the
     /// reference for the G and FC columns.
     fn formulas_of(params: &Params, row: &Row) -> (f64, f64) {
         let state = row.string_state();
@@ -338,18 +336,14 @@ mod tests {
             return (f64::NAN, f64::NAN);
         }
         let spins: Vec<f64> = state.diabolos.iter().map(|d| d.spin).collect();
-        let mut axles = Axles::new(n);
-        axles.update(
-            params.friction_law,
-            params.friction,
+        let formulas = tension::formulas_on(
+            params,
             &kinematics,
+            &mut Axles::new(n),
             &spins,
-            None,
-            SlipReference::LeftSide,
+            row.hand_forces,
         );
-        let inputs = row.hand_forces.map(StickInput::Force);
-        let solution = tension::solve(params, &kinematics, &axles, &inputs, Default::default());
-        (solution.gear_ratio, solution.centrifugal_term)
+        (formulas.gear_ratio, formulas.centrifugal_term)
     }
 
     #[test]

@@ -17,14 +17,16 @@ pub use ode::{events, integrate};
 /// The run's public names at their former path.
 pub mod run {
     pub use super::hybrid::run::Session;
-    pub use super::observe::{Row, TautFormulas};
+    pub use super::observe::Row;
     pub use super::report::{
         object_name, Event, EventKind, RunError, RunReport, RunStats, Settings,
         DEFAULT_MAX_STEPS_PER_SECOND,
     };
     pub use super::setup::{SetupError, Simulation};
+    pub use crate::model::TautFormulas;
 }
 
+pub use crate::model::TautFormulas;
 pub use events::{
     Crossing, Direction, EventConfigError, EventError, EventHit, EventLocator, EventOptions,
     EventSet, EventSpec, EventSystem,
@@ -34,7 +36,7 @@ pub use integrate::{
     DenseError, ErrorWeights, IntegrateError, Method, OdeSystem, OptionsError, StepOutcome,
     StepStats, Stepper, StepperOptions, Tableau,
 };
-pub use observe::{Row, TautFormulas};
+pub use observe::Row;
 pub use phase::{Phase, Quantity, TautSystem};
 pub use report::{Event, EventKind, RunError, RunReport, RunStats, Settings};
 pub use roster::DiaboloMode;

@@ -3,9 +3,8 @@
 
 use nalgebra::Vector2;
 
-use crate::model::friction::{Axles, SlipReference};
-use crate::model::{energy::mechanical_energy, tension, CartesianState, Kinematics, Params};
-use crate::model::{StickInput, TensionSolution};
+use crate::model::friction::Axles;
+use crate::model::{energy::mechanical_energy, tension, CartesianState, Kinematics, TautFormulas};
 
 use super::hybrid::Hybrid;
 use super::imposed;
@@ -63,31 +62,6 @@ pub struct Row {
     /// Energy lost in a compliant string's damping since the start, J (`None` for the
     /// inextensible string).
     pub string_loss: Option<f64>,
-}
-
-/// The gear ratio and the centrifugal term the taut string's formulas give on a state
-/// ([`Row::formulas`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct TautFormulas {
-    /// G (dimensionless).
-    pub gear_ratio: f64,
-    /// F^_C, m/s^2.
-    pub centrifugal_term: f64,
-}
-
-impl TautFormulas {
-    /// Where the formulas are undefined (a configuration without string angles).
-    const UNDEFINED: Self = Self {
-        gear_ratio: f64::NAN,
-        centrifugal_term: f64::NAN,
-    };
-
-    fn of(solution: &TensionSolution) -> Self {
-        Self {
-            gear_ratio: solution.gear_ratio,
-            centrifugal_term: solution.centrifugal_term,
-        }
-    }
 }
 
 impl Row {
@@ -192,32 +166,6 @@ pub(crate) fn fill_row(
     filled
 }
 
-/// The taut formulas on the loose state loaded in `kin`: the axles' friction for `spins` (slip
-/// measured on the left side), then the tension solution for the sticks' `inputs`.
-fn formulas_on(
-    params: &Params,
-    kin: &Kinematics,
-    axles: &mut Axles,
-    spins: &[f64],
-    inputs: &[StickInput; 2],
-) -> TautFormulas {
-    axles.update(
-        params.friction_law,
-        params.friction,
-        kin,
-        spins,
-        None,
-        SlipReference::LeftSide,
-    );
-    TautFormulas::of(&tension::solve(
-        params,
-        kin,
-        axles,
-        inputs,
-        Default::default(),
-    ))
-}
-
 fn fill_row_through(
     row: &mut Row,
     hybrid: &mut Hybrid,
@@ -295,8 +243,7 @@ fn fill_row_through(
             row.formulas = if loaded {
                 scratch.spins.clear();
                 scratch.spins.extend(string.diabolos.iter().map(|d| d.spin));
-                let inputs = row.hand_forces.map(StickInput::Force);
-                formulas_on(&params, kin, axles, &scratch.spins, &inputs)
+                tension::formulas_on(&params, kin, axles, &scratch.spins, row.hand_forces)
             } else {
                 TautFormulas::UNDEFINED
             };
