@@ -9,37 +9,36 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use diabolo::output::{ParallelTrajectoryWriter, TrajectoryWriter};
-use diabolo::{Scenario, Simulation};
+use diabolo::Simulation;
+
+mod common;
 
 /// Every shipped scenario, with rows every `interval` s when given.
-fn shipped(interval: Option<&str>) -> Vec<(String, Simulation)> {
+fn every_shipped(interval: Option<&str>) -> Vec<(String, Simulation)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    let sets: Vec<(String, String)> = interval
-        .map(|i| ("sim.output_interval".to_string(), i.to_string()))
+    let sets: Vec<(&str, &str)> = interval
+        .map(|i| ("sim.output_interval", i))
         .into_iter()
         .collect();
     names
         .into_iter()
-        .map(|path| {
-            let text = std::fs::read_to_string(&path).unwrap();
-            let sim = Scenario::parse(&text, &sets).unwrap().build(&dir).unwrap();
-            (path.display().to_string(), sim)
+        .map(|name| {
+            let sim = common::shipped(&name, &sets);
+            (name, sim)
         })
         .collect()
 }
 
 /// The whip with rows every millisecond (3,001 rows, 25 blocks).
 fn whip_at_1ms() -> Simulation {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let text = std::fs::read_to_string(dir.join("whip.json")).unwrap();
-    let sets = [("sim.output_interval".to_string(), "0.001".to_string())];
-    Scenario::parse(&text, &sets).unwrap().build(&dir).unwrap()
+    common::shipped("whip", &[("sim.output_interval", "0.001")])
 }
 
 /// A sink that other threads write to and the test reads afterwards; each write takes `delay`,
@@ -103,7 +102,7 @@ fn two_threads(sim: &Simulation, single: bool) -> Vec<u8> {
 fn rows_formatted_on_two_threads_are_the_bytes_of_one_thread_on_every_shipped_scenario() {
     let mut rows = 0;
     for interval in [None, Some("0.001")] {
-        for (name, sim) in shipped(interval) {
+        for (name, sim) in every_shipped(interval) {
             let expected = one_thread(&sim);
             rows += expected.iter().filter(|&&b| b == b'\n').count();
             assert!(

@@ -4,21 +4,14 @@
 
 use std::path::Path;
 
+mod common;
+use common::shipped;
+
 use diabolo::simulation::drive::{Drive, Schedule};
-use diabolo::{Row, Scenario, Simulation};
+use diabolo::{Row, Simulation};
 
 fn scenario_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
-}
-
-fn shipped(name: &str, sets: &[(&str, &str)]) -> Simulation {
-    let dir = scenario_dir();
-    let text = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
-    let sets: Vec<(String, String)> = sets
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    Scenario::parse(&text, &sets).unwrap().build(&dir).unwrap()
 }
 
 fn names() -> Vec<String> {

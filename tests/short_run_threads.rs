@@ -3,11 +3,11 @@
 //! its test binary, so that the process's threads are the test's own.
 
 use std::io::{self, Write};
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use diabolo::output::{ParallelTrajectoryWriter, TrajectoryWriter};
-use diabolo::Scenario;
+
+mod common;
 
 /// The threads of this process now (Linux), or `None`.
 fn threads() -> Option<usize> {
@@ -40,10 +40,7 @@ fn rows_that_fill_less_than_a_block_start_no_helper_thread() {
         return;
     };
     // The whip with rows every 0.1 s: 40 rows of 43 fields, less than one block.
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let text = std::fs::read_to_string(dir.join("whip.json")).unwrap();
-    let sets = [("sim.output_interval".to_string(), "0.1".to_string())];
-    let sim = Scenario::parse(&text, &sets).unwrap().build(&dir).unwrap();
+    let sim = common::shipped("whip", &[("sim.output_interval", "0.1")]);
     let sink = Counting::default();
     let mut writer = ParallelTrajectoryWriter::new(sink.clone(), &sim).unwrap();
     sim.run(&mut |row| writer.write_row(row).unwrap());

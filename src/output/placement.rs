@@ -13,19 +13,37 @@
 
 use std::thread::JoinHandle;
 
-/// The cores the process may use and the one the run's thread is on, read before the helper is
-/// created.
+/// The cores the process may use, the one the run's thread is on and the others, read before
+/// the helper is created.
 #[derive(Clone, Copy)]
 pub(super) struct Placement {
     #[cfg(target_os = "linux")]
     allowed: libc::cpu_set_t,
     #[cfg(target_os = "linux")]
     current: usize,
+    /// `allowed` but `current`: where the helper starts.
+    #[cfg(target_os = "linux")]
+    others: libc::cpu_set_t,
 }
 
 impl std::fmt::Debug for Placement {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Placement")
+        let mut debug = f.debug_struct("Placement");
+        #[cfg(target_os = "linux")]
+        debug.field("current", &self.current);
+        debug.finish_non_exhaustive()
+    }
+}
+
+/// The cores the calling thread may use, or `None` where they cannot be read.
+#[cfg(target_os = "linux")]
+fn affinity() -> Option<libc::cpu_set_t> {
+    // SAFETY: `cpu_set_t` is plain data (an array of integers), valid when zeroed;
+    // `sched_getaffinity` writes at most `size_of::<cpu_set_t>()` bytes into it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        (libc::sched_getaffinity(0, size, &mut set) == 0).then_some(set)
     }
 }
 
@@ -34,49 +52,35 @@ impl Placement {
     /// The calling thread's cores and current core; `None` where they cannot be read or there is
     /// no other core to start on.
     pub(super) fn of_current_thread() -> Option<Self> {
-        // SAFETY: `cpu_set_t` is plain data (an array of integers), valid when zeroed;
-        // `sched_getaffinity` writes at most `size_of::<cpu_set_t>()` bytes into it, and
-        // `sched_getcpu` takes no argument.
-        let (allowed, current) = unsafe {
-            let mut allowed: libc::cpu_set_t = std::mem::zeroed();
-            let size = std::mem::size_of::<libc::cpu_set_t>();
-            if libc::sched_getaffinity(0, size, &mut allowed) != 0 {
-                return None;
-            }
-            (allowed, libc::sched_getcpu())
-        };
-        let current = usize::try_from(current).ok()?;
-        let placement = Self { allowed, current };
-        (count(&placement.others()?) > 0).then_some(placement)
-    }
-
-    /// The allowed cores but the current one.
-    fn others(&self) -> Option<libc::cpu_set_t> {
-        let mut others = self.allowed;
+        let allowed = affinity()?;
+        // SAFETY: `sched_getcpu` takes no argument.
+        let current = usize::try_from(unsafe { libc::sched_getcpu() }).ok()?;
         // The largest core number a cpu_set_t holds.
-        let capacity = 8 * std::mem::size_of::<libc::cpu_set_t>();
-        if self.current >= capacity {
+        if current >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
             return None;
         }
+        let mut others = allowed;
         // SAFETY: `current` is below the set's capacity (checked above).
-        unsafe { libc::CPU_CLR(self.current, &mut others) };
-        Some(others)
+        unsafe { libc::CPU_CLR(current, &mut others) };
+        (count(&others) > 0).then_some(Self {
+            allowed,
+            current,
+            others,
+        })
     }
 
     /// Allows `thread` (just created, not yet running) only on the other cores.
     pub(super) fn start_elsewhere<T>(&self, thread: &JoinHandle<T>) {
         use std::os::unix::thread::JoinHandleExt;
-        if let Some(others) = self.others() {
-            // SAFETY: the handle's thread has not been joined (we hold its JoinHandle), so its
-            // pthread_t is valid; the set is passed with its own size. A failure leaves the
-            // thread where the scheduler put it.
-            unsafe {
-                libc::pthread_setaffinity_np(
-                    thread.as_pthread_t(),
-                    std::mem::size_of::<libc::cpu_set_t>(),
-                    &others,
-                );
-            }
+        // SAFETY: the handle's thread has not been joined (we hold its JoinHandle), so its
+        // pthread_t is valid; the set is passed with its own size. A failure leaves the
+        // thread where the scheduler put it.
+        unsafe {
+            libc::pthread_setaffinity_np(
+                thread.as_pthread_t(),
+                std::mem::size_of::<libc::cpu_set_t>(),
+                &self.others,
+            );
         }
     }
 
@@ -107,18 +111,10 @@ impl Placement {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
-    use super::Placement;
+    use super::{affinity, Placement};
 
     fn allowed_now() -> libc::cpu_set_t {
-        // SAFETY: as in `of_current_thread`.
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            assert_eq!(
-                libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set),
-                0
-            );
-            set
-        }
+        affinity().expect("the calling thread's cores")
     }
 
     #[test]

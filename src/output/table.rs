@@ -496,14 +496,15 @@ pub fn push_shortest(out: &mut String, value: f64) {
     let text = buffer.format_finite(value);
     // Most numbers need no rewriting: tell them by their magnitude, not by their text.
     let magnitude = value.abs();
-    let small = (1e-5..1e-4).contains(&magnitude).then(|| {
-        let (sign, digits) = text.split_at(usize::from(value < 0.0));
-        (
-            sign,
-            digits.strip_prefix("0.0000").filter(|m| !m.is_empty()),
-        )
-    });
-    if let Some((sign, Some(mantissa))) = small {
+    let small = (1e-5..1e-4)
+        .contains(&magnitude)
+        .then(|| {
+            let (sign, digits) = text.split_at(usize::from(value < 0.0));
+            let mantissa = digits.strip_prefix("0.0000").filter(|m| !m.is_empty())?;
+            Some((sign, mantissa))
+        })
+        .flatten();
+    if let Some((sign, mantissa)) = small {
         // "0.0000123" (or "-0.0000123") -> "1.23e-5".
         out.push_str(sign);
         let (lead, rest) = mantissa.split_at(1);

@@ -452,6 +452,21 @@ pub fn held(p: [f64; 2]) -> diabolo::simulation::drive::Drive {
     ))
 }
 
+/// The shipped scenario `scenarios/{name}.json` with the overrides `sets` (`--set` pairs),
+/// built.
+pub fn shipped(name: &str, sets: &[(&str, &str)]) -> diabolo::Simulation {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let text = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
+    let sets: Vec<(String, String)> = sets
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    diabolo::Scenario::parse(&text, &sets)
+        .unwrap()
+        .build(&dir)
+        .unwrap()
+}
+
 /// Runs a simulation to its end, collecting every row.
 pub fn run_collecting(
     params: Params,
