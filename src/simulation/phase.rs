@@ -124,6 +124,8 @@ pub struct TautSystem {
     positions: Vec<Vector2<f64>>,
     /// The velocity of each path-driven stick's path at the last evaluation, m/s.
     path_velocities: [Option<Vector2<f64>>; 2],
+    /// The time of the last event evaluation, s.
+    event_time: f64,
     /// Puts the state back on the sticks' paths after each step.
     paths: TautPaths,
 }
@@ -150,6 +152,7 @@ impl TautSystem {
             flight: view,
             positions: vec![Vector2::zeros(); n + 2],
             path_velocities: [None; 2],
+            event_time: 0.0,
             paths: TautPaths::new(n),
         }
     }
@@ -341,7 +344,12 @@ impl EventSystem for TautSystem {
     fn events(&mut self, t: f64, y: &[f64], out: &mut [f64]) -> Result<(), DynamicsError> {
         self.evaluate(t, y)?;
         self.event_values(t, y, out);
+        self.event_time = t;
         Ok(())
+    }
+
+    fn gap_velocities(&self, out: &mut [[f64; 2]]) {
+        self.guards.write_gap_velocities(self, self.event_time, out);
     }
 }
 
@@ -438,6 +446,10 @@ pub struct LooseSystem {
     lengths: Vec<f64>,
     /// The string's objects' positions of the last event evaluation, m (a buffer).
     positions: Vec<Vector2<f64>>,
+    /// The string's objects' velocities of the last event evaluation, m/s (a buffer), and its
+    /// time, s.
+    velocities: Vec<Vector2<f64>>,
+    event_time: f64,
 }
 
 impl LooseSystem {
@@ -451,6 +463,8 @@ impl LooseSystem {
             guards: LooseGuards::new(n, &shared_guards(&view), slack_band),
             lengths: vec![0.0; n + 1],
             positions: vec![Vector2::zeros(); n + 2],
+            velocities: vec![Vector2::zeros(); n + 2],
+            event_time: 0.0,
             drives: view.drives.clone(),
             hand_forces: [Vector2::zeros(); 2],
             knots: vec![0; n],
@@ -673,7 +687,16 @@ impl PhaseSystem for LooseSystem {
 impl EventSystem for LooseSystem {
     fn events(&mut self, t: f64, y: &[f64], out: &mut [f64]) -> Result<(), DynamicsError> {
         self.event_values(t, y, out);
+        for k in 0..self.velocities.len() {
+            self.velocities[k] = self.velocity(t, y, k);
+        }
+        self.event_time = t;
         Ok(())
+    }
+
+    fn gap_velocities(&self, out: &mut [[f64; 2]]) {
+        self.guards
+            .write_gap_velocities(&self.flight, self.event_time, &self.velocities, out);
     }
 }
 

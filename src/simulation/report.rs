@@ -264,6 +264,17 @@ pub enum RunError {
         /// The segment's end objects, in words.
         what: String,
     },
+    #[error("t = {t:.6} s: {what} press into each other at rest (they touch with no speed to rebound and the motion pushes them together); a resting contact is modelled only between neighbours on a taut string (docs/flight.md)")]
+    /// Two bodies touch without approach speed and are pushed into each other, where no
+    /// resting contact holds them (a flying diabolo settling on one on the string).
+    Pressed {
+        /// Time, s.
+        t: f64,
+        /// The diabolo concerned, 1..N.
+        diabolo: usize,
+        /// The two bodies, in words.
+        what: String,
+    },
     #[error("t = {t:.6} s: the impact of {what} cannot be solved: {reason}")]
     /// An impact between objects has no solution.
     Impact {
@@ -422,6 +433,7 @@ impl RunError {
             Self::Recaptured { diabolo, .. }
             | Self::LandsOnStraightString { diabolo, .. }
             | Self::FromBelow { diabolo, .. }
+            | Self::Pressed { diabolo, .. }
             | Self::CaughtFlying { diabolo, .. } => Some(*diabolo),
             Self::EventFlood { object, .. } | Self::NonFinite { object, .. } => *object,
             _ => None,

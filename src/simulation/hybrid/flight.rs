@@ -210,8 +210,12 @@ impl Hybrid<'_> {
             .unwrap_or_default();
         let lost = 0.5 * params.diabolo_mass * state.vel.norm_squared();
         let floor = self.sim.settings.floor.unwrap_or(0.0);
-        self.roster
-            .drop(&params, k, t, floor + params.diabolo_radius);
+        // A diabolo that starts flying below the floor (its string hung below it) drops where
+        // it is: lifting it would make energy.
+        let rest_height = floor + params.diabolo_radius;
+        let below = state.pos.y < rest_height - TOUCH_GAP;
+        let height = if below { state.pos.y } else { rest_height };
+        self.roster.drop(&params, k, t, height);
         self.ledger.impulse_loss += lost;
         let mut event = Event::new(t, EventKind::Drop, Some(k));
         event.energy_lost = Some(lost);
@@ -242,10 +246,17 @@ impl Hybrid<'_> {
         let ((pa, va), (pb, vb)) = (body(a), body(b));
         let line = (pb - pa) / (pb - pa).norm();
         let approach = -line.dot(&(vb - va));
-        if approach < TOUCH_SPEED {
-            return Ok(false);
-        }
         let pair = [view.object(a), view.object(b)];
+        if approach < TOUCH_SPEED {
+            // The locator fires a contact without approach speed only where the gap closes
+            // from touching (see EventSpec::gap): nothing holds the pair apart.
+            let diabolo = if view.is_stick(b) { pair[0] } else { pair[1] };
+            return Err(RunError::Pressed {
+                t,
+                diabolo,
+                what: format!("{} and {}", view.name(a), view.name(b)),
+            });
+        }
         self.contact_impact(view, pair, approach, (t, full), accounts)?;
         Ok(true)
     }

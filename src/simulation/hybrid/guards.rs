@@ -142,6 +142,17 @@ impl TautGuards {
         self.slots.iter().map(|slot| slot.guard(modes).is_some())
     }
 
+    /// Writes the relative velocity of every gap guard (see [`SharedGuard::gap_velocity`]) on
+    /// the last evaluation of `sys`, at t (s), into `out`.
+    pub fn write_gap_velocities(&self, sys: &TautSystem, t: f64, out: &mut [[f64; 2]]) {
+        let objects = sys.dynamics.kinematics().objects();
+        for (slot, velocity) in self.slots.iter().zip(out.iter_mut()) {
+            if let TautSlot::Fixed(TautGuard::Shared(guard)) = slot {
+                *velocity = guard.gap_velocity(&sys.flight, t, |o| objects[o].velocity());
+            }
+        }
+    }
+
     /// Writes the value of every armed guard of `sys` (last evaluated at t, s) into `out`;
     /// `positions` holds the string's objects' positions when the shared guards need them.
     pub fn write_values(
@@ -318,6 +329,22 @@ impl LooseGuards {
                     guard.value(&sys.flight, t, positions, |segment| lengths[segment])
                 }
             };
+        }
+    }
+
+    /// Writes the relative velocity of every gap guard (see [`SharedGuard::gap_velocity`]) at
+    /// t (s) into `out`; `velocities` holds the string's objects' velocities then.
+    pub fn write_gap_velocities(
+        &self,
+        view: &FlightView,
+        t: f64,
+        velocities: &[Vector2<f64>],
+        out: &mut [[f64; 2]],
+    ) {
+        for (guard, velocity) in self.guards.iter().zip(out.iter_mut()) {
+            if let LooseGuard::Shared(guard) = guard {
+                *velocity = guard.gap_velocity(view, t, |o| velocities[o]);
+            }
         }
     }
 
@@ -518,25 +545,43 @@ pub fn shared_guards(view: &FlightView) -> Vec<SharedGuard> {
 
 impl SharedGuard {
     /// Its locator member's spec: a landing fires either way (falling: it lands, rising: it
-    /// meets the string from below), the others falling. The dips of a contact that is not a
-    /// segment of the string are searched between samples (a diabolo flying past another, or
-    /// past a stick tip, within one sampling interval still touches it); a segment's length is
-    /// a state the stepper resolves, and searching it would tax every run that has no flight.
-    /// A contact's gap within [`TOUCH_GAP`] when the run is entered again counts as touching
-    /// (the hybrid's rule: such a pair approaching took its impact at once), its sign taken from
-    /// just after: a pair rebounding by less than the locator samples still comes back to it.
+    /// meets the string from below), the others falling. A contact and the floor are gaps
+    /// ([`EventSpec::gap`]): searched between samples from the bodies' relative speed, so that
+    /// no contact closes unseen whatever the step (a diabolo flying past a stick tip between
+    /// two samples of a string at rest still touches it), and one pressed into from a touching
+    /// start fires there. A contact's gap within [`TOUCH_GAP`] when the run is entered again
+    /// counts as touching (the hybrid's rule: such a pair approaching took its impact at once),
+    /// its sign taken from just after: a pair rebounding by less than the locator samples still
+    /// comes back to it.
     pub fn spec(self) -> EventSpec {
         match self {
             Self::Land { .. } => EventSpec::new(Direction::Either),
-            Self::Touch { neighbours, .. } => {
-                let spec = EventSpec::new(Direction::Falling).with_start_band(TOUCH_GAP);
-                if neighbours {
-                    spec
-                } else {
-                    spec.with_dips()
-                }
-            }
+            Self::Touch { .. } => EventSpec::new(Direction::Falling)
+                .with_start_band(TOUCH_GAP)
+                .as_gap(),
+            Self::Drop { .. } => EventSpec::new(Direction::Falling).as_gap(),
             _ => EventSpec::new(Direction::Falling),
+        }
+    }
+
+    /// The velocity of the gap's two ends relative to each other at t, m/s (see
+    /// [`EventSpec::gap`]): for a contact b's relative to a, for the floor the flying
+    /// diabolo's vertical velocity; zero for the guards that are not gaps. `velocity` gives a
+    /// string object's velocity.
+    pub fn gap_velocity(
+        self,
+        view: &FlightView,
+        t: f64,
+        velocity: impl Fn(usize) -> Vector2<f64>,
+    ) -> [f64; 2] {
+        let of = |body: Body| match body {
+            Body::String(o) => velocity(o),
+            Body::Free(j) => view.flying[j].1.velocity(&view.params, t),
+        };
+        match self {
+            Self::Touch { a, b, .. } => (of(b) - of(a)).into(),
+            Self::Drop { free } => [0.0, of(Body::Free(free)).y],
+            _ => [0.0; 2],
         }
     }
 

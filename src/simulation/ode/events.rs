@@ -84,6 +84,14 @@ pub trait EventSystem: OdeSystem {
     /// Writes the active event functions g(t, y) into `out` (one value per active member, the
     /// count set by [`EventSet::configure`]). `t` in s.
     fn events(&mut self, t: f64, y: &[f64], out: &mut [f64]) -> Result<(), Self::Error>;
+
+    /// For the members that are gaps ([`EventSpec::gap`]): writes, for the last
+    /// [`EventSystem::events`] evaluation, the velocity (m/s, x and y) at which the gap's two
+    /// ends move relative to each other; its norm bounds the gap's rate there. A system with
+    /// gap members must write them; the others are not read.
+    fn gap_velocities(&self, out: &mut [[f64; 2]]) {
+        let _ = out;
+    }
 }
 
 /// Which zero crossings of an event function fire.
@@ -129,6 +137,16 @@ pub struct EventSpec {
     /// minimum, the minimum itself is located on the interpolant, so that a value that goes
     /// negative and back within one sampling interval still fires (as falling).
     pub dips: bool,
+    /// The member is a gap: a distance between two bodies (or a body and a floor) that a sound
+    /// motion never makes negative, changing no faster than the relative velocity the system
+    /// reports ([`EventSystem::gap_velocities`]). Between two positive samples it is searched
+    /// conservatively: it can reach zero in [a, b] only if g(a) + g(b) <= M (b - a), M bounding
+    /// its rate there (the larger relative speed at the ends plus their difference); where it
+    /// can, the interval is halved until it cannot or a sample is not positive, so that no gap
+    /// closes unseen between samples, however far apart the steps are. A gap at or below zero
+    /// at a step's start that closes further fires there (falling), at once: the bodies press
+    /// into each other (see [`Crossing`]); one that reopens goes on unseen.
+    pub gap: bool,
     /// At a start without history (the first step after a reset or a new configuration), a
     /// value within this band of zero counts as zero: its sign is taken from just after, as for
     /// an exact zero. For a member whose event leaves it within round-off of zero on its new
@@ -144,8 +162,14 @@ impl EventSpec {
             direction,
             armed: true,
             dips: false,
+            gap: false,
             start_band: 0.0,
         }
+    }
+
+    /// The member as a gap (see [`EventSpec::gap`]).
+    pub fn as_gap(self) -> Self {
+        Self { gap: true, ..self }
     }
 
     /// The member with its dips searched (see [`EventSpec::dips`]).
@@ -191,6 +215,8 @@ pub struct EventSet {
     generation: u64,
     /// Whether some active member has its dips searched (else the search costs nothing).
     dips: bool,
+    /// Whether some active member is a gap (else no relative velocity is asked for).
+    gaps: bool,
 }
 
 impl EventSet {
@@ -200,6 +226,7 @@ impl EventSet {
             active: 0,
             generation: 0,
             dips: false,
+            gaps: false,
         }
     }
 
@@ -216,6 +243,7 @@ impl EventSet {
         self.active = specs.len();
         self.generation += 1;
         self.dips = specs.iter().any(|s| s.dips);
+        self.gaps = specs.iter().any(|s| s.gap);
         Ok(())
     }
 
@@ -397,7 +425,38 @@ struct Track {
     /// many of them are set (for the dip search).
     earlier: [(f64, f64); 2],
     history: u8,
+    /// For a gap: the relative velocity at the last sample (m/s), and the sample before the
+    /// last one in this step while the gap is positive (the interval between them is searched
+    /// once, see [`EventSpec::gap`]).
+    v_last: [f64; 2],
+    gap_prev: Option<GapSample>,
+    /// For a gap at or below zero at the step's start (or within its start band): the start
+    /// (time, value), until its sign is known (see [`EventSpec::gap`]).
+    closing_from: Option<(f64, f64)>,
 }
+
+/// A sample of a gap member: time (s), value (m), relative velocity of its ends (m/s).
+#[derive(Clone, Copy, Debug)]
+struct GapSample {
+    t: f64,
+    g: f64,
+    v: [f64; 2],
+}
+
+impl GapSample {
+    /// Whether a gap positive at both samples `a` and `b` can reach zero between them: only if
+    /// g(a) + g(b) <= M (b - a), M bounding its rate over the interval (the larger relative
+    /// speed at the ends plus the change of the relative velocity between them).
+    fn may_close(a: Self, b: Self) -> bool {
+        let speed = |v: [f64; 2]| v[0].hypot(v[1]);
+        let bound = speed(a.v).max(speed(b.v)) + (b.v[0] - a.v[0]).hypot(b.v[1] - a.v[1]);
+        a.g > 0.0 && b.g > 0.0 && a.g + b.g <= bound * (b.t - a.t)
+    }
+}
+
+/// The most halvings pending at once in a gap's search (its depth is bounded by the root
+/// tolerance, 100 eps of the step: about 46 levels).
+const GAP_DEPTH: usize = 64;
 
 impl Default for Track {
     fn default() -> Self {
@@ -413,6 +472,9 @@ impl Default for Track {
             at_root: false,
             earlier: [(0.0, 0.0); 2],
             history: 0,
+            v_last: [0.0; 2],
+            gap_prev: None,
+            closing_from: None,
         }
     }
 }
@@ -478,6 +540,11 @@ pub struct EventLocator {
     /// Steps scanned, and those whose interior samples were skipped.
     scanned: (u64, u64),
     g_sample: Vec<f64>,
+    /// The gap members' relative velocities at the start, end, sample and hit (m/s).
+    v_start: Vec<[f64; 2]>,
+    v_end: Vec<[f64; 2]>,
+    v_sample: Vec<[f64; 2]>,
+    v_hit: Vec<[f64; 2]>,
     tracks: Vec<Track>,
     /// Time and set generation of the last hit, for its members' `at_root`.
     last_hit: Option<(f64, u64)>,
@@ -509,6 +576,10 @@ impl EventLocator {
             rate_end: vec![0.0; capacity],
             scanned: (0, 0),
             g_sample: vec![0.0; capacity],
+            v_start: vec![[0.0; 2]; capacity],
+            v_end: vec![[0.0; 2]; capacity],
+            v_sample: vec![[0.0; 2]; capacity],
+            v_hit: vec![[0.0; 2]; capacity],
             tracks: vec![Track::default(); capacity],
             last_hit: None,
             hit_t: f64::NAN,
@@ -622,12 +693,13 @@ impl EventLocator {
         // The end first, and the rate there from a sample just before it.
         self.sample(sys, stepper, t1, Buffer::Sample)?;
         self.g_end[..m].copy_from_slice(&self.g_sample[..m]);
+        self.v_end[..m].copy_from_slice(&self.v_sample[..m]);
         let near = t1 - NEAR_END * h;
         self.sample(sys, stepper, near, Buffer::Hit)?;
         for i in 0..m {
             self.rate_end[i] = (self.g_end[i] - self.hit_values[i]) / (t1 - near);
         }
-        let skip = rates_known && !need_probe && !self.set.dips && self.no_zero_fits(h);
+        let skip = rates_known && !need_probe && !self.set.dips && self.no_zero_fits(t0, h);
         let interior = if skip {
             0
         } else {
@@ -639,16 +711,22 @@ impl EventLocator {
         for ts in probe.into_iter().chain(grid).chain(std::iter::once(t1)) {
             if ts == t1 {
                 self.g_sample[..m].copy_from_slice(&self.g_end[..m]);
+                self.v_sample[..m].copy_from_slice(&self.v_end[..m]);
             } else {
                 self.sample(sys, stepper, ts, Buffer::Sample)?;
             }
-            if self.compare(ts) || self.find_dip(sys, stepper)? {
+            // Every kind of search looks at the interval: the earliest bracket wins in `solve`.
+            let crossed = self.compare(ts);
+            let dipped = self.find_dip(sys, stepper)?;
+            let closed = self.find_gap(sys, stepper, tol)?;
+            if crossed || dipped || closed {
                 self.solve(sys, stepper, tol)?;
                 self.finish_hit(sys, stepper, state)?;
                 return Ok(true);
             }
         }
         self.g_start[..m].copy_from_slice(&self.g_sample[..m]);
+        self.v_start[..m].copy_from_slice(&self.v_sample[..m]);
         self.rate_start[..m].copy_from_slice(&self.rate_end[..m]);
         self.rates_known = true;
         self.cached = Some(Cached { t: t1, ..key });
@@ -657,13 +735,29 @@ impl EventLocator {
 
     /// Whether no armed member can reach zero inside a step of `h` (s) from the start values
     /// and rates to the end ones (see [`EventOptions::rate_margin`]).
-    fn no_zero_fits(&self, h: f64) -> bool {
+    fn no_zero_fits(&self, t0: f64, h: f64) -> bool {
         let margin = self.options.rate_margin;
         margin > 0.0
             && (0..self.set.active).all(|i| {
+                let spec = self.set.specs[i];
                 let (g0, g1) = (self.g_start[i], self.g_end[i]);
+                if spec.gap {
+                    // Conservative: a gap that cannot close over the whole step.
+                    let start = GapSample {
+                        t: t0,
+                        g: g0,
+                        v: self.v_start[i],
+                    };
+                    let end = GapSample {
+                        t: t0 + h,
+                        g: g1,
+                        v: self.v_end[i],
+                    };
+                    return !spec.armed
+                        || (g0 > 0.0 && g1 > 0.0 && !GapSample::may_close(start, end));
+                }
                 let rate = self.rate_start[i].abs().max(self.rate_end[i].abs());
-                !self.set.specs[i].armed
+                !spec.armed
                     || (sign(g0) == sign(g1)
                         && g0 != 0.0
                         && g0.abs() + g1.abs() > margin * rate * h)
@@ -683,10 +777,13 @@ impl EventLocator {
             let spec = self.set.specs[i];
             let unresolved =
                 g == 0.0 || (after_hit && track.at_root) || (fresh && g.abs() <= spec.start_band);
+            let closing = spec.gap && (unresolved || g < 0.0);
             *track = Track {
                 sign: if unresolved { 0 } else { sign(g) },
                 t_last: t0,
                 g_last: g,
+                v_last: self.v_start[i],
+                closing_from: closing.then_some((t0, g)),
                 ..Track::default()
             };
             need_probe |= unresolved && spec.armed;
@@ -703,19 +800,34 @@ impl EventLocator {
             let g = self.g_sample[i];
             let track = &mut self.tracks[i];
             let now = sign(g);
+            let v = self.v_sample[i];
             if !spec.armed || now == track.sign {
+                if now > 0 && spec.gap {
+                    let last = GapSample {
+                        t: track.t_last,
+                        g: track.g_last,
+                        v: track.v_last,
+                    };
+                    track.gap_prev = Some(last);
+                }
                 if now != 0 && spec.dips {
                     track.push(ts, g);
                 } else if now != 0 {
                     (track.t_last, track.g_last) = (ts, g);
                 }
+                track.v_last = v;
                 continue;
             }
             if track.sign == 0 {
-                // Resolved just after a zero start: no crossing.
+                // Resolved just after a zero start: no crossing (a gap resolved below zero is
+                // judged by `find_gap`).
                 track.sign = now;
                 track.t_last = ts;
                 track.g_last = g;
+                track.v_last = v;
+                if now > 0 {
+                    track.closing_from = None;
+                }
                 continue;
             }
             let crossing = if track.sign < 0 {
@@ -734,9 +846,145 @@ impl EventLocator {
                 track.sign = now;
                 track.t_last = ts;
                 track.g_last = g;
+                track.v_last = v;
+                track.closing_from = None;
             }
         }
         found
+    }
+
+    /// For the gap members (see [`EventSpec::gap`]): a gap positive at its last two samples
+    /// that could close between them is searched by halving the interval; one that started at
+    /// or below zero and is still there is judged against its start: if it rose above zero in
+    /// between (a rebound shorter than the samples), the fall after its maximum is bracketed;
+    /// if it closed further, it fires at the start. True if one is bracketed.
+    fn find_gap<S: EventSystem>(
+        &mut self,
+        sys: &mut S,
+        stepper: &Stepper,
+        tol: f64,
+    ) -> Result<bool, EventError<S::Error>> {
+        if !self.set.gaps {
+            return Ok(false);
+        }
+        let mut found = false;
+        for i in 0..self.set.active {
+            let spec = self.set.specs[i];
+            if !(spec.armed && spec.gap) {
+                continue;
+            }
+            let track = self.tracks[i];
+            let last = GapSample {
+                t: track.t_last,
+                g: track.g_last,
+                v: track.v_last,
+            };
+            if let (Some((t0, g0)), true) = (track.closing_from, track.sign < 0) {
+                self.tracks[i].closing_from = None;
+                let (t_max, g_max) = self.maximum(sys, stepper, i, (t0, last.t))?;
+                let bracket = if g_max > 0.0 {
+                    Some(((t_max, g_max), (last.t, last.g)))
+                } else if last.g < g0 {
+                    // Pressed into each other from the start: fires there.
+                    Some(((t0, g0), (t0, 0.0)))
+                } else {
+                    None
+                };
+                if let Some(((lo, g_lo), (hi, g_hi))) = bracket {
+                    self.bracket_falling(i, (lo, g_lo), (hi, g_hi));
+                    found = true;
+                }
+                continue;
+            }
+            let Some(prev) = track.gap_prev else {
+                continue;
+            };
+            self.tracks[i].gap_prev = None;
+            if track.sign > 0 && GapSample::may_close(prev, last) {
+                if let Some((lo, hi)) = self.first_closing(sys, stepper, i, (prev, last), tol)? {
+                    self.bracket_falling(i, (lo.t, lo.g), (hi.t, hi.g));
+                    found = true;
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// Marks member i bracketed falling between (lo, g_lo), positive, and (hi, g_hi), not.
+    fn bracket_falling(&mut self, i: usize, (lo, g_lo): (f64, f64), (hi, g_hi): (f64, f64)) {
+        let track = &mut self.tracks[i];
+        track.bracketed = true;
+        track.crossing = Crossing::Falling;
+        (track.t_last, track.g_last) = (lo, g_lo);
+        track.lo = lo;
+        track.hi = hi;
+        track.g_hi = g_hi;
+    }
+
+    /// The first interval of gap member i within (a, b), both positive, where it is not
+    /// positive at the later end: halved depth-first, earliest first, while it may close (see
+    /// [`GapSample::may_close`]) and is longer than `tol`.
+    fn first_closing<S: EventSystem>(
+        &mut self,
+        sys: &mut S,
+        stepper: &Stepper,
+        i: usize,
+        (a, b): (GapSample, GapSample),
+        tol: f64,
+    ) -> Result<Option<(GapSample, GapSample)>, EventError<S::Error>> {
+        let mut pending = [(a, b); GAP_DEPTH];
+        let mut len = 1;
+        while len > 0 {
+            len -= 1;
+            let (l, r) = pending[len];
+            if !GapSample::may_close(l, r) || r.t - l.t <= tol || len + 2 > GAP_DEPTH {
+                continue;
+            }
+            let t = 0.5 * (l.t + r.t);
+            self.sample(sys, stepper, t, Buffer::Hit)?;
+            let mid = GapSample {
+                t,
+                g: self.hit_values[i],
+                v: self.v_hit[i],
+            };
+            if mid.g <= 0.0 {
+                return Ok(Some((l, mid)));
+            }
+            pending[len] = (mid, r);
+            pending[len + 1] = (l, mid);
+            len += 2;
+        }
+        Ok(None)
+    }
+
+    /// The maximum of member i on [lo, hi] on the interpolant (golden section): (time, value).
+    fn maximum<S: EventSystem>(
+        &mut self,
+        sys: &mut S,
+        stepper: &Stepper,
+        i: usize,
+        (mut lo, mut hi): (f64, f64),
+    ) -> Result<(f64, f64), EventError<S::Error>> {
+        let ratio = 0.5 * (5f64.sqrt() - 1.0);
+        let mut x1 = hi - ratio * (hi - lo);
+        let mut x2 = lo + ratio * (hi - lo);
+        let mut f1 = self.member_at(sys, stepper, i, x1)?;
+        let mut f2 = self.member_at(sys, stepper, i, x2)?;
+        for _ in 0..DIP_ITERATIONS {
+            if f1.max(f2) > 0.0 {
+                break;
+            }
+            if f1 > f2 {
+                (hi, x2, f2) = (x2, x1, f1);
+                x1 = hi - ratio * (hi - lo);
+                f1 = self.member_at(sys, stepper, i, x1)?;
+            } else {
+                (lo, x1, f1) = (x1, x2, f2);
+                x2 = lo + ratio * (hi - lo);
+                f2 = self.member_at(sys, stepper, i, x2)?;
+            }
+        }
+        Ok(if f1 >= f2 { (x1, f1) } else { (x2, f2) })
     }
 
     /// For the members whose dips are searched: where the last three samples of a positive
@@ -973,6 +1221,14 @@ impl EventLocator {
         let specs = &self.set.specs[..m];
         if let Some(member) = (0..m).position(|i| specs[i].armed && !out[i].is_finite()) {
             return Err(EventError::NonFiniteEvent { t, member });
+        }
+        if self.set.gaps {
+            let velocities = match buffer {
+                Buffer::Start => &mut self.v_start[..m],
+                Buffer::Sample => &mut self.v_sample[..m],
+                Buffer::Hit => &mut self.v_hit[..m],
+            };
+            sys.gap_velocities(velocities);
         }
         Ok(())
     }
