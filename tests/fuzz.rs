@@ -621,7 +621,7 @@ fn run_scenario_case(
     case.what = what;
     let scenario = dir.join("scenario.json");
     std::fs::write(&scenario, &text).unwrap();
-    case.input = Some(("json".into(), text));
+    case.input = Some(("json".into(), text.clone()));
     let mut common: Vec<OsString> = Vec::new();
     for s in &sets {
         common.push("--set".into());
@@ -673,6 +673,10 @@ fn run_scenario_case(
         case.problems
             .push(format!("a temporary file is left: {temp}"));
     }
+    if ran.code == Some(0) {
+        let problems = physical_problems(&dir, &common, &text, &sets);
+        case.problems.extend(problems);
+    }
     if !case.problems.is_empty() {
         case.problems.push(format!(
             "stderr of run: {}",
@@ -685,6 +689,184 @@ fn run_scenario_case(
     }
     let _ = std::fs::remove_dir_all(&dir);
     case
+}
+
+/// The physics an `ok` run must keep, checked on the case run again with rows every 1 ms:
+/// no two live discs closer than 2R, no disc within R of a stick tip, none flying below the
+/// floor, the loss accounts never decreasing, and the first event (not a friction change) the
+/// same when the duration reaches beyond it (the step size follows the duration).
+fn physical_problems(dir: &Path, common: &[OsString], text: &[u8], sets: &[String]) -> Vec<String> {
+    let Ok(doc) = serde_json::from_slice::<Value>(text) else {
+        return Vec::new();
+    };
+    let geometry_set = sets
+        .iter()
+        .any(|s| s.contains("radius") || s.contains("floor") || s.contains("output_interval"));
+    let radius = doc["params"]["diabolo_radius"].as_f64().unwrap_or(0.0635);
+    let floor = doc["sim"]["floor"].as_f64();
+    let run = |extra: &[String], name: &str| -> Option<(String, String)> {
+        let mut args: Vec<OsString> = vec!["run".into(), "scenario.json".into()];
+        args.extend(common.iter().cloned());
+        for e in extra {
+            args.push("--set".into());
+            args.push(e.into());
+        }
+        args.extend(["-q", "-o"].map(OsString::from));
+        args.push(format!("out/{name}.csv").into());
+        args.push("--events".into());
+        args.push(format!("out/{name}.jsonl").into());
+        let outcome = run_binary(&args, None, dir);
+        (outcome.code == Some(0)).then(|| {
+            let read = |ext: &str| {
+                std::fs::read_to_string(dir.join(format!("out/{name}.{ext}"))).unwrap_or_default()
+            };
+            (read("csv"), read("jsonl"))
+        })
+    };
+    let mut problems = Vec::new();
+    let Some((rows, events)) = run(&["sim.output_interval=0.001".to_string()], "p") else {
+        return problems;
+    };
+    if !geometry_set {
+        problems.extend(contact_violation(&rows, radius, floor));
+    }
+    problems.extend(losses_decreasing(&rows));
+    let first = first_event(&events);
+    let end = rows
+        .lines()
+        .last()
+        .and_then(|l| l.split(',').next())
+        .and_then(|t| t.parse::<f64>().ok());
+    if let (Some(first), Some(end)) = (first, end) {
+        let longer = format!("sim.duration={}", end * 1.5 + 0.1);
+        if end * 1.5 + 0.1 < 30.0 {
+            if let Some((_, again)) = run(&[longer.clone()], "q") {
+                let other = first_event(&again);
+                let same = other.as_ref().is_some_and(|o| {
+                    o.0 == first.0 && (o.1 - first.1).abs() <= 1e-9 * (1.0 + first.1.abs())
+                });
+                if !same {
+                    problems.push(format!(
+                        "the first event depends on the duration: {first:?} at the scenario's, {other:?} with --set {longer}"
+                    ));
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// The first event of a JSON-lines log that is not a friction change: (kind and object, t).
+fn first_event(log: &str) -> Option<(String, f64)> {
+    log.lines().find_map(|line| {
+        let event: Value = serde_json::from_str(line).ok()?;
+        let kind = event["kind"].as_str()?;
+        if matches!(kind, "stick" | "unstick" | "slip_reversal") {
+            return None;
+        }
+        Some((format!("{kind} {}", event["object"]), event["t"].as_f64()?))
+    })
+}
+
+/// The columns of a trajectory CSV by name, and its rows as numbers (NaN where not a number).
+fn table(csv: &str) -> (Vec<String>, Vec<Vec<f64>>) {
+    let mut lines = csv.lines();
+    let header: Vec<String> = lines
+        .next()
+        .unwrap_or_default()
+        .split(',')
+        .map(String::from)
+        .collect();
+    let rows = lines
+        .map(|l| {
+            l.split(',')
+                .map(|c| c.parse().unwrap_or(f64::NAN))
+                .collect()
+        })
+        .collect();
+    (header, rows)
+}
+
+/// The first row where two live discs overlap, a disc is inside R of a stick tip, or a flying
+/// one is below the floor (beyond 1e-7 m), in words.
+fn contact_violation(csv: &str, radius: f64, floor: Option<f64>) -> Option<String> {
+    const ROUNDOFF: f64 = 1e-7;
+    let (header, rows) = table(csv);
+    let col = |name: &str| header.iter().position(|h| h == name);
+    let modes: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let mut diabolos = Vec::new();
+    for k in 1.. {
+        match (
+            col(&format!("d{k}_x")),
+            col(&format!("d{k}_y")),
+            col(&format!("d{k}_mode")),
+        ) {
+            (Some(x), Some(y), mode) => diabolos.push((k, x, y, mode)),
+            _ => break,
+        }
+    }
+    let tips = [
+        ("left", col("left_x")?, col("left_y")?),
+        ("right", col("right_x")?, col("right_y")?),
+    ];
+    for (r, row) in rows.iter().enumerate() {
+        let mode = |m: Option<usize>| m.map_or("string", |m| modes[r][m]);
+        let live: Vec<_> = diabolos.iter().filter(|d| mode(d.3) != "dropped").collect();
+        for (i, a) in live.iter().enumerate() {
+            let (ax, ay) = (row[a.1], row[a.2]);
+            for b in &live[i + 1..] {
+                let gap = (row[b.1] - ax).hypot(row[b.2] - ay) - 2.0 * radius;
+                if gap < -ROUNDOFF {
+                    return Some(format!(
+                        "t = {}: diabolos {} and {} overlap by {gap:e} m",
+                        row[0], a.0, b.0
+                    ));
+                }
+            }
+            for (name, x, y) in tips {
+                let gap = (row[x] - ax).hypot(row[y] - ay) - radius;
+                if gap < -ROUNDOFF {
+                    return Some(format!(
+                        "t = {}: diabolo {} inside the {name} tip by {gap:e} m",
+                        row[0], a.0
+                    ));
+                }
+            }
+            if let (Some(floor), "flying") = (floor, mode(a.3)) {
+                if ay - radius < floor - ROUNDOFF {
+                    return Some(format!(
+                        "t = {}: diabolo {} flies below the floor",
+                        row[0], a.0
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The first row where a loss account (friction, drag, impulse, string) decreased, in words.
+fn losses_decreasing(csv: &str) -> Option<String> {
+    let (header, rows) = table(csv);
+    for account in ["friction_loss", "drag_loss", "impulse_loss", "string_loss"] {
+        let Some(c) = header.iter().position(|h| h == account) else {
+            continue;
+        };
+        for pair in rows.windows(2) {
+            let (before, after) = (pair[0][c], pair[1][c]);
+            if after < before - 1e-12 * (1.0 + before.abs()) {
+                return Some(format!(
+                    "{account} decreases at t = {}: {before} -> {after}",
+                    pair[1][0]
+                ));
+            }
+        }
+    }
+    None
 }
 
 // ---------------------------------------------------------------------------------------------

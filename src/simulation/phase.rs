@@ -348,8 +348,9 @@ impl EventSystem for TautSystem {
         Ok(())
     }
 
-    fn gap_velocities(&self, out: &mut [[f64; 2]]) {
-        self.guards.write_gap_velocities(self, self.event_time, out);
+    fn gap_velocities(&self, out: &mut [[f64; 3]]) {
+        self.guards
+            .write_gap_velocities(self, self.event_time, &self.positions, out);
     }
 }
 
@@ -694,9 +695,10 @@ impl EventSystem for LooseSystem {
         Ok(())
     }
 
-    fn gap_velocities(&self, out: &mut [[f64; 2]]) {
+    fn gap_velocities(&self, out: &mut [[f64; 3]]) {
+        let motion = (&self.positions[..], &self.velocities[..]);
         self.guards
-            .write_gap_velocities(&self.flight, self.event_time, &self.velocities, out);
+            .write_gap_velocities(&self.flight, self.event_time, motion, out);
     }
 }
 

@@ -144,11 +144,25 @@ impl TautGuards {
 
     /// Writes the relative velocity of every gap guard (see [`SharedGuard::gap_velocity`]) on
     /// the last evaluation of `sys`, at t (s), into `out`.
-    pub fn write_gap_velocities(&self, sys: &TautSystem, t: f64, out: &mut [[f64; 2]]) {
-        let objects = sys.dynamics.kinematics().objects();
+    pub fn write_gap_velocities(
+        &self,
+        sys: &TautSystem,
+        t: f64,
+        positions: &[Vector2<f64>],
+        out: &mut [[f64; 3]],
+    ) {
+        let kinematics = sys.dynamics.kinematics();
+        let objects = kinematics.objects();
+        let segments = kinematics.segments();
         for (slot, velocity) in self.slots.iter().zip(out.iter_mut()) {
             if let TautSlot::Fixed(TautGuard::Shared(guard)) = slot {
-                *velocity = guard.gap_velocity(&sys.flight, t, |o| objects[o].velocity());
+                *velocity = guard.gap_velocity(
+                    &sys.flight,
+                    t,
+                    positions,
+                    |o| objects[o].velocity(),
+                    |s| segments[s].length_rate,
+                );
             }
         }
     }
@@ -338,12 +352,16 @@ impl LooseGuards {
         &self,
         view: &FlightView,
         t: f64,
-        velocities: &[Vector2<f64>],
-        out: &mut [[f64; 2]],
+        (positions, velocities): (&[Vector2<f64>], &[Vector2<f64>]),
+        out: &mut [[f64; 3]],
     ) {
+        let length_rate = |s: usize| {
+            let d = positions[s + 1] - positions[s];
+            d.dot(&(velocities[s + 1] - velocities[s])) / d.norm().max(f64::MIN_POSITIVE)
+        };
         for (guard, velocity) in self.guards.iter().zip(out.iter_mut()) {
             if let LooseGuard::Shared(guard) = guard {
-                *velocity = guard.gap_velocity(view, t, |o| velocities[o]);
+                *velocity = guard.gap_velocity(view, t, positions, |o| velocities[o], length_rate);
             }
         }
     }
@@ -564,24 +582,43 @@ impl SharedGuard {
         }
     }
 
-    /// The velocity of the gap's two ends relative to each other at t, m/s (see
-    /// [`EventSpec::gap`]): for a contact b's relative to a, for the floor the flying
-    /// diabolo's vertical velocity; zero for the guards that are not gaps. `velocity` gives a
-    /// string object's velocity.
+    /// The gap's rate and the velocity of its two ends relative to each other at t,
+    /// `[dg/dt, vx, vy]` in m/s (see [`EventSpec::gap`]): for a contact b's velocity relative
+    /// to a's, for the floor the flying diabolo's vertical velocity; zero for the guards that
+    /// are not gaps. `positions` holds the string's objects' positions (as for
+    /// [`SharedGuard::value`]), `velocity` gives a string object's velocity and
+    /// `length_rate` a segment's length rate (a neighbours' contact).
     pub fn gap_velocity(
         self,
         view: &FlightView,
         t: f64,
+        positions: &[Vector2<f64>],
         velocity: impl Fn(usize) -> Vector2<f64>,
-    ) -> [f64; 2] {
+        length_rate: impl Fn(usize) -> f64,
+    ) -> [f64; 3] {
         let of = |body: Body| match body {
             Body::String(o) => velocity(o),
             Body::Free(j) => view.flying[j].1.velocity(&view.params, t),
         };
         match self {
-            Self::Touch { a, b, .. } => (of(b) - of(a)).into(),
-            Self::Drop { free } => [0.0, of(Body::Free(free)).y],
-            _ => [0.0; 2],
+            Self::Touch {
+                a, b, neighbours, ..
+            } => {
+                let v = of(b) - of(a);
+                let rate = match a {
+                    Body::String(segment) if neighbours => length_rate(segment),
+                    _ => {
+                        let d = view.position(b, t, positions) - view.position(a, t, positions);
+                        d.dot(&v) / d.norm().max(f64::MIN_POSITIVE)
+                    }
+                };
+                [rate, v.x, v.y]
+            }
+            Self::Drop { free } => {
+                let vy = of(Body::Free(free)).y;
+                [vy, 0.0, vy]
+            }
+            _ => [0.0; 3],
         }
     }
 

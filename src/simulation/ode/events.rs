@@ -86,10 +86,10 @@ pub trait EventSystem: OdeSystem {
     fn events(&mut self, t: f64, y: &[f64], out: &mut [f64]) -> Result<(), Self::Error>;
 
     /// For the members that are gaps ([`EventSpec::gap`]): writes, for the last
-    /// [`EventSystem::events`] evaluation, the velocity (m/s, x and y) at which the gap's two
-    /// ends move relative to each other; its norm bounds the gap's rate there. A system with
+    /// [`EventSystem::events`] evaluation, the gap's rate dg/dt and the velocity (m/s, x and
+    /// y) at which its two ends move relative to each other, `[dg/dt, vx, vy]`. A system with
     /// gap members must write them; the others are not read.
-    fn gap_velocities(&self, out: &mut [[f64; 2]]) {
+    fn gap_velocities(&self, out: &mut [[f64; 3]]) {
         let _ = out;
     }
 }
@@ -138,12 +138,15 @@ pub struct EventSpec {
     /// negative and back within one sampling interval still fires (as falling).
     pub dips: bool,
     /// The member is a gap: a distance between two bodies (or a body and a floor) that a sound
-    /// motion never makes negative, changing no faster than the relative velocity the system
-    /// reports ([`EventSystem::gap_velocities`]). Between two positive samples it is searched
-    /// conservatively: it can reach zero in [a, b] only if g(a) + g(b) <= M (b - a), M bounding
-    /// its rate there (the larger relative speed at the ends plus their difference); where it
-    /// can, the interval is halved until it cannot or a sample is not positive, so that no gap
-    /// closes unseen between samples, however far apart the steps are. A gap at or below zero
+    /// motion never makes negative, whose rate and relative velocity the system reports
+    /// ([`EventSystem::gap_velocities`]). Between two positive samples it is searched
+    /// conservatively: its second derivative is at least minus the relative acceleration (the
+    /// sideways motion of two bodies only moves them apart), bounded by twice the mean
+    /// relative acceleration between the samples, so from each end it stays positive over a
+    /// known time (the first root of g + g' s - A s^2 / 2); where those two reaches do not
+    /// cover the interval, it is halved until they do or a sample is not positive (at most
+    /// [`GAP_EVALUATIONS`] evaluations), so that no gap closes unseen between samples, however
+    /// far apart the steps are. A gap at or below zero
     /// at a step's start that closes further fires there (falling), at once: the bodies press
     /// into each other (see [`Crossing`]); one that reopens goes on unseen.
     pub gap: bool,
@@ -428,35 +431,58 @@ struct Track {
     /// For a gap: the relative velocity at the last sample (m/s), and the sample before the
     /// last one in this step while the gap is positive (the interval between them is searched
     /// once, see [`EventSpec::gap`]).
-    v_last: [f64; 2],
+    v_last: [f64; 3],
     gap_prev: Option<GapSample>,
     /// For a gap at or below zero at the step's start (or within its start band): the start
     /// (time, value), until its sign is known (see [`EventSpec::gap`]).
     closing_from: Option<(f64, f64)>,
 }
 
-/// A sample of a gap member: time (s), value (m), relative velocity of its ends (m/s).
+/// A sample of a gap member: time (s), value (m), and `[dg/dt, vx, vy]`: its rate and the
+/// relative velocity of its ends (m/s).
 #[derive(Clone, Copy, Debug)]
 struct GapSample {
     t: f64,
     g: f64,
-    v: [f64; 2],
+    motion: [f64; 3],
 }
 
 impl GapSample {
-    /// Whether a gap positive at both samples `a` and `b` can reach zero between them: only if
-    /// g(a) + g(b) <= M (b - a), M bounding its rate over the interval (the larger relative
-    /// speed at the ends plus the change of the relative velocity between them).
+    /// Whether a gap positive at both samples `a` and `b` can reach zero between them. Its
+    /// second derivative is at least -A, A = 2 |v(b) - v(a)| / (b - a) (twice the mean
+    /// relative acceleration; exact for bodies in free flight, whose relative acceleration is
+    /// constant), so it stays positive for s_a after a (the first root of
+    /// g(a) + g'(a) s - A s^2 / 2) and for s_b before b; it can close only if s_a + s_b does
+    /// not exceed b - a.
     fn may_close(a: Self, b: Self) -> bool {
-        let speed = |v: [f64; 2]| v[0].hypot(v[1]);
-        let bound = speed(a.v).max(speed(b.v)) + (b.v[0] - a.v[0]).hypot(b.v[1] - a.v[1]);
-        a.g > 0.0 && b.g > 0.0 && a.g + b.g <= bound * (b.t - a.t)
+        if !(a.g > 0.0 && b.g > 0.0) {
+            return false;
+        }
+        let dt = b.t - a.t;
+        let accel = 2.0 * (b.motion[1] - a.motion[1]).hypot(b.motion[2] - a.motion[2])
+            / dt.max(f64::MIN_POSITIVE);
+        // The first root of g + rate s - accel s^2 / 2 = 0 for s > 0 (rate < 0 closes).
+        let reach = |g: f64, rate: f64| {
+            if accel > 0.0 {
+                (rate + (rate * rate + 2.0 * accel * g).sqrt()) / accel
+            } else if rate < 0.0 {
+                -g / rate
+            } else {
+                f64::INFINITY
+            }
+        };
+        // Backward from b the gap's rate changes sign.
+        reach(a.g, a.motion[0]) + reach(b.g, -b.motion[0]) <= dt
     }
 }
 
 /// The most halvings pending at once in a gap's search (its depth is bounded by the root
 /// tolerance, 100 eps of the step: about 46 levels).
 const GAP_DEPTH: usize = 64;
+
+/// The most evaluations of one gap search (a pair sliding along each other within round-off of
+/// touching would otherwise be halved to the root tolerance everywhere).
+pub const GAP_EVALUATIONS: usize = 256;
 
 impl Default for Track {
     fn default() -> Self {
@@ -472,7 +498,7 @@ impl Default for Track {
             at_root: false,
             earlier: [(0.0, 0.0); 2],
             history: 0,
-            v_last: [0.0; 2],
+            v_last: [0.0; 3],
             gap_prev: None,
             closing_from: None,
         }
@@ -541,10 +567,10 @@ pub struct EventLocator {
     scanned: (u64, u64),
     g_sample: Vec<f64>,
     /// The gap members' relative velocities at the start, end, sample and hit (m/s).
-    v_start: Vec<[f64; 2]>,
-    v_end: Vec<[f64; 2]>,
-    v_sample: Vec<[f64; 2]>,
-    v_hit: Vec<[f64; 2]>,
+    v_start: Vec<[f64; 3]>,
+    v_end: Vec<[f64; 3]>,
+    v_sample: Vec<[f64; 3]>,
+    v_hit: Vec<[f64; 3]>,
     tracks: Vec<Track>,
     /// Time and set generation of the last hit, for its members' `at_root`.
     last_hit: Option<(f64, u64)>,
@@ -576,10 +602,10 @@ impl EventLocator {
             rate_end: vec![0.0; capacity],
             scanned: (0, 0),
             g_sample: vec![0.0; capacity],
-            v_start: vec![[0.0; 2]; capacity],
-            v_end: vec![[0.0; 2]; capacity],
-            v_sample: vec![[0.0; 2]; capacity],
-            v_hit: vec![[0.0; 2]; capacity],
+            v_start: vec![[0.0; 3]; capacity],
+            v_end: vec![[0.0; 3]; capacity],
+            v_sample: vec![[0.0; 3]; capacity],
+            v_hit: vec![[0.0; 3]; capacity],
             tracks: vec![Track::default(); capacity],
             last_hit: None,
             hit_t: f64::NAN,
@@ -746,12 +772,12 @@ impl EventLocator {
                     let start = GapSample {
                         t: t0,
                         g: g0,
-                        v: self.v_start[i],
+                        motion: self.v_start[i],
                     };
                     let end = GapSample {
                         t: t0 + h,
                         g: g1,
-                        v: self.v_end[i],
+                        motion: self.v_end[i],
                     };
                     return !spec.armed
                         || (g0 > 0.0 && g1 > 0.0 && !GapSample::may_close(start, end));
@@ -806,7 +832,7 @@ impl EventLocator {
                     let last = GapSample {
                         t: track.t_last,
                         g: track.g_last,
-                        v: track.v_last,
+                        motion: track.v_last,
                     };
                     track.gap_prev = Some(last);
                 }
@@ -877,7 +903,7 @@ impl EventLocator {
             let last = GapSample {
                 t: track.t_last,
                 g: track.g_last,
-                v: track.v_last,
+                motion: track.v_last,
             };
             if let (Some((t0, g0)), true) = (track.closing_from, track.sign < 0) {
                 self.tracks[i].closing_from = None;
@@ -934,7 +960,9 @@ impl EventLocator {
     ) -> Result<Option<(GapSample, GapSample)>, EventError<S::Error>> {
         let mut pending = [(a, b); GAP_DEPTH];
         let mut len = 1;
-        while len > 0 {
+        let mut evaluations = 0;
+        while len > 0 && evaluations < GAP_EVALUATIONS {
+            evaluations += 1;
             len -= 1;
             let (l, r) = pending[len];
             if !GapSample::may_close(l, r) || r.t - l.t <= tol || len + 2 > GAP_DEPTH {
@@ -945,7 +973,7 @@ impl EventLocator {
             let mid = GapSample {
                 t,
                 g: self.hit_values[i],
-                v: self.v_hit[i],
+                motion: self.v_hit[i],
             };
             if mid.g <= 0.0 {
                 return Ok(Some((l, mid)));
