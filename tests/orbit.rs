@@ -611,6 +611,29 @@ fn a_diabolo_off_the_string_at_the_orbits_start_is_refused_with_exit_2() {
 }
 
 #[test]
+fn a_trajectory_longer_than_max_rows_is_refused_before_anything_is_written() {
+    let sun = shipped("sun.json");
+    let out = std::env::temp_dir().join(format!("orbit_rows_{}.csv", std::process::id()));
+    // The scenario's 0.5 s make 501 rows; one period of the hands, 0.833 s, makes 834.
+    refused(
+        &[
+            "orbit",
+            &sun,
+            "--set",
+            "sim.duration=0.5",
+            "--set",
+            "sim.output_interval=0.001",
+            "--max-rows",
+            "600",
+            "--trajectory",
+            out.to_str().unwrap(),
+        ],
+        &["--trajectory", "834 rows", "limit of 600 (--max-rows)"],
+    );
+    assert!(!out.exists(), "nothing written");
+}
+
+#[test]
 fn section_values_in_messages_are_compact() {
     let swing = shipped("swing.json");
     // It printed the 301 digits of 1e300.

@@ -31,7 +31,11 @@ pub fn orbit(args: &OrbitArgs) -> Result<(), CliError> {
         .as_deref()
         .map(|p| create_output("--trajectory", p))
         .transpose()?;
+    if let Timing::Forced { period } = timing {
+        trajectory_fits(args, &simulation, period)?;
+    }
     let orbit = find_orbit(&simulation, timing, &options)?;
+    trajectory_fits(args, &simulation, orbit.period)?;
     if let Some(file) = trajectory {
         write_period(file, &simulation, &orbit)?;
     }
@@ -99,6 +103,25 @@ fn output(args: &OrbitArgs, flag: &'static str) -> Result<Option<AtomicFile>, Cl
         .as_deref()
         .map(|p| create_output(flag, p))
         .transpose()
+}
+
+/// `--trajectory`'s rows (one period every `sim.output_interval`) within `--max-rows`.
+fn trajectory_fits(args: &OrbitArgs, simulation: &Simulation, period: f64) -> Result<(), CliError> {
+    let interval = simulation.settings.output_interval;
+    let rows = (period / interval).floor() + 1.0;
+    let limit = args.input.limits()?.max_rows;
+    if args.trajectory.is_none() || rows <= limit as f64 {
+        return Ok(());
+    }
+    Err(flag(
+        "--trajectory",
+        format!(
+            "one period of {} s every {} s (sim.output_interval) makes {} rows, more than the limit of {limit} (--max-rows); raise sim.output_interval, or raise the limit with --max-rows N",
+            compact(period),
+            compact(interval),
+            compact(rows)
+        ),
+    ))
 }
 
 /// One period from the orbit's start as a trajectory CSV.
