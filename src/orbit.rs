@@ -38,6 +38,7 @@ use nalgebra::{Complex, DMatrix, DVector};
 use rayon::prelude::*;
 use thiserror::Error;
 
+use crate::display::{echoed, Compact};
 use crate::model::state::close_onto_string;
 use crate::model::CartesianState;
 use crate::simulation::drive::{Drive, Path, Schedule};
@@ -82,6 +83,9 @@ pub struct OrbitOptions {
     /// A multiplier is inside the unit circle "by a margin" when its modulus is below
     /// 1 - margin.
     pub stability_margin: f64,
+    /// The most simulated time one search may take, s (`--max-duration`): the transient and
+    /// every period Newton may run ([`most_periods`]).
+    pub max_duration: f64,
 }
 
 impl Default for OrbitOptions {
@@ -93,6 +97,7 @@ impl Default for OrbitOptions {
             jacobian_step: 1e-5,
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             stability_margin: 1e-6,
+            max_duration: crate::scenario::Limits::DEFAULT_MAX_DURATION,
         }
     }
 }
@@ -117,11 +122,61 @@ pub enum OrbitError {
         /// "left" or "right".
         side: &'static str,
     },
-    /// A period that is not a positive number.
-    #[error("--period must be a finite number of seconds greater than 0, got {value}")]
+    /// A period that is not a number of seconds of at least [`MIN_PERIOD`].
+    #[error("{origin} {}: an orbit's period is a finite number of seconds of at least {MIN_PERIOD} (the period of the fastest sine drive accepted, 100 Hz); give the time after which the hands repeat their motion", Compact(*value))]
     BadPeriod {
-        /// The value given.
+        /// Where it was given: `--period` or `sim.period`.
+        origin: &'static str,
+        /// The value given, s.
         value: f64,
+    },
+    /// A period that is not a whole number of a sine drive's own period.
+    #[error("{origin} {} s is not a whole number of periods of the {side} hand's sine ({} s, {} Hz): the drives would not repeat with it; give a multiple of {} s", Compact(*period), Compact(*drive_period), Compact(1.0 / drive_period), Compact(*drive_period))]
+    OutOfStep {
+        /// Where the period was given: `--period` or `sim.period`.
+        origin: &'static str,
+        /// The period given, s.
+        period: f64,
+        /// "left" or "right".
+        side: &'static str,
+        /// The sine's own period 1 / frequency, s.
+        drive_period: f64,
+    },
+    /// A guess time that alone simulates more than `--max-duration` allows.
+    #[error("--guess-time {} s: the guess takes {} s of simulated time (with --section, the guess time and then as long again, at least sim.duration, to find two crossings), more than the limit of {} s (--max-duration); give a shorter --guess-time, or raise the limit with --max-duration SECONDS", Compact(*value), Compact(*simulated), Compact(*limit))]
+    GuessTooLong {
+        /// `--guess-time`, s.
+        value: f64,
+        /// Simulated before the guess is taken, s.
+        simulated: f64,
+        /// `--max-duration`, s.
+        limit: f64,
+    },
+    /// A search that could simulate more time than `--max-duration` allows.
+    #[error("{what} {} s: the search could simulate {} s ({} s before the guess, then up to {periods} periods: the first map, per Newton iteration two runs per column of the Jacobian and 11 trial steps, the monodromy and its check), more than the limit of {} s (--max-duration); give a shorter period or --guess-time, or raise the limit with --max-duration SECONDS", Compact(*period), Compact(*total), Compact(*guess), Compact(*limit))]
+    SearchTooLong {
+        /// What sets the period: `the period` or `the section's period (its guess)`.
+        what: &'static str,
+        /// T, s.
+        period: f64,
+        /// Simulated before the guess is taken, s.
+        guess: f64,
+        /// Periods the search may run at most ([`most_periods`]).
+        periods: usize,
+        /// The simulated time the search may take, s.
+        total: f64,
+        /// `--max-duration`, s.
+        limit: f64,
+    },
+    /// A diabolo off the string where the orbit starts.
+    #[error("diabolo {diabolo} is {mode} at the orbit's start (t = {} s): the shooting keeps every diabolo on the string (a flight would change the state's coordinates), so an orbit through a flight is not looked for; start where every diabolo is on the string (a later --guess-time, or initial.diabolos on the string)", Compact(*at))]
+    OffTheString {
+        /// K, from 1.
+        diabolo: usize,
+        /// "flying" or "dropped".
+        mode: &'static str,
+        /// The orbit's start in the scenario's time (the guess time), s.
+        at: f64,
     },
     /// A section that cannot be used.
     #[error("--section {spec}: {reason}")]
@@ -132,7 +187,7 @@ pub enum OrbitError {
         reason: String,
     },
     /// The section is not crossed twice from the guess.
-    #[error("the section {section} is crossed {crossings} time(s) in {duration} s from the guess: no orbit returns to it (choose another section, or lengthen sim.duration)")]
+    #[error("the section {section} is crossed {crossings} time(s) in {} s from the guess: no orbit returns to it (choose another section, or lengthen sim.duration)", Compact(*duration))]
     NeverCrossed {
         /// The section, in words.
         section: String,
@@ -361,11 +416,21 @@ fn drive_period(drive: &Drive, side: &'static str) -> Result<Option<f64>, OrbitE
     }
 }
 
+/// The shortest period an orbit may have, s: the period of the fastest sine drive a scenario
+/// accepts (100 Hz). A trick's stroke lasts 0.2 to 2 s; below this no hand repeats its motion,
+/// and the Jacobian's difference step in the period ([`OrbitOptions::jacobian_step`], 1e-5 s)
+/// would no longer be small against it.
+pub const MIN_PERIOD: f64 = 0.01;
+
+/// How far from a whole number the ratio of a forced period to a sine drive's own may be
+/// (relative): the round-off of a period typed to ten digits.
+const WHOLE_PERIODS: f64 = 1e-9;
+
 /// The period the scenario sets: `sim.period` if given, else the drives' common period, if
 /// any.
 pub fn drives_period(sim: &Simulation) -> Result<Option<f64>, OrbitError> {
     if let Some(period) = sim.settings.period {
-        return Ok(Some(period));
+        return checked_period(sim, "sim.period", period).map(Some);
     }
     let periods: Vec<f64> = [("left", 0), ("right", 1)]
         .iter()
@@ -379,16 +444,55 @@ pub fn drives_period(sim: &Simulation) -> Result<Option<f64>, OrbitError> {
         [t] => Ok(Some(*t)),
         [a, b] if ((a - b) / a).abs() < 1e-12 => Ok(Some(*a)),
         [a, b] => Err(OrbitError::PeriodsDisagree {
-            periods: format!("{a} s and {b} s"),
+            periods: format!("{} s and {} s", Compact(*a), Compact(*b)),
         }),
         _ => unreachable!("two hands"),
     }
 }
 
+/// The forced period of `sim`: `given` (`--period`) if any, else [`drives_period`].
+pub fn forced_period(sim: &Simulation, given: Option<f64>) -> Result<Option<f64>, OrbitError> {
+    match given {
+        Some(period) => checked_period(sim, "--period", period).map(Some),
+        None => drives_period(sim),
+    }
+}
+
+/// `period` given by `origin` (`--period`, `sim.period`), checked: at least [`MIN_PERIOD`], and
+/// a whole number of periods of every sine drive (drives with no period of their own, a stroke
+/// of keyframes, are taken to repeat with it).
+pub fn checked_period(
+    sim: &Simulation,
+    origin: &'static str,
+    period: f64,
+) -> Result<f64, OrbitError> {
+    if !(period.is_finite() && period >= MIN_PERIOD) {
+        return Err(OrbitError::BadPeriod {
+            origin,
+            value: period,
+        });
+    }
+    for (side, drive) in SIDES.into_iter().zip(&sim.drives) {
+        let Ok(Some(drive_period)) = drive_period(drive, side) else {
+            continue;
+        };
+        let whole = period / drive_period;
+        if (whole - whole.round()).abs() > WHOLE_PERIODS * whole || whole.round() < 1.0 {
+            return Err(OrbitError::OutOfStep {
+                origin,
+                period,
+                side,
+                drive_period,
+            });
+        }
+    }
+    Ok(period)
+}
+
 /// Parses `KEY=VALUE[,up|down]` (KEY a free coordinate of `sim`, e.g. `d1_x`) into a section.
 pub fn parse_section(spec: &str, sim: &Simulation) -> Result<Section, OrbitError> {
     let bad = |reason: String| OrbitError::BadSection {
-        spec: spec.to_string(),
+        spec: echoed(spec),
         reason,
     };
     let (key, rest) = spec
@@ -403,17 +507,22 @@ pub fn parse_section(spec: &str, sim: &Simulation) -> Result<Section, OrbitError
         .parse()
         .ok()
         .filter(|v: &f64| v.is_finite())
-        .ok_or_else(|| bad(format!("VALUE {value:?} is not a finite number")))?;
+        .ok_or_else(|| bad(format!("VALUE {:?} is not a finite number", echoed(value))))?;
     let rising = match direction.trim() {
         "up" => true,
         "down" => false,
-        other => return Err(bad(format!("direction {other:?}: give up or down"))),
+        other => {
+            return Err(bad(format!(
+                "direction {:?}: give up or down",
+                echoed(other)
+            )))
+        }
     };
     let names = Coordinates::of(sim).names();
     let index = names.iter().position(|n| n == key.trim()).ok_or_else(|| {
         bad(format!(
             "KEY {:?} is not a free coordinate of this scenario; give one of {}",
-            key.trim(),
+            echoed(key.trim()),
             names.join(", ")
         ))
     })?;
@@ -620,6 +729,94 @@ fn norm(r: &DVector<f64>) -> f64 {
     r.amax()
 }
 
+/// Periods of the map one search runs at most: the first map; per Newton iteration two runs
+/// per column of the Jacobian (one column more, the period's, when autonomous) and up to 11
+/// trial steps; then the monodromy and its check (two runs per column each) and the
+/// amplitudes' run.
+pub fn most_periods(coordinates: usize, autonomous: bool, max_iterations: usize) -> usize {
+    let columns = coordinates + usize::from(autonomous);
+    1 + max_iterations * (2 * columns + TRIAL_STEPS) + 2 * 2 * coordinates + 1
+}
+
+/// Trial steps per Newton iteration at most (the full step and ten halvings).
+const TRIAL_STEPS: usize = 11;
+
+/// The time simulated before the guess is taken, at most, s: a forced orbit's whole periods
+/// of the guess time; an autonomous one's guess time and then the window searched for two
+/// crossings of the section (as long again, at least `sim.duration`).
+fn transient(sim: &Simulation, timing: Timing, options: &OrbitOptions) -> f64 {
+    match timing {
+        Timing::Forced { period } => (options.guess_time / period).floor() * period,
+        Timing::Autonomous(_) => options.guess_time + guess_window(sim, options),
+    }
+}
+
+/// The time an autonomous guess searches for two crossings of its section, s.
+fn guess_window(sim: &Simulation, options: &OrbitOptions) -> f64 {
+    sim.settings.duration.max(options.guess_time)
+}
+
+/// What can be checked before anything runs: a forced period of at least [`MIN_PERIOD`], and a
+/// search that cannot simulate more than `options.max_duration` (the guess's transient; for a
+/// forced orbit, every period Newton may run as well).
+pub fn check_search(
+    sim: &Simulation,
+    timing: Timing,
+    options: &OrbitOptions,
+) -> Result<(), OrbitError> {
+    if let Timing::Forced { period } = timing {
+        if !(period.is_finite() && period >= MIN_PERIOD) {
+            return Err(OrbitError::BadPeriod {
+                origin: "--period",
+                value: period,
+            });
+        }
+    }
+    let limit = options.max_duration;
+    let guess = transient(sim, timing, options);
+    if !(options.guess_time <= limit && guess <= limit) {
+        return Err(OrbitError::GuessTooLong {
+            value: options.guess_time,
+            simulated: guess,
+            limit,
+        });
+    }
+    if let Timing::Forced { period } = timing {
+        periods_within(sim, timing, options, "the period", period)?;
+    }
+    Ok(())
+}
+
+/// The longest period the search may run with `options.max_duration` (after the guess's
+/// transient), s; an error naming `what` when `period` is longer.
+fn periods_within(
+    sim: &Simulation,
+    timing: Timing,
+    options: &OrbitOptions,
+    what: &'static str,
+    period: f64,
+) -> Result<f64, OrbitError> {
+    let autonomous = matches!(timing, Timing::Autonomous(_));
+    let periods = most_periods(
+        Coordinates::of(sim).len(),
+        autonomous,
+        options.max_iterations,
+    );
+    let guess = transient(sim, timing, options);
+    let longest = (options.max_duration - guess) / periods as f64;
+    if period > longest {
+        return Err(OrbitError::SearchTooLong {
+            what,
+            period,
+            guess,
+            periods,
+            total: guess + periods as f64 * period,
+            limit: options.max_duration,
+        });
+    }
+    Ok(longest)
+}
+
 /// Finds the periodic orbit of `sim` (its drives and parameters; its initial state, run for
 /// `options.guess_time`, is the guess).
 pub fn find_orbit(
@@ -627,6 +824,7 @@ pub fn find_orbit(
     timing: Timing,
     options: &OrbitOptions,
 ) -> Result<Orbit, OrbitError> {
+    check_search(sim, timing, options)?;
     let coordinates = Coordinates::of(sim);
     let mut settings = sim.settings.clone();
     settings.rtol = settings.rtol.min(1e-12);
@@ -637,7 +835,19 @@ pub fn find_orbit(
         .build()
         .map_err(|e| OrbitError::Setup(format!("cannot start threads: {e}")))?;
     // The guess: the state after the transients (whole periods of a forced orbit).
-    let (guess, period, phase) = guess(sim, timing, options, &settings)?;
+    let Guess {
+        state: guess,
+        period,
+        phase,
+    } = guess(sim, timing, options, &settings)?;
+    // Newton may not lengthen the period past what the limit allows.
+    let longest = periods_within(
+        sim,
+        timing,
+        options,
+        "the section's period (its guess)",
+        period,
+    )?;
     let mut shooting = Shooting {
         sim,
         coordinates: coordinates.clone(),
@@ -680,14 +890,14 @@ pub fn find_orbit(
         // Damped: halve a step that does not reduce the residual.
         let mut scale = 1.0;
         let mut accepted = None;
-        for _ in 0..11 {
+        for _ in 0..TRIAL_STEPS {
             let trial_z = &z + step.rows(0, m) * scale;
             let trial_period = if autonomous {
                 period + step[m] * scale
             } else {
                 period
             };
-            if trial_period > 0.0 {
+            if trial_period >= MIN_PERIOD && trial_period <= longest {
                 if let Ok(trial) = shooting.flow(&trial_z, trial_period) {
                     let trial_r = residual(&trial.end, &trial_z, section);
                     if norm(&trial_r) < norm(&r) {
@@ -772,6 +982,39 @@ fn diverged(iterations: usize, history: &[f64], reason: &'static str) -> OrbitEr
     }
 }
 
+/// Newton's first guess.
+struct Guess {
+    /// The state after the transients.
+    state: CartesianState,
+    /// The drives' period, or the time between two crossings of the section, s.
+    period: f64,
+    /// The string's phase there.
+    phase: Phase,
+}
+
+/// The guess taken from `session` where it stands, if every diabolo is on the string there.
+fn guess_at(
+    session: &mut crate::simulation::Session,
+    period: f64,
+    failed: impl Fn(RunError) -> OrbitError,
+) -> Result<Guess, OrbitError> {
+    let at = session.time();
+    let phase = session.phase();
+    let row = session.state().map_err(failed)?;
+    if let Some(k) = row.modes.iter().position(|m| *m != DiaboloMode::String) {
+        return Err(OrbitError::OffTheString {
+            diabolo: k + 1,
+            mode: row.modes[k].name(),
+            at,
+        });
+    }
+    Ok(Guess {
+        state: row.state.clone(),
+        period,
+        phase,
+    })
+}
+
 /// The guess: the state after the transients, the period (the drives' or the time between two
 /// crossings of the section) and the phase there.
 fn guess(
@@ -779,7 +1022,7 @@ fn guess(
     timing: Timing,
     options: &OrbitOptions,
     settings: &Settings,
-) -> Result<(CartesianState, f64, Phase), OrbitError> {
+) -> Result<Guess, OrbitError> {
     let failed = |error| OrbitError::Run {
         stage: "guess",
         error,
@@ -788,19 +1031,14 @@ fn guess(
     long.settings = settings.clone();
     match timing {
         Timing::Forced { period } => {
-            if !(period.is_finite() && period > 0.0) {
-                return Err(OrbitError::BadPeriod { value: period });
-            }
-            let whole = (options.guess_time / period).floor() * period;
+            let whole = transient(sim, timing, options);
             long.settings.duration = whole.max(period);
             let mut session = long.session();
             session.advance(whole, None).map_err(failed)?;
-            let phase = session.phase();
-            let state = session.state().map_err(failed)?.state.clone();
-            Ok((state, period, phase))
+            guess_at(&mut session, period, failed)
         }
         Timing::Autonomous(section) => {
-            let duration = sim.settings.duration.max(options.guess_time);
+            let duration = guess_window(sim, options);
             long.settings.duration = options.guess_time + duration;
             let coordinates = Coordinates::of(sim);
             let mut session = long.session();
@@ -857,9 +1095,7 @@ fn guess(
             }
             let period = crossings[1].0 - crossings[0].0;
             let (_, mut first) = crossings.swap_remove(0);
-            let phase = first.phase();
-            let state = first.state().map_err(failed)?.state.clone();
-            Ok((state, period, phase))
+            guess_at(&mut first, period, failed)
         }
     }
 }
@@ -868,7 +1104,7 @@ fn section_words(section: Section, coordinates: &Coordinates) -> String {
     format!(
         "{} = {} {}",
         coordinates.names()[section.index],
-        section.value,
+        Compact(section.value),
         if section.rising { "upward" } else { "downward" }
     )
 }

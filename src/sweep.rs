@@ -163,10 +163,16 @@ impl Axis {
         }
     }
 
-    /// `KEY=START:STOP:COUNT`.
+    /// `KEY=START:STOP:COUNT` of `--grid`.
     pub fn parse_grid(spec: &str) -> Result<Self, SweepError> {
+        Self::parse_grid_of("--grid", spec)
+    }
+
+    /// `KEY=START:STOP:COUNT` given with `flag` (`--grid`, or `diabolo orbit --continue`), which
+    /// its errors name.
+    pub fn parse_grid_of(flag: &str, spec: &str) -> Result<Self, SweepError> {
         let fail = |reason: &str| SweepError::Axis {
-            spec: format!("--grid {spec}"),
+            spec: format!("{flag} {}", echoed(spec)),
             reason: reason.to_string(),
         };
         let (key, range) = spec
@@ -214,7 +220,7 @@ impl Axis {
             )));
         }
         Ok(Self::Grid {
-            key: checked_key(key, spec)?,
+            key: checked_key(key).map_err(fail)?,
             start,
             stop,
             count,
@@ -238,19 +244,16 @@ impl Axis {
             .map(|v| overrides::parse_value(v.trim()))
             .collect();
         Ok(Self::List {
-            key: checked_key(key, spec)?,
+            key: checked_key(key).map_err(fail)?,
             values,
         })
     }
 }
 
-fn checked_key(key: &str, spec: &str) -> Result<String, SweepError> {
+fn checked_key(key: &str) -> Result<String, &'static str> {
     let key = key.trim();
     if key.is_empty() {
-        return Err(SweepError::Axis {
-            spec: echoed(spec),
-            reason: "the KEY before = is empty".into(),
-        });
+        return Err("the KEY before = is empty");
     }
     Ok(key.to_string())
 }

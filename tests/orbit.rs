@@ -449,3 +449,284 @@ fn a_whip_loop_takes_its_period_from_the_scenario() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("sim.period"));
 }
+
+fn shipped(name: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    dir.join(name).to_str().unwrap().to_string()
+}
+
+/// Exit 2 and the message, which must contain every one of `words`.
+fn refused(args: &[&str], words: &[&str]) -> String {
+    let done = diabolo(args);
+    let message = String::from_utf8_lossy(&done.stderr).to_string();
+    assert_eq!(done.status.code(), Some(2), "{args:?}: {message}");
+    assert!(done.stdout.is_empty(), "{args:?}: nothing written");
+    for word in words {
+        assert!(
+            message.contains(word),
+            "{args:?}: {word:?} not in {message}"
+        );
+    }
+    message
+}
+
+#[test]
+fn a_period_shorter_than_the_fastest_sine_drive_is_refused() {
+    let sun = shipped("sun.json");
+    // 5e-324 s "found" an orbit before: nothing moves in a subnormal time.
+    for period in ["5e-324", "0.001", "-2", "inf"] {
+        let flag = format!("--period={period}");
+        refused(&["orbit", &sun, &flag], &["--period", "0.01"]);
+    }
+    let whip = shipped("whip.json");
+    refused(
+        &["orbit", &whip, "--set", "sim.period=0.001"],
+        &["sim.period 0.001", "at least 0.01"],
+    );
+}
+
+#[test]
+fn a_period_out_of_step_with_a_sine_drive_is_refused_and_its_multiples_accepted() {
+    let sun = shipped("sun.json");
+    // The sun's hands move at 1.2 Hz: 1 s is 1.2 of their periods.
+    refused(
+        &["orbit", &sun, "--period", "1"],
+        &["--period 1 s", "0.8333333333333334 s", "1.2 Hz"],
+    );
+    // Twice the hands' period, typed to ten digits.
+    let done = diabolo(&[
+        "orbit",
+        &sun,
+        "--period",
+        "1.6666666667",
+        "--guess-time",
+        "20",
+    ]);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let orbit: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert!(orbit["residual"].as_f64().unwrap() < 1e-10);
+    // sim.period is checked the same way.
+    refused(
+        &["orbit", &sun, "--set", "sim.period=1.25"],
+        &["sim.period 1.25 s", "hand's sine"],
+    );
+}
+
+#[test]
+fn the_search_is_bounded_by_max_duration() {
+    let sun = shipped("sun.json");
+    // It ran until killed: 652 periods of 1e5 s at most (one diabolo: 5 coordinates).
+    let message = refused(
+        &["orbit", &sun, "--period", "1e5"],
+        &[
+            "100000 s",
+            "6.52e7 s",
+            "652 periods",
+            "--max-duration SECONDS",
+        ],
+    );
+    assert!(message.len() < 600, "{message}");
+    // 120 s (144 of the hands' periods) fits in the default limit, not in 1e4 s.
+    refused(
+        &["orbit", &sun, "--period", "120", "--max-duration", "1e4"],
+        &["78240 s", "10000 s (--max-duration)"],
+    );
+    refused(
+        &["orbit", &sun, "--guess-time", "2e5"],
+        &["--guess-time 200000 s", "--max-duration"],
+    );
+    // A section's guess runs the guess time and as long again.
+    let swing = shipped("swing.json");
+    refused(
+        &[
+            "orbit",
+            &swing,
+            "--section",
+            "d1_x=0",
+            "--guess-time",
+            "30",
+            "--max-duration",
+            "50",
+        ],
+        &[
+            "--guess-time 30 s",
+            "60 s of simulated time",
+            "limit of 50 s",
+        ],
+    );
+    // --continue checks every value before anything runs.
+    refused(
+        &[
+            "orbit",
+            &sun,
+            "--period",
+            "120",
+            "--max-duration",
+            "1e4",
+            "--continue",
+            "params.friction=0.1:0.2:2",
+        ],
+        &["10000 s (--max-duration)"],
+    );
+    assert_eq!(diabolo::orbit::most_periods(5, false, 30), 652);
+}
+
+#[test]
+fn a_diabolo_off_the_string_at_the_orbits_start_is_refused_with_exit_2() {
+    // It failed at t = 0 with exit 1 ("the string snaps taut ... in the flying regime").
+    let shower = shipped("shower.json");
+    refused(
+        &["orbit", &shower, "--period", "1"],
+        &[
+            "diabolo 2 is flying at the orbit's start (t = 0 s)",
+            "--guess-time",
+        ],
+    );
+    // Let go at rest 2 m high, above the string's bottom (0.89 m), it falls onto the string
+    // and rests on it before 3 s: the orbit from there is the rest.
+    let scenario = std::env::temp_dir().join(format!("orbit_fly_{}.json", std::process::id()));
+    std::fs::write(
+        &scenario,
+        r#"{"params":{"string_length":1.46},"initial":{"diabolos":[{"mode":"flying","pos":[0.0,2.0]}]},
+            "drive":{"left":{"type":"path","keyframes":[[0,-0.4,1.5]]},
+                     "right":{"type":"path","keyframes":[[0,0.4,1.5]]}},
+            "sim":{"duration":2}}"#,
+    )
+    .unwrap();
+    let path = scenario.to_str().unwrap();
+    refused(&["orbit", path, "--period", "1"], &["diabolo 1 is flying"]);
+    let caught = diabolo(&["orbit", path, "--period", "1", "--guess-time", "3"]);
+    std::fs::remove_file(&scenario).unwrap();
+    assert!(
+        caught.status.success(),
+        "{}",
+        String::from_utf8_lossy(&caught.stderr)
+    );
+    let orbit: serde_json::Value = serde_json::from_slice(&caught.stdout).unwrap();
+    assert!(orbit["point"]["d1_vx"].as_f64().unwrap().abs() < 1e-9);
+}
+
+#[test]
+fn a_trajectory_longer_than_max_rows_is_refused_before_anything_is_written() {
+    let sun = shipped("sun.json");
+    let out = std::env::temp_dir().join(format!("orbit_rows_{}.csv", std::process::id()));
+    // The scenario's 0.5 s make 501 rows; one period of the hands, 0.833 s, makes 834.
+    refused(
+        &[
+            "orbit",
+            &sun,
+            "--set",
+            "sim.duration=0.5",
+            "--set",
+            "sim.output_interval=0.001",
+            "--max-rows",
+            "600",
+            "--trajectory",
+            out.to_str().unwrap(),
+        ],
+        &["--trajectory", "834 rows", "limit of 600 (--max-rows)"],
+    );
+    assert!(!out.exists(), "nothing written");
+}
+
+#[test]
+fn section_values_in_messages_are_compact() {
+    let swing = shipped("swing.json");
+    // It printed the 301 digits of 1e300.
+    let message = refused(
+        &["orbit", &swing, "--section", "d1_x=1e300"],
+        &["d1_x = 1e300 upward"],
+    );
+    assert!(message.len() < 300, "{message}");
+}
+
+#[test]
+fn continue_errors_name_continue() {
+    let sun = shipped("sun.json");
+    for (spec, reason) in [
+        ("params.friction=a:1:3", "START \"a\""),
+        ("params.friction=0:1:0", "COUNT is 0"),
+        ("=0:1:3", "KEY"),
+    ] {
+        let message = refused(&["orbit", &sun, "--continue", spec], &[reason]);
+        assert!(message.starts_with("error: --continue "), "{message}");
+        assert!(!message.contains("--grid"), "{message}");
+    }
+}
+
+/// The command lines of the README's "Periodic orbits" block that call `diabolo orbit`, as
+/// written (continuation lines joined).
+fn readme_orbit_commands() -> Vec<Vec<String>> {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let block = readme
+        .split("### Periodic orbits")
+        .nth(1)
+        .and_then(|s| s.split("```sh").nth(1))
+        .and_then(|s| s.split("```").next())
+        .expect("the README's Periodic orbits block");
+    let joined = block.replace("\\\n", " ");
+    joined
+        .lines()
+        .filter(|l| l.starts_with("diabolo orbit "))
+        .map(|l| {
+            let command = l.split('#').next().unwrap();
+            command
+                .split_whitespace()
+                .skip(1)
+                .map(str::to_string)
+                .collect()
+        })
+        .collect()
+}
+
+/// The README's orbit commands, run as written from a folder with the scenarios: each finds its
+/// orbit. The swing's axle slips (friction drains the spin, so nothing repeats) until it grips at
+/// 16.1 s; from 20 s on it rolls without loss, and its period is the rolling small swing's on the
+/// ellipse: 2 pi sqrt(a^2 / (g b) (1 + J (d / a)^2)), the spin's inertia J m carried at the
+/// string's speed over the axle, (d / a) v at the bottom (sticks 2d = 0.8 m apart). Both effects
+/// of a finite amplitude (a stiffer ellipse, a smaller (d / a) away from the bottom) shorten it.
+#[test]
+fn the_readmes_orbit_commands_converge_as_written() {
+    let commands = readme_orbit_commands();
+    assert_eq!(commands.len(), 3, "{commands:?}");
+    let tmp = std::env::temp_dir().join(format!("orbit_readme_{}", std::process::id()));
+    std::fs::create_dir_all(tmp.join("scenarios")).unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    for name in ["sun.json", "swing.json", "driven_swing.json"] {
+        std::fs::copy(dir.join(name), tmp.join("scenarios").join(name)).unwrap();
+    }
+    let mut swing_period = None;
+    for args in &commands {
+        let done = std::process::Command::new(env!("CARGO_BIN_EXE_diabolo"))
+            .args(args)
+            .current_dir(&tmp)
+            .output()
+            .unwrap();
+        assert!(
+            done.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        if args.iter().any(|a| a == "scenarios/swing.json") {
+            let orbit: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
+            assert!(orbit["residual"].as_f64().unwrap() < 1e-10);
+            assert!(orbit["energy_budget"]["net"].as_f64().unwrap().abs() < 1e-8);
+            swing_period = orbit["period"].as_f64();
+        }
+    }
+    std::fs::remove_dir_all(&tmp).unwrap();
+    let (a, d, spin_inertia): (f64, f64, f64) = (0.73, 0.4, 50.0);
+    let b = (a * a - d * d).sqrt();
+    let rolling = 2.0 * PI * (a * a / (9.81 * b) * (1.0 + spin_inertia * (d / a).powi(2))).sqrt();
+    let period = swing_period.expect("the README's swing");
+    assert!(
+        period < rolling && period > 0.99 * rolling,
+        "period {period} s, the small rolling swing's {rolling} s"
+    );
+}

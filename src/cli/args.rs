@@ -85,7 +85,7 @@ pub enum Command {
     /// (still or released hands): a section KEY=VALUE crossed up or down fixes the phase and the
     /// period is solved for. The orbit's JSON goes to -o (default: standard output).
     #[command(
-        after_help = "Examples:\n  diabolo orbit scenarios/swing.json --section d1_x=0,up -o swing_orbit.json\n  diabolo orbit driven.json --guess-time 20 --trajectory orbit.csv\n  diabolo orbit scenarios/whip.json --period 0.6 --tol 1e-9\n  diabolo orbit driven.json --guess-time 10 --continue drive.right.sine.frequency=0.25:0.3:26 -o branch.csv"
+        after_help = "Examples:\n  diabolo orbit scenarios/swing.json --section d1_x=0,up --guess-time 20 -o swing_orbit.json\n  diabolo orbit driven.json --guess-time 20 --trajectory orbit.csv\n  diabolo orbit scenarios/whip.json --period 0.6 --guess-time 2.4 --set params.spin_drag=0.5\n  diabolo orbit driven.json --guess-time 10 --continue drive.right.sine.frequency=0.25:0.3:26 -o branch.csv"
     )]
     Orbit(OrbitArgs),
     /// Fit parameters to recordings by minimising the replay error over all of them together.
@@ -254,14 +254,18 @@ pub struct SweepArgs {
 pub struct OrbitArgs {
     #[command(flatten)]
     pub input: ScenarioArgs,
-    /// The orbit's period, s (forced orbits; default: the drives' common period).
+    /// The orbit's period, s (forced orbits; default: the drives' common period): at least
+    /// 0.01, a whole number of every sine drive's period; the search (up to 652 periods for
+    /// one diabolo) must fit in --max-duration.
     #[arg(long, value_name = "T")]
     pub period: Option<f64>,
     /// A Poincare section for an autonomous orbit: a free coordinate (d1_x, d1_vy, d1_w,
     /// left_x... for a stick no path drives) crossing VALUE upward (default) or downward.
     #[arg(long, value_name = "KEY=VALUE[,up|down]")]
     pub section: Option<String>,
-    /// Run this long first and start from there, s (forced: whole periods).
+    /// Run this long first and start from there, s (forced: whole periods; with --section, as
+    /// long again to find the period): within --max-duration. Every diabolo must be on the
+    /// string there.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
     pub guess_time: f64,
     /// Newton stops when the largest residual entry is below this.

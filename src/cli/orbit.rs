@@ -6,9 +6,10 @@ use std::io::Write;
 use super::args::OrbitArgs;
 use super::input::{load, read_document};
 use super::{create_output, say, write_file, CliError};
+use diabolo::display::compact;
 use diabolo::orbit::{
-    continue_orbit, drives_period, find_orbit, orbit_json, parse_section, ContinuationPoint, Orbit,
-    OrbitError, OrbitOptions, Timing,
+    check_search, continue_orbit, find_orbit, forced_period, orbit_json, parse_section,
+    ContinuationPoint, Orbit, OrbitError, OrbitOptions, Timing,
 };
 use diabolo::output::table::CsvLine;
 use diabolo::output::{AtomicFile, TrajectoryWriter};
@@ -23,13 +24,18 @@ pub fn orbit(args: &OrbitArgs) -> Result<(), CliError> {
         return continuation(args, spec, &simulation, &options);
     }
     let timing = timing(args, &simulation)?;
+    check_search(&simulation, timing, &options)?;
     let output = output(args, "-o")?;
     let trajectory = args
         .trajectory
         .as_deref()
         .map(|p| create_output("--trajectory", p))
         .transpose()?;
+    if let Timing::Forced { period } = timing {
+        trajectory_fits(args, &simulation, period)?;
+    }
     let orbit = find_orbit(&simulation, timing, &options)?;
+    trajectory_fits(args, &simulation, orbit.period)?;
     if let Some(file) = trajectory {
         write_period(file, &simulation, &orbit)?;
     }
@@ -45,7 +51,10 @@ fn options(args: &OrbitArgs) -> Result<OrbitOptions, CliError> {
     if !(args.tol.is_finite() && args.tol > 0.0) {
         return Err(flag(
             "--tol",
-            format!("must be a finite number greater than 0, got {}", args.tol),
+            format!(
+                "must be a finite number greater than 0, got {}",
+                compact(args.tol)
+            ),
         ));
     }
     if !(args.guess_time.is_finite() && args.guess_time >= 0.0) {
@@ -53,7 +62,7 @@ fn options(args: &OrbitArgs) -> Result<OrbitOptions, CliError> {
             "--guess-time",
             format!(
                 "must be a finite number of seconds >= 0, got {}",
-                args.guess_time
+                compact(args.guess_time)
             ),
         ));
     }
@@ -73,25 +82,20 @@ fn options(args: &OrbitArgs) -> Result<OrbitOptions, CliError> {
         tolerance: args.tol,
         guess_time: args.guess_time,
         jobs,
+        max_duration: args.input.limits()?.max_duration,
         ..OrbitOptions::default()
     })
 }
 
 /// How the orbit of `simulation` is timed: by --section, --period or its drives.
 fn timing(args: &OrbitArgs, simulation: &Simulation) -> Result<Timing, OrbitError> {
-    Ok(match (&args.section, args.period) {
-        (Some(spec), _) => Timing::Autonomous(parse_section(spec, simulation)?),
-        (None, Some(period)) => {
-            if !(period.is_finite() && period > 0.0) {
-                return Err(OrbitError::BadPeriod { value: period });
-            }
-            Timing::Forced { period }
-        }
-        (None, None) => match drives_period(simulation)? {
-            Some(period) => Timing::Forced { period },
-            None => return Err(OrbitError::NoPeriod),
+    match &args.section {
+        Some(spec) => Ok(Timing::Autonomous(parse_section(spec, simulation)?)),
+        None => match forced_period(simulation, args.period)? {
+            Some(period) => Ok(Timing::Forced { period }),
+            None => Err(OrbitError::NoPeriod),
         },
-    })
+    }
 }
 
 fn output(args: &OrbitArgs, flag: &'static str) -> Result<Option<AtomicFile>, CliError> {
@@ -99,6 +103,25 @@ fn output(args: &OrbitArgs, flag: &'static str) -> Result<Option<AtomicFile>, Cl
         .as_deref()
         .map(|p| create_output(flag, p))
         .transpose()
+}
+
+/// `--trajectory`'s rows (one period every `sim.output_interval`) within `--max-rows`.
+fn trajectory_fits(args: &OrbitArgs, simulation: &Simulation, period: f64) -> Result<(), CliError> {
+    let interval = simulation.settings.output_interval;
+    let rows = (period / interval).floor() + 1.0;
+    let limit = args.input.limits()?.max_rows;
+    if args.trajectory.is_none() || rows <= limit as f64 {
+        return Ok(());
+    }
+    Err(flag(
+        "--trajectory",
+        format!(
+            "one period of {} s every {} s (sim.output_interval) makes {} rows, more than the limit of {limit} (--max-rows); raise sim.output_interval, or raise the limit with --max-rows N",
+            compact(period),
+            compact(interval),
+            compact(rows)
+        ),
+    ))
 }
 
 /// One period from the orbit's start as a trajectory CSV.
@@ -132,7 +155,7 @@ fn continuation(
         start,
         stop,
         count,
-    } = Axis::parse_grid(spec).map_err(|e| flag("--continue", e.to_string()))?
+    } = Axis::parse_grid_of("--continue", spec)?
     else {
         unreachable!("a grid axis")
     };
@@ -149,11 +172,12 @@ fn continuation(
         overrides::apply(&mut doc, &key, serde_json::json!(value))?;
         Scenario::from_value(doc)?.build_within(&base, &limits)
     };
-    // Every value must make a scenario (and the first a timing) before anything runs.
+    // Every value must make a scenario, a timing and a search within the limits before
+    // anything runs.
     for &v in &values {
-        build(v)?;
+        let sim = build(v)?;
+        check_search(&sim, timing(args, &sim)?, options)?;
     }
-    timing(args, first)?;
     let out = output(args, "-o")?;
     let simulation = |v: f64| build(v).map_err(|e| OrbitError::Setup(e.to_string()));
     let timed = |sim: &Simulation| timing(args, sim);
