@@ -274,7 +274,7 @@ pub fn fit_with_progress(
             crate::display::Compact(options.spin_weight)
         )));
     }
-    plan_horizons(recordings, &options.replay)?;
+    plan_horizons(recordings, &options.replay, true)?;
     let start: Vec<f64> = options
         .free
         .iter()

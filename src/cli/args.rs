@@ -373,10 +373,11 @@ pub struct ReplayArgs {
     /// Parameters: a JSON file with a `params` object in the scenario format (as `fit` writes).
     #[arg(long, value_name = "PARAMS.json")]
     pub params: Option<PathBuf>,
-    /// Prediction horizons, s (multiples of 0.005). Each recording scores those it holds; the
-    /// others are reported left out (an error only when no recording holds one).
-    #[arg(long, value_delimiter = ',', default_value = "0.2,0.5,1,2")]
-    pub horizons: Vec<f64>,
+    /// Prediction horizons, s (multiples of 0.005) [default: 0.2,0.5,1,2]. Each recording
+    /// scores those it holds and reports the others left out; a given horizon that no recording
+    /// holds is an error (of the defaults, only none held).
+    #[arg(long, value_delimiter = ',')]
+    pub horizons: Option<Vec<f64>>,
     /// Time between starts, s.
     #[arg(long, default_value_t = 0.25)]
     pub stride: f64,
@@ -444,9 +445,10 @@ pub struct FitArgs {
     /// Starting values (a `params` JSON file, as for replay).
     #[arg(long, value_name = "PARAMS.json")]
     pub params: Option<PathBuf>,
-    /// Horizons of the objective, s (each recording scores those it holds).
-    #[arg(long, value_delimiter = ',', default_value = "0.2,0.5,1,2")]
-    pub horizons: Vec<f64>,
+    /// Horizons of the objective, s [default: 0.2,0.5,1,2] (each recording scores those it
+    /// holds, as for replay).
+    #[arg(long, value_delimiter = ',')]
+    pub horizons: Option<Vec<f64>>,
     /// Time between starts, s.
     #[arg(long, default_value_t = 0.25)]
     pub stride: f64,

@@ -61,10 +61,10 @@ impl ReplaySettingsArgs {
 }
 
 /// The replay options of a command: the `--params` file's parameters (else the defaults), the
-/// horizons and stride, and the settings.
+/// horizons (if given) and stride, and the settings.
 fn replay_options(
     params: Option<&Path>,
-    horizons: &[f64],
+    horizons: Option<&[f64]>,
     stride: f64,
     settings: &ReplaySettingsArgs,
 ) -> Result<ReplayOptions, CliError> {
@@ -74,7 +74,9 @@ fn replay_options(
             .replay_options()?,
         None => ReplayOptions::default(),
     };
-    options.horizons = horizons.to_vec();
+    if let Some(horizons) = horizons {
+        options.horizons = horizons.to_vec();
+    }
     options.stride = stride;
     settings.apply(&mut options)?;
     Ok(options)
@@ -102,14 +104,14 @@ pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
     let recordings = read_recordings(&args.recording)?;
     let options = replay_options(
         args.params.as_deref(),
-        &args.horizons,
+        args.horizons.as_deref(),
         args.stride,
         &args.settings,
     )?;
     let in_input = |e: diabolo::replay::ReplayError| {
         input_error(args.recording.display().to_string(), e.to_string())
     };
-    let plans = plan_horizons(&recordings, &options).map_err(in_input)?;
+    let plans = plan_horizons(&recordings, &options, args.horizons.is_some()).map_err(in_input)?;
     let file = args.output.as_deref().map(create).transpose()?;
     let progress = Mutex::new(CountProgress::new("starts", args.progress.quiet));
     let mut replays = Vec::with_capacity(recordings.len());
@@ -290,14 +292,18 @@ pub fn fit(args: &FitArgs) -> Result<(), CliError> {
         .iter()
         .map(|s| FreeParameter::parse(s).map_err(|e| input_error("--free".into(), e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    let replay = replay_options(
+    let mut replay = replay_options(
         args.params.as_deref(),
-        &args.horizons,
+        args.horizons.as_deref(),
         args.stride,
         &args.settings,
     )?;
-    let plans = plan_horizons(&recordings, &replay)
+    let plans = plan_horizons(&recordings, &replay, args.horizons.is_some())
         .map_err(|e| input_error("replay".into(), e.to_string()))?;
+    // The default horizons that no recording holds are left out of the objective.
+    replay
+        .horizons
+        .retain(|h| plans.iter().any(|p| p.options.horizons.contains(h)));
     let file = args.output.as_deref().map(create).transpose()?;
     let options = FitOptions {
         replay,

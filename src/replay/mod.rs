@@ -571,23 +571,32 @@ impl HeldHorizons {
 }
 
 /// Each recording's share of the horizons ([`HeldHorizons::of`]). Horizons that are not
-/// positive multiples of 0.005 s, or that no recording holds, are an error naming them (and
-/// the recording that comes closest).
+/// positive multiples of 0.005 s are an error; so is a horizon that no recording holds when
+/// the horizons were `given`, and (the defaults) no horizon held by any recording. The error
+/// names the horizon and the recording that comes closest.
 pub fn plan_horizons(
     recordings: &[Recording],
     options: &ReplayOptions,
+    given: bool,
 ) -> Result<Vec<HeldHorizons>, ReplayError> {
     check_horizons(&options.horizons)?;
     let plans: Vec<HeldHorizons> = recordings
         .iter()
         .map(|rec| HeldHorizons::of(rec, options))
         .collect();
-    let held_by_none = options
+    let mut held_by_none = options
         .horizons
         .iter()
-        .find(|h| plans.iter().all(|p| p.left_out.iter().any(|l| l == *h)));
+        .filter(|h| plans.iter().all(|p| p.left_out.contains(h)));
+    let unheld = if given {
+        held_by_none.next()
+    } else {
+        // The defaults: an error only when none is held, naming the shortest.
+        let shortest = options.horizons.iter().min_by(|a, b| a.total_cmp(b));
+        shortest.filter(|h| plans.iter().all(|p| p.left_out.contains(h)))
+    };
     if let (Some(h), Some((rec, plan))) = (
-        held_by_none,
+        unheld,
         recordings
             .iter()
             .zip(&plans)
