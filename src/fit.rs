@@ -13,7 +13,9 @@ use serde::{de, ser, Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::replay::{replay, statistics, Recording, ReplayError, ReplayOptions};
+use crate::replay::{
+    plan_horizons, replay, statistics, HeldHorizons, Recording, ReplayError, ReplayOptions,
+};
 use crate::scenario::{strict_json, FrictionLawName, ParamsSpec, ScenarioError};
 
 /// A parameter `fit` may move.
@@ -163,7 +165,8 @@ pub struct FitReport {
     pub evaluations: u64,
 }
 
-/// (objective, mean position error m, mean spin error rad/s) of `options` on the recordings.
+/// (objective, mean position error m, mean spin error rad/s) of `options` on the recordings,
+/// each at the horizons it holds.
 pub fn objective(
     recordings: &[Recording],
     options: &ReplayOptions,
@@ -172,8 +175,14 @@ pub fn objective(
     let per_recording: Vec<Result<(f64, f64, usize), ReplayError>> = recordings
         .par_iter()
         .map(|rec| {
-            let results = replay(rec, options)?;
-            let stats = statistics(&results, &options.horizons);
+            // Each recording scores the horizons it holds ([`plan_horizons`] has checked that
+            // every horizon is held by one).
+            let held = HeldHorizons::of(rec, options).options;
+            if held.horizons.is_empty() {
+                return Ok((0.0, 0.0, 0));
+            }
+            let results = replay(rec, &held).map_err(|e| e.in_recording(&rec.name))?;
+            let stats = statistics(&results, &held.horizons);
             let mut sums = (0.0, 0.0, 0usize);
             for s in stats.iter().filter(|s| s.n > 0) {
                 sums.0 += s.mean * s.n as f64;
@@ -265,6 +274,7 @@ pub fn fit_with_progress(
             crate::display::Compact(options.spin_weight)
         )));
     }
+    plan_horizons(recordings, &options.replay, true)?;
     let start: Vec<f64> = options
         .free
         .iter()

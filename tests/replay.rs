@@ -633,3 +633,237 @@ fn fit_refuses_endless_iterations_and_weights_that_are_not_numbers() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--iterations"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A shipped recording of `data/`.
+fn shipped(path: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(path)
+}
+
+fn stdout_json(out: &std::process::Output) -> serde_json::Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn replay_of_a_folder_replays_each_recording_by_name_as_alone() {
+    let dir = scratch("folder");
+    let parting = parting_hands_file(&dir);
+    let seg2 = dir.join("b_throw_1_seg2.csv");
+    std::fs::copy(shipped("throws/throw_1_seg2.csv"), &seg2).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a recording").unwrap();
+    let common = ["--horizons", "0.2", "--stride", "0.25", "--json", "-q"];
+    let run = |input: &std::path::Path, extra: &[&str]| {
+        let mut args: Vec<&std::ffi::OsStr> = vec![input.as_os_str()];
+        args.extend(common.iter().chain(extra).map(std::ffi::OsStr::new));
+        replay_command(&args)
+    };
+    let errors = dir.join("errors.csv");
+    let folder = stdout_json(&run(&dir, &["-o", errors.to_str().unwrap()]));
+    let folder = folder.as_array().unwrap();
+    let names: Vec<&str> = folder
+        .iter()
+        .map(|r| r["recording"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["b_throw_1_seg2", "parting"]);
+    // Each recording's report is the one it gets replayed alone.
+    assert_eq!(folder[0], stdout_json(&run(&seg2, &[])));
+    assert_eq!(folder[1], stdout_json(&run(&parting, &[])));
+    // The per-start errors name each line's recording.
+    let text = std::fs::read_to_string(&errors).unwrap();
+    let mut lines = text.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("recording,start,horizon,"));
+    let starts = |name: &str| {
+        text.lines()
+            .filter(|l| l.starts_with(&format!("{name},")))
+            .count() as u64
+    };
+    for report in folder {
+        let name = report["recording"].as_str().unwrap();
+        assert_eq!(starts(name), report["starts"].as_u64().unwrap(), "{name}");
+    }
+    let empty = scratch("empty_folder");
+    let out = replay_command(&[empty.as_os_str()]);
+    assert_eq!(out.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        message.contains("empty_folder") && message.contains("no recording"),
+        "{message}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+#[test]
+fn fit_of_a_folder_fits_every_recording_of_it() {
+    let dir = scratch("fit_folder");
+    parting_hands_file(&dir);
+    std::fs::copy(
+        shipped("throws/throw_1_seg2.csv"),
+        dir.join("throw_1_seg2.csv"),
+    )
+    .unwrap();
+    let params = dir.join("fitted.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_diabolo"))
+        .arg("fit")
+        .arg(&dir)
+        .args([
+            "--free",
+            "friction",
+            "--iterations",
+            "1",
+            "--stride",
+            "0.25",
+        ])
+        .arg("-o")
+        .arg(&params)
+        .args(["-q"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("fitted on 2 recordings"), "{stdout}");
+    // The 0.825 s throw holds 0.2 and 0.5 s of the default horizons; the 3 s file all four.
+    assert!(
+        stdout.contains("throw_1_seg2: horizons left out: 1 s, 2 s"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("parting:"), "{stdout}");
+    let written = diabolo::fit::ParamsFile::read(&params).unwrap();
+    assert_eq!(written.fit.unwrap().recordings.len(), 1, "the folder given");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_short_recording_with_the_default_horizons_reports_those_left_out() {
+    // throw_1_seg2 lasts 0.825 s and its first start is 0.25 s in: of the default horizons
+    // (0.2, 0.5, 1, 2 s) it holds 0.2 and 0.5 s.
+    let file = shipped("throws/throw_1_seg2.csv");
+    let rec = Recording::read(&file).unwrap();
+    let holds = rec.t[rec.t.len() - 1] - rec.t[0] - 0.25;
+    assert!((0.5..1.0).contains(&holds), "{holds}");
+    let report = stdout_json(&replay_command(&[file.as_os_str(), "--json".as_ref()]));
+    let scored: Vec<f64> = report["horizons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["horizon"].as_f64().unwrap())
+        .collect();
+    assert_eq!(scored, [0.2, 0.5]);
+    assert_eq!(report["horizons_left_out"], serde_json::json!([1.0, 2.0]));
+    assert!((report["longest_horizon"].as_f64().unwrap() - holds).abs() < 1e-12);
+    for h in report["horizons"].as_array().unwrap() {
+        assert!(h["n"].as_u64().unwrap() > 0, "{h}");
+    }
+    let text = replay_command(&[file.as_os_str()]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("horizons left out: 1 s, 2 s (longer than the recording holds: at most"),
+        "{text}"
+    );
+    // A horizon that is given and that the recording cannot hold is an error naming both.
+    for given in ["0.2,1", "0.7"] {
+        let out = replay_command(&[file.as_os_str(), "--horizons".as_ref(), given.as_ref()]);
+        assert_eq!(out.status.code(), Some(2), "{given}");
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            message.contains("throw_1_seg2.csv")
+                && message.contains("--horizons")
+                && message.contains("longer than the recording throw_1_seg2 holds"),
+            "{message}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+/// (the sums |tipL - dia| + |tipR - dia| of the frames with the diabolo below the line of the
+/// tips, sorted; the farthest the tips get apart), m: computed here from the frames.
+fn taut_sums_and_tips_span(rec: &Recording) -> (Vec<f64>, f64) {
+    let mut sums = Vec::new();
+    let mut span = 0.0_f64;
+    for i in 0..rec.t.len() {
+        let (l, r, d) = (rec.left[i], rec.right[i], rec.dia[i]);
+        let chord = r - l;
+        let above = chord.x * (d.y - l.y) - chord.y * (d.x - l.x);
+        if above < 0.0 {
+            sums.push((l - d).norm() + (r - d).norm());
+        }
+        span = span.max(chord.norm());
+    }
+    sums.sort_by(f64::total_cmp);
+    (sums, span)
+}
+
+#[test]
+fn the_throw_length_is_estimated_from_taut_frames_and_spans_the_tips() {
+    // The launch file: the diabolo flies above the tips' line at its end, where the sum of its
+    // distances to the tips grows to 1.60 m; the string's taut sums are 1.44 to 1.47 m.
+    let rec = Recording::read(&shipped("throws/throw_1_seg1.csv")).unwrap();
+    let (taut, span) = taut_sums_and_tips_span(&rec);
+    let mut all = rec.string_sums();
+    all.sort_by(f64::total_cmp);
+    assert!(all[all.len() - 1] > 1.59, "the flight's sums");
+    let (median, max) = (taut[taut.len() / 2], taut[taut.len() - 1]);
+    let estimate = effective_length(&rec, LengthEstimate::MedianTaut);
+    assert!(
+        (median..=max).contains(&estimate),
+        "{estimate} outside the taut sums {median}..{max}"
+    );
+    // An inextensible string is no shorter than the tips' span (1.477 m at the launch).
+    let options = ReplayOptions::default();
+    let length = diabolo::replay::replay_length(&rec, &options).unwrap();
+    assert_eq!(length.taut, estimate);
+    assert_eq!(length.tips_span, span);
+    assert_eq!(length.length, estimate.max(span));
+    assert!((1.44..1.48).contains(&length.length), "{length:?}");
+    // A compliant string, or a given length, is used as it is.
+    let compliant = ReplayOptions {
+        params: ParamValues {
+            string_stiffness: Some(118.0),
+            ..ParamValues::default()
+        },
+        ..ReplayOptions::default()
+    };
+    let length = diabolo::replay::replay_length(&rec, &compliant).unwrap();
+    assert_eq!(length.length, estimate);
+    // The report gives the length it uses.
+    let file = shipped("throws/throw_1_seg1.csv");
+    let report = stdout_json(&replay_command(&[
+        file.as_os_str(),
+        "--json".as_ref(),
+        "--horizons".as_ref(),
+        "0.2".as_ref(),
+        "--stride".as_ref(),
+        "0.5".as_ref(),
+    ]));
+    // (serde_json reads some decimals 1 ulp off.)
+    let reported = |key: &str| report[key].as_f64().unwrap();
+    assert!((reported("string_length") - estimate.max(span)).abs() < 1e-12);
+    assert!((reported("taut_length") - estimate).abs() < 1e-12);
+    // A recording whose frames all have the diabolo above the tips cannot be estimated.
+    let mut above = rec.clone();
+    for d in &mut above.dia {
+        d.y += 5.0;
+    }
+    let error = diabolo::replay::replay_length(&above, &options)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("throw_1_seg1") && error.contains("--length"),
+        "{error}"
+    );
+}

@@ -371,20 +371,23 @@ pub struct ValidateArgs {
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// A recording CSV (t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin).
+    /// A recording CSV (t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin), or a folder: each of
+    /// its *.csv and *.csv.gz recordings, by name.
     pub recording: PathBuf,
     /// Parameters: a JSON file with a `params` object in the scenario format (as `fit` writes).
     #[arg(long, value_name = "PARAMS.json")]
     pub params: Option<PathBuf>,
-    /// Prediction horizons, s (multiples of 0.005).
-    #[arg(long, value_delimiter = ',', default_value = "0.2,0.5,1,2")]
-    pub horizons: Vec<f64>,
+    /// Prediction horizons, s (multiples of 0.005) [default: 0.2,0.5,1,2]. Each recording
+    /// scores those it holds and reports the others left out; a given horizon that no recording
+    /// holds is an error (of the defaults, only none held).
+    #[arg(long, value_delimiter = ',')]
+    pub horizons: Option<Vec<f64>>,
     /// Time between starts, s.
     #[arg(long, default_value_t = 0.25)]
     pub stride: f64,
     #[command(flatten)]
     pub settings: ReplaySettingsArgs,
-    /// One JSON object instead of the table.
+    /// One JSON object instead of the table (a folder: an array of them, one per recording).
     #[arg(long)]
     pub json: bool,
     /// Per-start errors CSV.
@@ -400,7 +403,8 @@ pub struct ReplayArgs {
 #[derive(Debug, Args)]
 pub struct ReplaySettingsArgs {
     /// Effective string length: `median` (of the taut frames' sums, default), `p98` (98th
-    /// percentile of the sums), or a length in m.
+    /// percentile of the sums), or a length in m. The sums are read where the diabolo is below
+    /// the tips' line; an estimate is no shorter than the tips' farthest span (inextensible).
     #[arg(long, default_value = "median")]
     pub length: String,
     /// Initial diabolo state: `assimilate` (the model fitted to the frames of the window before
@@ -430,7 +434,7 @@ pub enum InitialArg {
 
 #[derive(Debug, Args)]
 pub struct FitArgs {
-    /// Recording CSVs, fitted together.
+    /// Recording CSVs, or folders of them, fitted together.
     #[arg(required = true)]
     pub recordings: Vec<PathBuf>,
     /// The parameters to move: friction, spin_inertia, spin_drag, string_length (a correction
@@ -445,9 +449,10 @@ pub struct FitArgs {
     /// Starting values (a `params` JSON file, as for replay).
     #[arg(long, value_name = "PARAMS.json")]
     pub params: Option<PathBuf>,
-    /// Horizons of the objective, s.
-    #[arg(long, value_delimiter = ',', default_value = "0.2,0.5,1,2")]
-    pub horizons: Vec<f64>,
+    /// Horizons of the objective, s [default: 0.2,0.5,1,2] (each recording scores those it
+    /// holds, as for replay).
+    #[arg(long, value_delimiter = ',')]
+    pub horizons: Option<Vec<f64>>,
     /// Time between starts, s.
     #[arg(long, default_value_t = 0.25)]
     pub stride: f64,

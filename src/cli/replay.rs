@@ -12,8 +12,8 @@ use diabolo::display::Compact;
 use diabolo::fit::{FitError, FitOptions, FreeParameter, ParamsFile};
 use diabolo::output::CountProgress;
 use diabolo::replay::{
-    effective_length, statistics, InitialEstimate, LengthEstimate, Recording, ReplayOptions,
-    StartResult,
+    plan_horizons, replay_length, statistics, HeldHorizons, InitialEstimate, LengthEstimate,
+    Recording, RecordingErrors, ReplayLength, ReplayOptions, StartResult,
 };
 
 impl ReplaySettingsArgs {
@@ -61,10 +61,10 @@ impl ReplaySettingsArgs {
 }
 
 /// The replay options of a command: the `--params` file's parameters (else the defaults), the
-/// horizons and stride, and the settings.
+/// horizons (if given) and stride, and the settings.
 fn replay_options(
     params: Option<&Path>,
-    horizons: &[f64],
+    horizons: Option<&[f64]>,
     stride: f64,
     settings: &ReplaySettingsArgs,
 ) -> Result<ReplayOptions, CliError> {
@@ -74,47 +74,95 @@ fn replay_options(
             .replay_options()?,
         None => ReplayOptions::default(),
     };
-    options.horizons = horizons.to_vec();
+    if let Some(horizons) = horizons {
+        options.horizons = horizons.to_vec();
+    }
     options.stride = stride;
     settings.apply(&mut options)?;
     Ok(options)
 }
 
-/// The recording at `path`; an unreadable one is an input error naming it.
-fn read_recording(path: &std::path::Path) -> Result<Recording, CliError> {
-    Recording::read(path).map_err(|e| input_error(path.display().to_string(), e.to_string()))
+/// The recordings at `path` (a file, or a folder of them); an unreadable one is an input error
+/// naming it.
+fn read_recordings(path: &Path) -> Result<Vec<Recording>, CliError> {
+    Recording::read_path(path).map_err(|e| input_error(path.display().to_string(), e.to_string()))
 }
 
-/// Replays the recording from starts along it: the errors per horizon as a table (or one JSON
-/// object), the per-start errors to `-o`.
+/// One recording's replay: its horizons, length and starts.
+struct Replayed {
+    rec: Recording,
+    plan: HeldHorizons,
+    length: ReplayLength,
+    results: Vec<StartResult>,
+}
+
+/// Replays the recording (or each recording of the folder) from starts along it, each at the
+/// horizons it holds: the errors per horizon as a table (or one JSON object per recording),
+/// the per-start errors to `-o`.
 pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
-    let rec = read_recording(&args.recording)?;
+    let folder = args.recording.is_dir();
+    let recordings = read_recordings(&args.recording)?;
     let options = replay_options(
         args.params.as_deref(),
-        &args.horizons,
+        args.horizons.as_deref(),
         args.stride,
         &args.settings,
     )?;
+    let in_input = |e: diabolo::replay::ReplayError| {
+        input_error(args.recording.display().to_string(), e.to_string())
+    };
+    let plans = plan_horizons(&recordings, &options, args.horizons.is_some()).map_err(in_input)?;
     let file = args.output.as_deref().map(create).transpose()?;
     let progress = Mutex::new(CountProgress::new("starts", args.progress.quiet));
-    let replayed = diabolo::replay::replay_with_progress(&rec, &options, &|done, all| {
-        if let Ok(mut progress) = progress.lock() {
-            progress.reached(done as u64, Some(all as u64), "");
-        }
-    });
+    let mut replays = Vec::with_capacity(recordings.len());
+    for (rec, plan) in recordings.into_iter().zip(plans) {
+        let length = replay_length(&rec, &plan.options).map_err(in_input)?;
+        let results = if plan.options.horizons.is_empty() {
+            Vec::new()
+        } else {
+            diabolo::replay::replay_with_progress(&rec, &plan.options, &|done, all| {
+                if let Ok(mut progress) = progress.lock() {
+                    progress.reached(done as u64, Some(all as u64), &rec.name);
+                }
+            })
+            .map_err(|e| in_input(e.in_recording(&rec.name)))?
+        };
+        replays.push(Replayed {
+            rec,
+            plan,
+            length,
+            results,
+        });
+    }
     if let Ok(mut progress) = progress.lock() {
         progress.finish();
     }
-    let results =
-        replayed.map_err(|e| input_error(args.recording.display().to_string(), e.to_string()))?;
     if args.json {
-        say_json(&rec, &options, &results)?;
+        let reports: Vec<Value> = replays.iter().map(json_report).collect();
+        say(if folder {
+            Value::Array(reports)
+        } else {
+            reports.into_iter().next().unwrap_or_default()
+        })?;
     } else {
-        say_table(&rec, &options, &results)?;
+        for (k, replayed) in replays.iter().enumerate() {
+            if k > 0 {
+                say("")?;
+            }
+            say_table(replayed)?;
+        }
     }
     if let Some(file) = file {
+        let errors: Vec<RecordingErrors> = replays
+            .iter()
+            .map(|r| RecordingErrors {
+                name: &r.rec.name,
+                results: &r.results,
+                horizons: &r.plan.options.horizons,
+            })
+            .collect();
         write_file(file, |f| {
-            diabolo::replay::write_start_errors(f, &results, &options.horizons)
+            diabolo::replay::write_start_errors(f, &errors, folder)
         })?;
     }
     Ok(())
@@ -128,13 +176,15 @@ fn dropped(results: &[StartResult]) -> Vec<(f64, &str)> {
         .collect()
 }
 
-/// The replay's figures as one JSON object.
-fn say_json(
-    rec: &Recording,
-    options: &ReplayOptions,
-    results: &[StartResult],
-) -> Result<(), CliError> {
-    let length = effective_length(rec, options.length) + options.length_offset;
+/// A recording's replay figures as one JSON object.
+fn json_report(replayed: &Replayed) -> Value {
+    let Replayed {
+        rec,
+        plan,
+        length,
+        results,
+    } = replayed;
+    let options = &plan.options;
     let horizons: Vec<Value> = statistics(results, &options.horizons)
         .iter()
         .map(|s| {
@@ -151,25 +201,43 @@ fn say_json(
         .iter()
         .map(|(start, error)| json!({"start": start, "error": error}))
         .collect();
-    say(json!({
-        "recording": rec.name, "string_length": length, "initial": options.initial.to_string(),
-        "starts": results.len(), "horizons": horizons, "dropped": dropped.len(),
+    json!({
+        "recording": rec.name, "string_length": length.length, "taut_length": length.taut,
+        "tips_span": length.tips_span, "initial": options.initial.to_string(),
+        "starts": results.len(), "horizons": horizons, "horizons_left_out": plan.left_out,
+        "longest_horizon": plan.longest, "dropped": dropped.len(),
         "dropped_starts": dropped_starts,
-    }))
+    })
 }
 
-/// The replay's figures as a table, one line per horizon, and the dropped starts.
-fn say_table(
-    rec: &Recording,
-    options: &ReplayOptions,
-    results: &[StartResult],
-) -> Result<(), CliError> {
-    let length = effective_length(rec, options.length) + options.length_offset;
+/// The string length, and where it comes from when the tips' span sets it.
+fn length_note(length: &ReplayLength) -> String {
+    if length.length > length.taut {
+        format!(
+            "string length {:.4} m (the tips' farthest span; taut frames give {:.4} m)",
+            length.length, length.taut
+        )
+    } else {
+        format!("string length {:.4} m", length.length)
+    }
+}
+
+/// A recording's replay figures as a table, one line per horizon, the horizons left out and
+/// the dropped starts.
+fn say_table(replayed: &Replayed) -> Result<(), CliError> {
+    let Replayed {
+        rec,
+        plan,
+        length,
+        results,
+    } = replayed;
+    let options = &plan.options;
     say(format_args!(
-        "{}: {} starts every {} s, string length {length:.4} m, initial state: {}",
+        "{}: {} starts every {} s, {}, initial state: {}",
         rec.name,
         results.len(),
         Compact(options.stride),
+        length_note(length),
         options.initial
     ))?;
     let stats = statistics(results, &options.horizons);
@@ -186,6 +254,9 @@ fn say_table(
         }
         say(line)?;
     }
+    if !plan.left_out.is_empty() {
+        say(left_out_note(plan))?;
+    }
     let dropped = dropped(results);
     say(format_args!("dropped (run failed): {}", dropped.len()))?;
     for (start, error) in &dropped {
@@ -194,25 +265,45 @@ fn say_table(
     Ok(())
 }
 
+/// "horizons left out: 1 s, 2 s (...)".
+fn left_out_note(plan: &HeldHorizons) -> String {
+    let left_out: Vec<String> = plan
+        .left_out
+        .iter()
+        .map(|h| format!("{} s", Compact(*h)))
+        .collect();
+    format!(
+        "horizons left out: {} (longer than the recording holds: at most {} s from its first \
+         start)",
+        left_out.join(", "),
+        Compact(plan.longest)
+    )
+}
+
 /// Fits the free parameters on the recordings together: the fitted values and the errors
 /// before and after, and the parameters file to `-o`.
 pub fn fit(args: &FitArgs) -> Result<(), CliError> {
-    let recordings = args
-        .recordings
-        .iter()
-        .map(|p| read_recording(p))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut recordings = Vec::new();
+    for path in &args.recordings {
+        recordings.extend(read_recordings(path)?);
+    }
     let free = args
         .free
         .iter()
         .map(|s| FreeParameter::parse(s).map_err(|e| input_error("--free".into(), e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    let replay = replay_options(
+    let mut replay = replay_options(
         args.params.as_deref(),
-        &args.horizons,
+        args.horizons.as_deref(),
         args.stride,
         &args.settings,
     )?;
+    let plans = plan_horizons(&recordings, &replay, args.horizons.is_some())
+        .map_err(|e| input_error("replay".into(), e.to_string()))?;
+    // The default horizons that no recording holds are left out of the objective.
+    replay
+        .horizons
+        .retain(|h| plans.iter().any(|p| p.options.horizons.contains(h)));
     let file = args.output.as_deref().map(create).transpose()?;
     let options = FitOptions {
         replay,
@@ -242,6 +333,11 @@ pub fn fit(args: &FitArgs) -> Result<(), CliError> {
         recordings.len(),
         report.evaluations
     ))?;
+    for (rec, plan) in recordings.iter().zip(&plans) {
+        if !plan.left_out.is_empty() {
+            say(format_args!("  {}: {}", rec.name, left_out_note(plan)))?;
+        }
+    }
     for f in &options.free {
         say(format_args!(
             "  {:<14} {:.5}{}",

@@ -74,6 +74,20 @@ pub enum ReplayError {
     },
 }
 
+impl ReplayError {
+    /// The error as one of the recording `name`'s (options errors name it; a recording's
+    /// error already does).
+    pub fn in_recording(self, name: &str) -> Self {
+        match self {
+            Self::Options { what, reason } => Self::Recording {
+                file: name.to_string(),
+                reason: format!("{what}: {reason}"),
+            },
+            recording => recording,
+        }
+    }
+}
+
 impl Recording {
     /// Reads a recording file, gzip-compressed or not (see [`Recording::parse`]); its name is
     /// the file stem (`.gz` removed first).
@@ -88,6 +102,22 @@ impl Recording {
             .file_stem()
             .map_or(file.clone(), |s| s.to_string_lossy().to_string());
         Self::parse(&name, &text).map_err(|reason| ReplayError::Recording { file, reason })
+    }
+
+    /// The recording at `path`, or every recording of the folder at `path`
+    /// ([`Recording::read_dir`]); a folder without one is an error naming it.
+    pub fn read_path(path: &Path) -> Result<Vec<Self>, ReplayError> {
+        if !path.is_dir() {
+            return Ok(vec![Self::read(path)?]);
+        }
+        let recordings = Self::read_dir(path)?;
+        if recordings.is_empty() {
+            return Err(ReplayError::Recording {
+                file: path.display().to_string(),
+                reason: "the folder holds no recording (*.csv or *.csv.gz)".into(),
+            });
+        }
+        Ok(recordings)
     }
 
     /// Every `*.csv` (or `*.csv.gz`) recording in `dir`, sorted by name.
@@ -195,9 +225,36 @@ impl Recording {
 
     /// |tipL - dia| + |tipR - dia| of every frame, m.
     pub fn string_sums(&self) -> Vec<f64> {
+        (0..self.t.len()).map(|i| self.string_sum(i)).collect()
+    }
+
+    /// |tipL - dia| + |tipR - dia| of the frames where the diabolo is below the line from the
+    /// left tip to the right one, where it can be on the string, m. (Above the line it has left
+    /// the string: its sum measures the flight, not the string.)
+    pub fn sums_below_the_tips(&self) -> Vec<f64> {
         (0..self.t.len())
-            .map(|i| (self.left[i] - self.dia[i]).norm() + (self.right[i] - self.dia[i]).norm())
+            .filter(|&i| (self.right[i] - self.left[i]).perp(&(self.dia[i] - self.left[i])) < 0.0)
+            .map(|i| self.string_sum(i))
             .collect()
+    }
+
+    fn string_sum(&self, i: usize) -> f64 {
+        (self.left[i] - self.dia[i]).norm() + (self.right[i] - self.dia[i]).norm()
+    }
+
+    /// The farthest the recorded tips get apart, m: an inextensible string is at least this
+    /// long.
+    pub fn tips_span(&self) -> f64 {
+        self.left
+            .iter()
+            .zip(&self.right)
+            .map(|(l, r)| (r - l).norm())
+            .fold(0.0, f64::max)
+    }
+
+    /// The recording's duration from its first frame to its last, s.
+    pub fn duration(&self) -> f64 {
+        self.t[self.t.len() - 1] - self.t[0]
     }
 
     /// The frames covering [t0 - margin, t1 + margin], shifted to start at t0.
@@ -232,7 +289,9 @@ impl Recording {
     }
 }
 
-/// How the effective string length of a recording is estimated.
+/// How the effective string length of a recording is estimated. Both estimates read only the
+/// frames with the diabolo below the line of the tips ([`Recording::sums_below_the_tips`]): a
+/// flying diabolo above it has a sum that grows with its height.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LengthEstimate {
     /// The 98th percentile of the string sums.
@@ -243,9 +302,10 @@ pub enum LengthEstimate {
     Fixed(f64),
 }
 
-/// The effective string length of a recording, m.
+/// The effective string length of a recording from its sums, m (NaN when no frame has the
+/// diabolo below the tips).
 pub fn effective_length(rec: &Recording, estimate: LengthEstimate) -> f64 {
-    let mut sums = rec.string_sums();
+    let mut sums = rec.sums_below_the_tips();
     sums.sort_by(f64::total_cmp);
     let p98 = percentile(&sums, 0.98);
     match estimate {
@@ -412,18 +472,179 @@ impl HorizonStats {
     }
 }
 
-/// The parameters of a recording's replay: the options' values with the string length
-/// estimated from the recording (plus `length_offset`).
+/// The string length of a recording's replay and what it comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReplayLength {
+    /// L: the length the replay uses, m.
+    pub length: f64,
+    /// The estimate from the taut frames' sums (or the given `--length`) plus the options'
+    /// `length_offset`, m.
+    pub taut: f64,
+    /// The farthest the recorded tips get apart, m ([`Recording::tips_span`]).
+    pub tips_span: f64,
+}
+
+/// The string length of a recording's replay: the estimate from its taut frames plus
+/// `length_offset`, but no shorter than the tips' span when the string is inextensible and the
+/// length is estimated (the recorded hands pull a real string longer than its hanging length,
+/// as at a throw's launch; an inextensible string shorter than their span cannot be driven).
+/// A given `--length` and a compliant string are used as they are.
+pub fn replay_length(
+    rec: &Recording,
+    options: &ReplayOptions,
+) -> Result<ReplayLength, ReplayError> {
+    let taut = effective_length(rec, options.length) + options.length_offset;
+    if !taut.is_finite() {
+        return Err(ReplayError::Recording {
+            file: rec.name.clone(),
+            reason: "no frame has the diabolo below the line of the tips, so the string \
+                     length cannot be estimated from taut frames; give --length METRES"
+                .into(),
+        });
+    }
+    let tips_span = rec.tips_span();
+    let estimated = !matches!(options.length, LengthEstimate::Fixed(_));
+    let inextensible = options.params.string_stiffness.is_none();
+    let length = if estimated && inextensible {
+        taut.max(tips_span)
+    } else {
+        taut
+    };
+    Ok(ReplayLength {
+        length,
+        taut,
+        tips_span,
+    })
+}
+
+/// The parameters of a recording's replay: the options' values with the string length of
+/// [`replay_length`].
 pub fn recording_params(rec: &Recording, options: &ReplayOptions) -> Result<Params, ReplayError> {
-    let length = effective_length(rec, options.length) + options.length_offset;
     Params::new(ParamValues {
-        string_length: length,
+        string_length: replay_length(rec, options)?.length,
         ..options.params
     })
     .map_err(|e| ReplayError::Options {
         what: format!("params.{}", e.field),
         reason: format!("{} ({})", e.requirement, e.value),
     })
+}
+
+/// The time from a recording's first frame to its first start, s: room for the smoothing
+/// windows and the assimilation window (the same starts for any window up to 0.1 s).
+fn first_start(options: &ReplayOptions) -> f64 {
+    (2.5 * options.smoothing.max(options.diabolo_smoothing))
+        .max(0.25)
+        .max(options.initial.lead())
+}
+
+/// The longest horizon a recording holds: from its first start to its last frame, s.
+pub fn longest_horizon(rec: &Recording, options: &ReplayOptions) -> f64 {
+    rec.duration() - first_start(options)
+}
+
+/// A recording's share of the options' horizons.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeldHorizons {
+    /// The options with only the horizons the recording holds (possibly none).
+    pub options: ReplayOptions,
+    /// The horizons left out: longer than [`longest_horizon`], s.
+    pub left_out: Vec<f64>,
+    /// The recording's [`longest_horizon`], s.
+    pub longest: f64,
+}
+
+impl HeldHorizons {
+    /// The horizons of `options` that `rec` holds, and those it leaves out.
+    pub fn of(rec: &Recording, options: &ReplayOptions) -> Self {
+        let longest = longest_horizon(rec, options);
+        let (held, left_out) = options.horizons.iter().partition(|&&h| h <= longest + 1e-9);
+        Self {
+            options: ReplayOptions {
+                horizons: held,
+                ..options.clone()
+            },
+            left_out,
+            longest,
+        }
+    }
+}
+
+/// Each recording's share of the horizons ([`HeldHorizons::of`]). Horizons that are not
+/// positive multiples of 0.005 s are an error; so is a horizon that no recording holds when
+/// the horizons were `given`, and (the defaults) no horizon held by any recording. The error
+/// names the horizon and the recording that comes closest.
+pub fn plan_horizons(
+    recordings: &[Recording],
+    options: &ReplayOptions,
+    given: bool,
+) -> Result<Vec<HeldHorizons>, ReplayError> {
+    check_horizons(&options.horizons)?;
+    let plans: Vec<HeldHorizons> = recordings
+        .iter()
+        .map(|rec| HeldHorizons::of(rec, options))
+        .collect();
+    let mut held_by_none = options
+        .horizons
+        .iter()
+        .filter(|h| plans.iter().all(|p| p.left_out.contains(h)));
+    let unheld = if given {
+        held_by_none.next()
+    } else {
+        // The defaults: an error only when none is held, naming the shortest.
+        let shortest = options.horizons.iter().min_by(|a, b| a.total_cmp(b));
+        shortest.filter(|h| plans.iter().all(|p| p.left_out.contains(h)))
+    };
+    if let (Some(h), Some((rec, plan))) = (
+        unheld,
+        recordings
+            .iter()
+            .zip(&plans)
+            .max_by(|a, b| a.1.longest.total_cmp(&b.1.longest)),
+    ) {
+        return Err(ReplayError::Options {
+            what: "--horizons".into(),
+            reason: too_long(*h, rec, plan.longest),
+        });
+    }
+    Ok(plans)
+}
+
+/// Why horizon `h` is longer than the recording holds.
+fn too_long(h: f64, rec: &Recording, longest: f64) -> String {
+    format!(
+        "{} s is longer than the recording {} holds ({} s long, its first start {} s in: at \
+         most {} s); give shorter horizons",
+        Compact(h),
+        rec.name,
+        Compact(rec.duration()),
+        Compact(rec.duration() - longest),
+        Compact(longest)
+    )
+}
+
+/// Horizons: 1 to [`MAX_HORIZONS`], positive, finite multiples of 0.005 s.
+fn check_horizons(horizons: &[f64]) -> Result<(), ReplayError> {
+    let bad = |reason: String| ReplayError::Options {
+        what: "--horizons".into(),
+        reason,
+    };
+    if horizons.is_empty() || horizons.iter().any(|h| !(h.is_finite() && *h > 0.0)) {
+        return Err(bad("give positive horizons in s, e.g. 0.2,0.5,1,2".into()));
+    }
+    if horizons.len() > MAX_HORIZONS {
+        return Err(bad(format!(
+            "{} horizons: give at most {MAX_HORIZONS}",
+            horizons.len()
+        )));
+    }
+    if horizons
+        .iter()
+        .any(|h| ((h / 0.005).round() * 0.005 - h).abs() > 1e-9)
+    {
+        return Err(bad("horizons must be multiples of 0.005 s".into()));
+    }
+    Ok(())
 }
 
 /// Replays every start of the recording (in parallel; results in start order).
@@ -441,43 +662,11 @@ pub fn replay_with_progress(
         what: what.into(),
         reason: reason.into(),
     };
-    if options.horizons.is_empty()
-        || options
-            .horizons
-            .iter()
-            .any(|h| !(h.is_finite() && *h > 0.0))
-    {
-        return Err(bad(
-            "--horizons",
-            "give positive horizons in s, e.g. 0.2,0.5,1,2",
-        ));
-    }
-    if options.horizons.len() > MAX_HORIZONS {
-        return Err(bad(
-            "--horizons",
-            &format!(
-                "{} horizons: give at most {MAX_HORIZONS}",
-                options.horizons.len()
-            ),
-        ));
-    }
+    check_horizons(&options.horizons)?;
     let (first, last) = (rec.t[0], rec.t[rec.t.len() - 1]);
-    if let Some(h) = options.horizons.iter().find(|&&h| h > last - first) {
-        return Err(bad(
-            "--horizons",
-            &format!(
-                "{} s is longer than the recording ({} s); give shorter horizons",
-                Compact(*h),
-                Compact(last - first)
-            ),
-        ));
-    }
-    if options
-        .horizons
-        .iter()
-        .any(|h| ((h / 0.005).round() * 0.005 - h).abs() > 1e-9)
-    {
-        return Err(bad("--horizons", "horizons must be multiples of 0.005 s"));
+    let longest = longest_horizon(rec, options);
+    if let Some(h) = options.horizons.iter().find(|&&h| h > longest + 1e-9) {
+        return Err(bad("--horizons", &too_long(*h, rec, longest)));
     }
     if !(options.stride.is_finite() && options.stride > 0.0) {
         return Err(bad("--stride", "give a positive time between starts, s"));
@@ -496,11 +685,7 @@ pub fn replay_with_progress(
         ));
     }
     let params = recording_params(rec, options)?;
-    // The first start leaves room for the smoothing windows (the same starts for any window up
-    // to 0.1 s).
-    let margin = (2.5 * options.smoothing.max(options.diabolo_smoothing))
-        .max(0.25)
-        .max(options.initial.lead());
+    let margin = first_start(options);
     let shortest = options
         .horizons
         .iter()
@@ -521,7 +706,7 @@ pub fn replay_with_progress(
     }
     let starts: Vec<f64> = (0..)
         .map(|k| first + margin + k as f64 * options.stride)
-        .take_while(|s| s + shortest <= last)
+        .take_while(|s| s + shortest <= last + 1e-9)
         .collect();
     let done = std::sync::atomic::AtomicUsize::new(0);
     Ok(starts
@@ -687,7 +872,7 @@ fn replay_start(
         .horizons
         .iter()
         .copied()
-        .filter(|h| start + h <= last)
+        .filter(|h| start + h <= last + 1e-9)
         .fold(0.0, f64::max);
     let mut result = StartResult {
         start,
@@ -721,7 +906,7 @@ fn replay_start(
     let midpoint = |p: &SampledPath, q: &SampledPath, t: f64| 0.5 * (p.at(t).pos + q.at(t).pos);
     let start_mid = midpoint(&hands.0, &hands.1, lead);
     for (k, h) in options.horizons.iter().enumerate() {
-        if start + h > last {
+        if start + h > last + 1e-9 {
             continue;
         }
         let Some((_, sim)) = rows.iter().find(|(t, _)| (t - h).abs() < 1e-9) else {
@@ -789,32 +974,52 @@ pub const START_ERROR_COLUMNS: [&str; 8] = [
     "failure",
 ];
 
+/// One recording's replay, as [`write_start_errors`] writes it.
+#[derive(Clone, Copy, Debug)]
+pub struct RecordingErrors<'a> {
+    /// The recording's name.
+    pub name: &'a str,
+    /// Its starts.
+    pub results: &'a [StartResult],
+    /// The horizons of its results, s.
+    pub horizons: &'a [f64],
+}
+
 /// Writes the per-start errors CSV: one line per start and horizon, the errors empty where the
-/// horizon is missing, the run's failure (commas as `;`) last.
+/// horizon is missing, the run's failure (commas as `;`) last. With `named` (the replay of a
+/// folder) a first column `recording` names each line's recording.
 pub fn write_start_errors(
     out: &mut dyn std::io::Write,
-    results: &[StartResult],
-    horizons: &[f64],
+    replays: &[RecordingErrors],
+    named: bool,
 ) -> std::io::Result<()> {
     let mut line = CsvLine::with_capacity(256);
+    if named {
+        line.text("recording");
+    }
     line.texts(START_ERROR_COLUMNS).end(out)?;
-    for r in results {
-        let failure = r.failure.as_deref().unwrap_or("").replace(',', ";");
-        for (&h, e) in horizons.iter().zip(&r.errors) {
-            line.number(r.start).number(h);
-            match e {
-                Some(e) => {
-                    for v in [e.position, e.velocity, e.spin, e.stay, e.midpoint] {
-                        line.number(v);
+    for replay in replays {
+        for r in replay.results {
+            let failure = r.failure.as_deref().unwrap_or("").replace(',', ";");
+            for (&h, e) in replay.horizons.iter().zip(&r.errors) {
+                if named {
+                    line.text(replay.name);
+                }
+                line.number(r.start).number(h);
+                match e {
+                    Some(e) => {
+                        for v in [e.position, e.velocity, e.spin, e.stay, e.midpoint] {
+                            line.number(v);
+                        }
+                    }
+                    None => {
+                        for _ in 0..5 {
+                            line.plain("");
+                        }
                     }
                 }
-                None => {
-                    for _ in 0..5 {
-                        line.plain("");
-                    }
-                }
+                line.text(&failure).end(out)?;
             }
-            line.text(&failure).end(out)?;
         }
     }
     Ok(())
@@ -846,7 +1051,12 @@ mod tests {
             },
         ];
         let mut out = Vec::new();
-        write_start_errors(&mut out, &results, &[0.2, 1.0]).unwrap();
+        let replays = [RecordingErrors {
+            name: "still",
+            results: &results,
+            horizons: &[0.2, 1.0],
+        }];
+        write_start_errors(&mut out, &replays, false).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "start,horizon,position_error,velocity_error,spin_error,stay_error,midpoint_error,\
