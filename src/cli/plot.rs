@@ -5,6 +5,8 @@ use std::path::Path;
 use super::args::{AnimateArgs, PlotArgs, WindowArgs};
 use super::{commit, create, note, CliError};
 use diabolo::check::CheckError;
+use diabolo::input_limits::{read_failure, Records};
+use diabolo::output::compress;
 use diabolo::output::table::Table;
 use diabolo::output::{AtomicFile, CountProgress};
 use diabolo::plot::{
@@ -138,28 +140,23 @@ fn finish_picture<T>(file: AtomicFile, drawn: Result<T, PlotError>) -> Result<T,
 
 /// The text of a continuation's CSV (`diabolo orbit --continue`), or `None` for any other file.
 fn branch_text(path: &Path) -> Result<Option<String>, CliError> {
-    let first = diabolo::output::compress::open(path)
-        .and_then(|mut r| {
-            let mut line = String::new();
-            std::io::BufRead::read_line(&mut r, &mut line).map(|_| line)
+    let failure = |e: std::io::Error| {
+        CliError::Plot(PlotError::Input {
+            file: path.display().to_string(),
+            reason: read_failure(&e),
         })
-        .map_err(|e| {
-            CliError::Plot(PlotError::Input {
-                file: path.display().to_string(),
-                reason: e.to_string(),
-            })
-        })?;
+    };
+    let mut first = String::new();
+    compress::open(path)
+        .map(std::io::BufReader::new)
+        .and_then(|mut r| std::io::BufRead::read_line(&mut r, &mut first))
+        .map_err(failure)?;
     if !plot::is_branch_header(&first) {
         return Ok(None);
     }
-    diabolo::output::compress::read_to_string(path)
+    compress::read_to_string(path, Records::Csv)
         .map(Some)
-        .map_err(|e| {
-            CliError::Plot(PlotError::Input {
-                file: path.display().to_string(),
-                reason: e.to_string(),
-            })
-        })
+        .map_err(failure)
 }
 
 /// The picture's size: the flags', else the orbit pictures' defaults.

@@ -6,6 +6,7 @@ use std::path::Path as FsPath;
 use nalgebra::Vector2;
 
 use crate::display::{compact, echoed, Compact};
+use crate::input_limits::{read_text, InputLimit, Records};
 use crate::model::placement;
 use crate::model::{
     lowest_taut_positions, taut_point_below, Body, CartesianState, DiaboloState, FrictionLaw,
@@ -1216,14 +1217,19 @@ fn drive_error(at: &str, field: &str, e: DriveError) -> ScenarioError {
 /// t,x,y samples of a CSV file (an optional header row of names).
 fn read_samples(at: &str, file: &FsPath) -> Result<Vec<(f64, Vector2<f64>)>, ScenarioError> {
     let shown = echoed(&file.display().to_string());
-    let text = std::fs::read_to_string(file).map_err(|e| {
-        invalid(
-            at,
-            &shown,
-            format!("cannot read the file: {e}"),
-            "give the path of a t,x,y CSV file, relative to the scenario file",
-        )
-    })?;
+    let text = std::fs::File::open(file)
+        .and_then(|f| read_text(std::io::BufReader::new(f), Records::Csv))
+        .map_err(|e| {
+            invalid(
+                at,
+                &shown,
+                InputLimit::of(&e).map_or_else(
+                    || format!("cannot read the file: {e}"),
+                    |limit| limit.to_string(),
+                ),
+                "give the path of a t,x,y CSV file, relative to the scenario file",
+            )
+        })?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .trim(csv::Trim::All)
