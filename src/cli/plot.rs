@@ -57,7 +57,12 @@ pub fn plot(args: &PlotArgs) -> Result<(), CliError> {
 /// Writes the animation and notes its frames, duration and spin slowdown on standard error.
 pub fn animate(args: &AnimateArgs) -> Result<(), CliError> {
     let format = Format::for_command(&args.output, "diabolo animate", &[Format::Svg, Format::Gif])?;
-    let table = window(&args.window).rows(&picture_table(&args.trajectory)?)?;
+    let window = window(&args.window);
+    let table = window.rows(&picture_table(&args.trajectory)?)?;
+    let events = match &args.events {
+        Some(path) => window.events(&plot::read_events(path)?),
+        None => Vec::new(),
+    };
     let options = AnimateOptions {
         fps: args.fps,
         speed: args.speed,
@@ -66,6 +71,7 @@ pub fn animate(args: &AnimateArgs) -> Result<(), CliError> {
         spin_slowdown: args.spin_slowdown,
         title: Some(file_title(&args.trajectory)),
         radius: args.radius,
+        events,
         ..AnimateOptions::default()
     };
     let mut file = create(&args.output)?;
