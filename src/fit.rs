@@ -13,6 +13,7 @@ use serde::{de, ser, Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::input_limits::{read_text, Records};
 use crate::replay::{
     plan_horizons, replay, statistics, HeldHorizons, Recording, ReplayError, ReplayOptions,
 };
@@ -418,9 +419,10 @@ impl ParamsFile {
         }
     }
 
-    /// Reads the file at `path`.
+    /// Reads the file at `path` (at most [`crate::input_limits::MAX_WHOLE_FILE_BYTES`]).
     pub fn read(path: &Path) -> Result<Self, ParamsFileError> {
-        Self::from_json(&std::fs::read_to_string(path)?)
+        let file = std::io::BufReader::new(std::fs::File::open(path)?);
+        Self::from_json(&read_text(file, Records::Whole)?)
     }
 
     /// Reads a file's text (strict JSON: a repeated key is an error).

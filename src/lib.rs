@@ -94,6 +94,7 @@
 pub mod check;
 pub mod display;
 pub mod fit;
+pub mod input_limits;
 pub mod model;
 pub mod orbit;
 pub mod output;

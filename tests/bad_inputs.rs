@@ -779,3 +779,46 @@ fn an_output_folder_that_does_not_exist_is_an_input_error() {
         String::from_utf8_lossy(&result.stderr).contains("/nonexistent-diabolo-folder/traj.csv")
     );
 }
+
+/// The forced-step budget is computing time, not a count of steps: `sim.max_step` 1e-5 over
+/// 3000 s forces 3e8 steps, about 20 minutes of dopri5 (4 us a step, one diabolo) but about 55
+/// of rodas (11 us): allowed for the one, refused for the other, naming the method; a fixed
+/// rk4 step over as many steps is allowed too (3 us).
+#[test]
+fn forced_steps_are_budgeted_by_the_cost_of_the_method_s_steps() {
+    let dir = fresh_dir("forced-budget");
+    let scenario = dir.join("scenario.json");
+    std::fs::write(&scenario, base().to_string()).unwrap();
+    let validate = |method: &str, step_field: &str| {
+        Command::new(env!("CARGO_BIN_EXE_diabolo"))
+            .arg("validate")
+            .arg(&scenario)
+            .args(["--set", &format!("sim.method=\"{method}\"")])
+            .args(["--set", &format!("sim.{step_field}=1e-5")])
+            .args([
+                "--set",
+                "sim.duration=3000",
+                "--set",
+                "sim.output_interval=1",
+            ])
+            .output()
+            .unwrap()
+    };
+    for (method, field) in [("dopri5", "max_step"), ("rk4", "step")] {
+        let out = validate(method, field);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{method}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = validate("rodas", "max_step");
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{message}");
+    assert!(
+        message.contains("sim.max_step") && message.contains("method rodas"),
+        "{message}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

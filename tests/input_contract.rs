@@ -453,3 +453,52 @@ fn row_counts_never_overflow_and_library_builds_keep_the_default_limits() {
     };
     assert!(scenario.build_within(&base, &raised).is_ok());
 }
+
+/// Numbers are read exactly (serde_json's `float_roundtrip`): 1.3333333333333335 read without
+/// it was 1.3333333333333337, one ulp off. The run's end time, written shortest round-trip,
+/// shows the duration digit for digit, from a scenario file and from `--set`.
+#[test]
+fn a_scenario_s_numbers_are_read_exactly_to_the_last_bit() {
+    for duration in [
+        "1.3333333333333335",
+        "0.30000000000000004",
+        "0.7000000000000001",
+    ] {
+        let d = dir(&format!("exact-{duration}"));
+        let mut doc = hanging();
+        set(&mut doc, "sim.output_interval", json!(0.1));
+        set(&mut doc, "sim.duration", json!(1.0));
+        // The duration as written in the file, digit for digit.
+        let text = doc
+            .to_string()
+            .replace("\"duration\":1.0", &format!("\"duration\":{duration}"));
+        assert!(text.contains(duration));
+        let file = d.join("scenario.json");
+        std::fs::write(&file, text).unwrap();
+        let (csv, summary) = (d.join("t.csv"), d.join("summary.json"));
+        let set_duration = format!("sim.duration={duration}");
+        for extra in [&[][..], &["--set", &set_duration][..]] {
+            let run = [
+                "run",
+                file.to_str().unwrap(),
+                "-o",
+                csv.to_str().unwrap(),
+                "--summary",
+                summary.to_str().unwrap(),
+                "--quiet",
+            ];
+            let out = diabolo(&[&run[..], extra].concat());
+            assert!(out.status.success(), "{duration}: {}", stderr(&out));
+            let summary = std::fs::read_to_string(&summary).unwrap().replace(' ', "");
+            let end_time = format!("\"end_time\":{duration}");
+            let after = summary
+                .find(&end_time)
+                .map(|at| &summary[at + end_time.len()..]);
+            assert!(
+                after.is_some_and(|rest| rest.starts_with([',', '}'])),
+                "{duration} {extra:?}: {summary}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}

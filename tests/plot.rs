@@ -867,3 +867,112 @@ fn a_dropped_diabolo_is_greyed_and_the_disc_is_drawn_at_its_radius() {
     );
     assert!(matches!(bad, Err(PlotError::Options(m)) if m.contains("--radius")));
 }
+
+#[test]
+fn animate_labels_each_event_on_the_fifteen_frames_from_its_time() {
+    let sun = sun();
+    let options = AnimateOptions {
+        events: sun.events.clone(),
+        ..AnimateOptions::default()
+    };
+    let mut svg = Vec::new();
+    let made = plot::animate(&sun.table, &options, Format::Svg, &mut svg).unwrap();
+    let document = svg_document(&svg);
+    let kinds: Vec<&str> = sun.events.iter().map(|e| e.kind.as_str()).collect();
+    let labels: Vec<roxmltree::Node> = document
+        .descendants()
+        .filter(|n| n.has_tag_name("text") && n.attribute("font-size") == Some("12"))
+        .filter(|n| n.text().is_some_and(|t| kinds.contains(&t)))
+        .collect();
+    // sun's events all fall within its 2.7 s: one label each, in the log's order.
+    assert_eq!(labels.len(), sun.events.len());
+    let frames = made.frames as f64;
+    for (label, event) in labels.iter().zip(&sun.events) {
+        assert_eq!(label.text(), Some(event.kind.as_str()));
+        // Shown from the first frame at or after the event (frames every 1/30 s) for 15.
+        let first = (0..made.frames)
+            .find(|&f| f as f64 / 30.0 >= event.t)
+            .unwrap();
+        let end = (first + 15).min(made.frames);
+        let visibility = label
+            .children()
+            .find(|n| n.attribute("attributeName") == Some("visibility"))
+            .expect("a label shows on some frames only");
+        let times: Vec<f64> = visibility
+            .attribute("keyTimes")
+            .unwrap()
+            .split(';')
+            .map(|v| v.parse().unwrap())
+            .collect();
+        let values: Vec<&str> = visibility.attribute("values").unwrap().split(';').collect();
+        // keyTimes are written to 6 digits: a frame's time within 1e-5 (frames are 1/82 apart).
+        let shown_at = |f: usize| {
+            let at = f as f64 / frames;
+            let i = times.iter().rposition(|&k| k <= at + 1e-5).unwrap();
+            values[i] == "visible"
+        };
+        for f in 0..made.frames {
+            assert_eq!(
+                shown_at(f),
+                (first..end).contains(&f),
+                "{} at {} s, frame {f}",
+                event.kind,
+                event.t
+            );
+        }
+    }
+    // Without events, no label.
+    let mut plain = Vec::new();
+    plot::animate(
+        &sun.table,
+        &AnimateOptions::default(),
+        Format::Svg,
+        &mut plain,
+    )
+    .unwrap();
+    let plain = svg_document(&plain);
+    assert!(!svg_texts(&plain)
+        .iter()
+        .any(|t| kinds.contains(&t.as_str())));
+}
+
+#[test]
+fn animate_events_flag_draws_the_labels_into_the_gif_and_refuses_a_bad_log() {
+    let sun = sun();
+    let (csv, events) = (sun.csv.to_str().unwrap(), sun.events_path.to_str().unwrap());
+    let out = |name: &str| sun.dir.join(name).display().to_string();
+    let (plain, labelled) = (out("plain_events.gif"), out("labelled_events.gif"));
+    for args in [
+        vec!["animate", csv, "-o", &plain, "--fps", "10"],
+        vec![
+            "animate", csv, "-o", &labelled, "--fps", "10", "--events", events,
+        ],
+    ] {
+        let result = diabolo(&args);
+        assert!(
+            result.status.success(),
+            "{args:?}: {}",
+            text(&result.stderr)
+        );
+    }
+    let (plain, labelled) = (
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(&labelled).unwrap(),
+    );
+    assert_eq!(decode_gif(&plain).2, decode_gif(&labelled).2);
+    assert_ne!(plain, labelled, "the labels are drawn");
+    let bad = sun.dir.join("bad_animate_events.jsonl");
+    std::fs::write(&bad, "{\"kind\": \"tense\"}\n").unwrap();
+    let target = out("refused.gif");
+    let result = diabolo(&[
+        "animate",
+        csv,
+        "-o",
+        &target,
+        "--events",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(2), "{}", text(&result.stderr));
+    assert!(text(&result.stderr).contains("line 1: no number \"t\""));
+    assert!(!Path::new(&target).exists());
+}

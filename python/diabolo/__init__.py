@@ -24,6 +24,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
+import numbers
 import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -50,10 +52,22 @@ __version__: str = _diabolo.__version__
 ScenarioLike = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 
 
+def _json(value: Any, what: str) -> str:
+    """``value`` as JSON text; a NaN or infinity (JSON has none) is an ``InvalidScenario`` naming
+    ``what``, the value and the fix, instead of json's bare "Out of range float values"."""
+    try:
+        return json.dumps(value, allow_nan=False)
+    except ValueError:
+        raise InvalidScenario(
+            f"{what}: {value!r} holds a NaN or an infinity, which JSON (and a scenario) cannot"
+            " hold; give finite numbers"
+        ) from None
+
+
 def _source(scenario: ScenarioLike) -> Tuple[Optional[str], str]:
     """(JSON text or None for a file, the name messages use)."""
     if isinstance(scenario, Mapping):
-        return json.dumps(scenario, allow_nan=False), "<scenario>"
+        return _json(scenario, "scenario"), "<scenario>"
     if isinstance(scenario, os.PathLike):
         return None, os.fspath(scenario)
     if isinstance(scenario, str):
@@ -72,9 +86,33 @@ def _sets(overrides: Optional[Mapping[str, Any]]) -> List[Tuple[str, str]]:
     if not isinstance(overrides, Mapping):
         raise TypeError("overrides must be a dict of dotted paths to values")
     return [
-        (str(key), value if isinstance(value, str) else json.dumps(value, allow_nan=False))
+        (str(key), value if isinstance(value, str) else _json(value, f"overrides[{key!r}]"))
         for key, value in overrides.items()
     ]
+
+
+def _count(value: Any, name: str, least: int) -> int:
+    """``value`` as a whole number of at least ``least``, or a ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
+        raise ValueError(
+            f"{name} must be a whole number >= {least}, got {value!r}; give {least} or more"
+        )
+    return int(value)
+
+
+def _gain(value: Any, name: str, unit: str) -> float:
+    """``value`` as a finite number >= 0, or a ``ValueError`` naming ``name``, its unit and the
+    value."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not (math.isfinite(number) and number >= 0.0):
+        raise ValueError(
+            f"set_hand: {name} must be a finite number >= 0 ({unit}), got {value!r};"
+            f" give 0 or more (the default stiffness is 400 N/m)"
+        )
+    return number
 
 
 def _columns(native: Mapping[str, Any]) -> Dict[str, np.ndarray]:
@@ -228,8 +266,15 @@ def sweep(
         Failed points are rows with status ``failed``; they raise nothing.
     """
     text, label = _source(scenario)
-    grid_axes = [(str(k), float(a), float(b), int(n)) for k, (a, b, n) in (grid or {}).items()]
-    list_axes = [(str(k), json.dumps(list(v), allow_nan=False)) for k, v in (lists or {}).items()]
+    grid_axes = [
+        (str(k), float(a), float(b), _count(n, f"grid[{k!r}] count", 1))
+        for k, (a, b, n) in (grid or {}).items()
+    ]
+    list_axes = [(str(k), _json(list(v), f"lists[{k!r}]")) for k, v in (lists or {}).items()]
+    if samples is not None:
+        samples = _count(samples, "samples", 1)
+    if jobs is not None:
+        jobs = _count(jobs, "jobs (threads; None for one per core)", 1)
     if not grid_axes and not list_axes:
         raise InvalidScenario("sweep: give at least one axis (grid={...} or lists={...})")
     csv_text, _failed = _diabolo.sweep(
@@ -324,13 +369,14 @@ class Simulation:
         elif accel is not None:
             self._native.set_hand(side, "accel", _pair(accel, "accel"))
         else:
+            stiffness = _gain(stiffness, "stiffness", "N/m")
             if damping is None:
                 damping = 2.0 * (stiffness * self._native.stick_mass) ** 0.5
             self._native.set_hand(
                 side,
                 "target",
                 _pair(path_target, "path_target"),
-                (float(stiffness), float(damping), float(max_force)),
+                (stiffness, _gain(damping, "damping", "N s/m"), _gain(max_force, "max_force", "N")),
             )
 
     @property

@@ -343,3 +343,44 @@ def test_toss_pays_for_a_catch_by_how_near_its_apex_was_the_target():
     assert env._reward(on, state(hands - 0.5, "string"), [{"kind": "land"}]) == pytest.approx(0.5)
     # A landing with no flight seen pays nothing.
     assert env._reward(on, on, [{"kind": "land"}]) == 0.0
+
+
+def test_bad_arguments_are_named_with_their_value_and_the_fix():
+    # Each message names the argument, the value and what to give (issue 31): no "complex"
+    # from a square root of a negative stiffness, no json's bare "Out of range float values",
+    # no PyO3 "can't convert negative int to unsigned".
+    sim = diabolo.Simulation(ROOT / "scenarios" / "swing.json")
+    for gains, name, value in [
+        ({"stiffness": -5}, "stiffness", "-5"),
+        ({"stiffness": float("nan")}, "stiffness", "nan"),
+        ({"damping": -1.0}, "damping", "-1.0"),
+        ({"max_force": float("inf")}, "max_force", "inf"),
+    ]:
+        with pytest.raises(ValueError) as caught:
+            sim.set_hand("right", path_target=(0.4, 1.5), **gains)
+        message = str(caught.value)
+        assert name in message and value in message and "give 0 or more" in message, message
+        assert "complex" not in message
+    scenario = ROOT / "scenarios" / "hanging.json"
+    with pytest.raises(diabolo.InvalidScenario) as caught:
+        diabolo.run(scenario, {"params.friction": float("nan")})
+    message = str(caught.value)
+    assert "overrides['params.friction']" in message and "nan" in message, message
+    assert "give finite numbers" in message
+    with pytest.raises(diabolo.InvalidScenario, match=r"scenario: .*give finite numbers"):
+        diabolo.run({"params": {"string_length": float("inf")}})
+    with pytest.raises(diabolo.InvalidScenario, match=r"lists\['params.friction'\]"):
+        diabolo.sweep(scenario, lists={"params.friction": [0.1, float("nan")]})
+    for arguments, name in [
+        ({"jobs": -2}, "jobs"),
+        ({"jobs": 0}, "jobs"),
+        ({"samples": -1}, "samples"),
+    ]:
+        with pytest.raises(ValueError) as caught:
+            diabolo.sweep(scenario, grid={"params.friction": (0.1, 0.5, 3)}, **arguments)
+        message = str(caught.value)
+        value = str(next(iter(arguments.values())))
+        assert message.startswith(name) and f"got {value}" in message, message
+        assert "give 1 or more" in message and "unsigned" not in message, message
+    with pytest.raises(ValueError, match=r"grid\['params.friction'\] count .* got -3"):
+        diabolo.sweep(scenario, grid={"params.friction": (0.1, 0.5, -3)})

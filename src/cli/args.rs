@@ -213,6 +213,10 @@ pub struct AnimateArgs {
     /// a 127 mm diabolo).
     #[arg(long, value_name = "METRES")]
     pub radius: Option<f64>,
+    /// The event log (JSON lines of diabolo run --events): each event's kind labelled beside
+    /// its object for 15 frames from its time.
+    #[arg(long, value_name = "EVENTS.jsonl")]
+    pub events: Option<PathBuf>,
     #[command(flatten)]
     pub window: WindowArgs,
     #[command(flatten)]

@@ -2,10 +2,12 @@
 //! `--max-rows` and `--max-duration` limits, and its plausibility warnings (`--quiet`,
 //! `--strict`).
 
-use std::io::{self, Read, Write};
+use std::fs::File;
+use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use super::args::ScenarioArgs;
+use diabolo::input_limits::{read_text, InputLimit, Records};
 use diabolo::scenario::plausible::with_likely_mistake;
 use diabolo::scenario::{overrides, Scenario, ScenarioError, Warning};
 use diabolo::simulation::run::Simulation;
@@ -27,15 +29,16 @@ pub fn read_document(input: &ScenarioArgs) -> Result<(serde_json::Value, PathBuf
     let file = file_name(input);
     let read_error = |e: io::Error| ScenarioError::Read {
         file: file.into(),
-        reason: e.to_string(),
+        reason: InputLimit::of(&e).map_or_else(|| e.to_string(), |limit| limit.to_string()),
     };
     let (text, base) = if input.scenario == "-" {
-        let mut text = String::new();
-        io::stdin().read_to_string(&mut text).map_err(read_error)?;
+        let text = read_text(io::stdin().lock(), Records::Whole).map_err(read_error)?;
         (text, PathBuf::from("."))
     } else {
         let path = Path::new(&input.scenario);
-        let text = std::fs::read_to_string(path).map_err(read_error)?;
+        let text = File::open(path)
+            .and_then(|file| read_text(BufReader::new(file), Records::Whole))
+            .map_err(read_error)?;
         let base = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())

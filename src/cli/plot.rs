@@ -5,6 +5,8 @@ use std::path::Path;
 use super::args::{AnimateArgs, PlotArgs, WindowArgs};
 use super::{commit, create, note, CliError};
 use diabolo::check::CheckError;
+use diabolo::input_limits::{read_failure, Records};
+use diabolo::output::compress;
 use diabolo::output::table::Table;
 use diabolo::output::{AtomicFile, CountProgress};
 use diabolo::plot::{
@@ -55,7 +57,12 @@ pub fn plot(args: &PlotArgs) -> Result<(), CliError> {
 /// Writes the animation and notes its frames, duration and spin slowdown on standard error.
 pub fn animate(args: &AnimateArgs) -> Result<(), CliError> {
     let format = Format::for_command(&args.output, "diabolo animate", &[Format::Svg, Format::Gif])?;
-    let table = window(&args.window).rows(&picture_table(&args.trajectory)?)?;
+    let window = window(&args.window);
+    let table = window.rows(&picture_table(&args.trajectory)?)?;
+    let events = match &args.events {
+        Some(path) => window.events(&plot::read_events(path)?),
+        None => Vec::new(),
+    };
     let options = AnimateOptions {
         fps: args.fps,
         speed: args.speed,
@@ -64,6 +71,7 @@ pub fn animate(args: &AnimateArgs) -> Result<(), CliError> {
         spin_slowdown: args.spin_slowdown,
         title: Some(file_title(&args.trajectory)),
         radius: args.radius,
+        events,
         ..AnimateOptions::default()
     };
     let mut file = create(&args.output)?;
@@ -138,28 +146,23 @@ fn finish_picture<T>(file: AtomicFile, drawn: Result<T, PlotError>) -> Result<T,
 
 /// The text of a continuation's CSV (`diabolo orbit --continue`), or `None` for any other file.
 fn branch_text(path: &Path) -> Result<Option<String>, CliError> {
-    let first = diabolo::output::compress::open(path)
-        .and_then(|mut r| {
-            let mut line = String::new();
-            std::io::BufRead::read_line(&mut r, &mut line).map(|_| line)
+    let failure = |e: std::io::Error| {
+        CliError::Plot(PlotError::Input {
+            file: path.display().to_string(),
+            reason: read_failure(&e),
         })
-        .map_err(|e| {
-            CliError::Plot(PlotError::Input {
-                file: path.display().to_string(),
-                reason: e.to_string(),
-            })
-        })?;
+    };
+    let mut first = String::new();
+    compress::open(path)
+        .map(std::io::BufReader::new)
+        .and_then(|mut r| std::io::BufRead::read_line(&mut r, &mut first))
+        .map_err(failure)?;
     if !plot::is_branch_header(&first) {
         return Ok(None);
     }
-    diabolo::output::compress::read_to_string(path)
+    compress::read_to_string(path, Records::Csv)
         .map(Some)
-        .map_err(|e| {
-            CliError::Plot(PlotError::Input {
-                file: path.display().to_string(),
-                reason: e.to_string(),
-            })
-        })
+        .map_err(failure)
 }
 
 /// The picture's size: the flags', else the orbit pictures' defaults.

@@ -3,6 +3,9 @@
 //! An input is decompressed when it starts with the gzip magic bytes `1f 8b`, whatever its name
 //! (a plain file under a `.gz` name is read as it is). Several gzip members one after another
 //! (`cat a.gz b.gz`) read as one stream, as `gunzip` reads them.
+//!
+//! Every input is read through [`Bounded`], so that a small file cannot take the memory (a
+//! 2.6 MB gzip unpacks to a 2.6 GB line): see [`crate::input_limits`].
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
@@ -11,6 +14,8 @@ use std::path::{Path, PathBuf};
 use flate2::bufread::MultiGzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
+
+use crate::input_limits::{read_text, Bounded, Records};
 
 /// The first two bytes of every gzip stream (RFC 1952).
 pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -106,16 +111,21 @@ pub fn decoded<R: Read + Send + 'static>(input: R) -> io::Result<Box<dyn BufRead
     }
 }
 
-/// Opens the file at `path` for reading its content (see [`decoded`]).
-pub fn open(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
-    decoded(File::open(path)?)
+/// Opens the file at `path` for streaming its content (see [`decoded`]), CSV records at most
+/// [`crate::input_limits::MAX_LINE_BYTES`] long.
+pub fn open(path: &Path) -> io::Result<Bounded<Box<dyn BufRead + Send>>> {
+    Ok(Bounded::new(
+        decoded(File::open(path)?)?,
+        Records::Csv,
+        u64::MAX,
+    ))
 }
 
-/// The file's content as text, decompressed when it is gzip (see [`decoded`]).
-pub fn read_to_string(path: &Path) -> io::Result<String> {
-    let mut text = String::new();
-    open(path)?.read_to_string(&mut text)?;
-    Ok(text)
+/// The file's content as text, decompressed when it is gzip (see [`decoded`]): at most
+/// [`crate::input_limits::MAX_WHOLE_FILE_BYTES`], its records (ending as `records` say) at
+/// most [`crate::input_limits::MAX_LINE_BYTES`].
+pub fn read_to_string(path: &Path, records: Records) -> io::Result<String> {
+    read_text(decoded(File::open(path)?)?, records)
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ use std::path::Path;
 use thiserror::Error;
 
 use crate::display::{echoed, Compact};
+use crate::input_limits::{read_failure, Bounded, InputLimit};
 
 /// The columns of a trajectory that hold text, not numbers, besides each diabolo's `dK_mode`.
 pub const TEXT_COLUMNS: [&str; 1] = ["phase"];
@@ -105,8 +106,16 @@ pub fn csv_reader<R: Read>(input: R) -> csv::Reader<R> {
 pub fn csv_reason(e: &csv::Error) -> String {
     match e.kind() {
         csv::ErrorKind::Utf8 { .. } => "not UTF-8 text".into(),
-        csv::ErrorKind::Io(e) => format!("cannot read: {e}"),
+        csv::ErrorKind::Io(e) => read_failure(e),
         _ => e.to_string(),
+    }
+}
+
+/// An input limit reached by a CSV read (its message names its own line).
+pub fn csv_limit(e: &csv::Error) -> Option<InputLimit> {
+    match e.kind() {
+        csv::ErrorKind::Io(e) => InputLimit::of(e),
+        _ => None,
     }
 }
 
@@ -154,14 +163,14 @@ pub struct TrajectoryReader<R: Read> {
     previous_t: Option<f64>,
 }
 
-impl TrajectoryReader<Box<dyn BufRead + Send>> {
-    /// Opens a trajectory file (gzip-compressed or not, see [`super::compress`]) and reads its
-    /// header.
+impl TrajectoryReader<Bounded<Box<dyn BufRead + Send>>> {
+    /// Opens a trajectory file (gzip-compressed or not, rows at most
+    /// [`crate::input_limits::MAX_LINE_BYTES`] long, see [`super::compress`]) and reads its header.
     pub fn open(path: &Path) -> Result<Self, TableError> {
         let file = path.display().to_string();
         let input = super::compress::open(path).map_err(|e| TableError::Input {
             file: file.clone(),
-            reason: format!("cannot read: {e}"),
+            reason: read_failure(&e),
         })?;
         Self::new(file, input)
     }
@@ -177,7 +186,10 @@ impl<R: Read> TrajectoryReader<R> {
         };
         let mut header = csv::StringRecord::new();
         csv.read_record(&mut header)
-            .map_err(|e| fail(format!("not a CSV file: {}", csv_reason(&e))))?;
+            .map_err(|e| match csv_limit(&e) {
+                Some(limit) => fail(limit.to_string()),
+                None => fail(format!("not a CSV file: {}", csv_reason(&e))),
+            })?;
         let names: Vec<String> = header.iter().map(String::from).collect();
         if names.first().map(String::as_str) != Some("t") {
             return Err(fail(
@@ -257,7 +269,10 @@ impl<R: Read> RowSource for TrajectoryReader<R> {
             .read_record(&mut row.fields)
             .map_err(|e| TableError::Input {
                 file: self.file.clone(),
-                reason: format!("row {line}: {}", csv_reason(&e)),
+                reason: match csv_limit(&e) {
+                    Some(limit) => limit.to_string(),
+                    None => format!("row {line}: {}", csv_reason(&e)),
+                },
             })?;
         if !more {
             return Ok(false);

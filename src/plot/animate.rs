@@ -1,5 +1,7 @@
 //! Animation (`diabolo animate`): the sticks, the string and the spinning diabolos moving in real
-//! time (or `speed` times faster), with the time and the phase shown.
+//! time (or `speed` times faster), with the time and the phase shown, and with `--events` each
+//! event's kind labelled beside its object, in its colour (as `plot` marks it), for
+//! [`EVENT_FRAMES`] frames from the first frame at or after it.
 //!
 //! Frames are taken every `1 / fps` s of playing time, that is every `speed / fps` s of the
 //! trajectory, positions interpolated linearly between rows, the phase that of the last row at or
@@ -27,8 +29,8 @@ use super::glyphs::GlyphText;
 use super::raster::GifWriter;
 use super::xy::object_colour;
 use super::{
-    check_size, draw_error, drawn_radius, interpolate, locate, register_fonts, Columns, Format,
-    PlotError, AXLE_RADIUS, MAX_GIF_PIXELS, MAX_SVG_VALUES,
+    check_size, draw_error, drawn_radius, event_colour, interpolate, locate, register_fonts,
+    Columns, Event, Format, PlotError, AXLE_RADIUS, MAX_GIF_PIXELS, MAX_SVG_VALUES,
 };
 use crate::display::Compact;
 use crate::output::table::Table;
@@ -52,6 +54,10 @@ pub struct AnimateOptions {
     pub title: Option<String>,
     /// The diabolo's radius to draw, m (`None`: 0.0635 m, a 127 mm diabolo).
     pub radius: Option<f64>,
+    /// The events to label (`--events`): each event's kind, in its colour, beside the object
+    /// it names (the first diabolo when it names none) where the event happened, from the
+    /// first frame at or after its time for [`EVENT_FRAMES`] frames.
+    pub events: Vec<Event>,
 }
 
 impl Default for AnimateOptions {
@@ -65,6 +71,7 @@ impl Default for AnimateOptions {
             max_frames: 3000,
             title: None,
             radius: None,
+            events: Vec::new(),
         }
     }
 }
@@ -86,6 +93,10 @@ const HEADER: f64 = 40.0;
 const FOOTER: f64 = 30.0;
 /// A stick's handle, from its tip (where the string is tied), m: down and outward.
 const HANDLE: (f64, f64) = (0.07, -0.24);
+/// Frames an event's label shows (half a second at 30 fps), so that a brief event is seen.
+pub const EVENT_FRAMES: usize = 15;
+/// Pixels between the lines of labels stacked beside one object.
+const LABEL_LINE: f64 = 14.0;
 
 /// Animates the run in `table` as SVG or GIF into `out`.
 pub fn animate(
@@ -182,6 +193,16 @@ impl Frame<'_> {
     }
 }
 
+/// An event's label: its kind, where it happened, the frames that show it.
+struct Label {
+    /// The left end of the text's baseline, px.
+    at: (f64, f64),
+    /// The event's kind.
+    kind: String,
+    /// The frames that show it.
+    frames: std::ops::Range<usize>,
+}
+
 struct Scene<'a> {
     width: u32,
     height: u32,
@@ -195,6 +216,8 @@ struct Scene<'a> {
     slowdown: f64,
     /// The scale bar: its length in px and its label.
     bar: (f64, String),
+    /// The events' labels.
+    labels: Vec<Label>,
 }
 
 impl<'a> Scene<'a> {
@@ -337,6 +360,20 @@ impl<'a> Scene<'a> {
                 *a = a.to_degrees() / slowdown;
             }
         }
+        let drawn = (radius * scale).max(6.0);
+        let labels = event_labels(&options.events, count, |e: &Event| {
+            if !(t0..=t1).contains(&e.t) {
+                return None;
+            }
+            let first = ((e.t - t0) * fps / speed - 1e-9).ceil().max(0.0) as usize;
+            let object = match e.object {
+                Some(k) if (0..objects.len() as i64).contains(&k) => k as usize,
+                _ => 1.min(objects.len() - 1),
+            };
+            let (xs, ys) = &objects[object];
+            let (x, y) = pixel(interpolate(t, xs, e.t), interpolate(t, ys, e.t));
+            Some((first, object, (x + drawn + 3.0, y - drawn - 3.0)))
+        });
         Ok(Self {
             width: options.width,
             height: options.height,
@@ -347,6 +384,7 @@ impl<'a> Scene<'a> {
             radius,
             slowdown,
             bar: scale_bar(scale, aw),
+            labels,
         })
     }
 
@@ -562,6 +600,18 @@ impl<'a> Scene<'a> {
             w as f64 - 60.0,
             |f| phase_colour_hex(f.phase),
         );
+        for label in &self.labels {
+            let (first, animation) = self.visibility(|i| label.frames.contains(&i));
+            let _ = writeln!(
+                s,
+                "<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\" visibility=\"{}\">{}{animation}</text>",
+                trim_to(label.at.0, 1),
+                trim_to(label.at.1, 1),
+                hex(event_colour(&label.kind)),
+                if first { "visible" } else { "hidden" },
+                escape(&label.kind)
+            );
+        }
         s.push_str("</svg>\n");
         s
     }
@@ -650,7 +700,7 @@ impl<'a> Scene<'a> {
                 let root = GlyphText(BitMapBackend::with_buffer(&mut buffer, (w, h)), false)
                     .into_drawing_area();
                 root.fill(&WHITE).map_err(draw_error)?;
-                self.draw_frame(&root, frame)?;
+                self.draw_frame(&root, i, frame)?;
                 root.present().map_err(draw_error)?;
             }
             gif.frame(&buffer)?;
@@ -664,6 +714,7 @@ impl<'a> Scene<'a> {
     fn draw_frame<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
+        index: usize,
         frame: &Frame,
     ) -> Result<(), PlotError> {
         let ip = |(x, y): (f64, f64)| (x.round() as i32, y.round() as i32);
@@ -772,8 +823,50 @@ impl<'a> Scene<'a> {
             root.draw(&Circle::new(points[k], 2, BLACK.filled()))
                 .map_err(draw_error)?;
         }
+        for label in self.labels.iter().filter(|l| l.frames.contains(&index)) {
+            let baseline = text_anchor::Pos::new(left, text_anchor::VPos::Bottom);
+            root.draw(&Text::new(
+                label.kind.clone(),
+                ip(label.at),
+                text(12.0, event_colour(&label.kind), left).pos(baseline),
+            ))
+            .map_err(draw_error)?;
+        }
         Ok(())
     }
+}
+
+/// The labels of `events` within the animation's `frames`: `place(event)` gives the first
+/// frame at or after it, the object it names and the label's place beside that object (`None`
+/// for an event outside the animation's time); labels of one object shown at once stack
+/// upwards.
+fn event_labels(
+    events: &[Event],
+    frames: usize,
+    place: impl Fn(&Event) -> Option<(usize, usize, (f64, f64))>,
+) -> Vec<Label> {
+    let mut labels: Vec<(usize, Label)> = Vec::new();
+    for event in events {
+        let Some((first, object, (x, y))) = place(event).filter(|p| p.0 < frames) else {
+            continue;
+        };
+        let shown = first..(first + EVENT_FRAMES).min(frames);
+        let below = labels
+            .iter()
+            .filter(|(o, l)| {
+                *o == object && l.frames.start < shown.end && shown.start < l.frames.end
+            })
+            .count();
+        labels.push((
+            object,
+            Label {
+                at: (x, y - below as f64 * LABEL_LINE),
+                kind: event.kind.clone(),
+                frames: shown,
+            },
+        ));
+    }
+    labels.into_iter().map(|(_, label)| label).collect()
 }
 
 /// The colour of a diabolo lying dropped on the floor.

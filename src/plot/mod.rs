@@ -27,6 +27,8 @@ pub mod series;
 pub mod window;
 pub mod xy;
 
+use crate::input_limits::{read_failure, Records};
+use crate::output::compress;
 use crate::output::table::{interpolate, locate};
 use std::io::{self, Write};
 use std::path::Path;
@@ -144,9 +146,9 @@ pub struct Event {
 /// Reads an event log (JSON lines, `{"t": .., "kind": .., "object": ..}`).
 pub fn read_events(path: &Path) -> Result<Vec<Event>, PlotError> {
     let file = path.display().to_string();
-    let text = crate::output::compress::read_to_string(path).map_err(|e| PlotError::Input {
+    let text = compress::read_to_string(path, Records::Lines).map_err(|e| PlotError::Input {
         file: file.clone(),
-        reason: format!("cannot read: {e}"),
+        reason: read_failure(&e),
     })?;
     parse_events(&text).map_err(|reason| PlotError::Input { file, reason })
 }

@@ -17,7 +17,9 @@ pub use estimate::InitialEstimate;
 use estimate::{assimilate, past_cubic, smoothed_estimate};
 
 use crate::display::{echoed, Compact};
+use crate::input_limits::{read_failure, Records};
 use crate::model::{taut_point_below, Body, CartesianState, DiaboloState, ParamValues, Params};
+use crate::output::compress;
 use crate::output::table::{csv_reader, csv_reason, interpolate, locate, CsvLine};
 use crate::simulation::drive::{Drive, Path as HandPath, SampledPath};
 use crate::simulation::run::{Settings, Simulation};
@@ -94,11 +96,11 @@ impl Recording {
     pub fn read(path: &Path) -> Result<Self, ReplayError> {
         let file = path.display().to_string();
         let text =
-            crate::output::compress::read_to_string(path).map_err(|e| ReplayError::Recording {
+            compress::read_to_string(path, Records::Csv).map_err(|e| ReplayError::Recording {
                 file: file.clone(),
-                reason: format!("cannot read: {e}"),
+                reason: read_failure(&e),
             })?;
-        let name = crate::output::compress::content_name(path)
+        let name = compress::content_name(path)
             .file_stem()
             .map_or(file.clone(), |s| s.to_string_lossy().to_string());
         Self::parse(&name, &text).map_err(|reason| ReplayError::Recording { file, reason })
@@ -129,7 +131,7 @@ impl Recording {
         let mut paths = Vec::new();
         for entry in std::fs::read_dir(dir).map_err(failure)? {
             let path = entry.map_err(failure)?.path();
-            let content = crate::output::compress::content_name(&path);
+            let content = compress::content_name(&path);
             if content.extension().is_some_and(|e| e == "csv") {
                 paths.push(path);
             }

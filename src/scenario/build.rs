@@ -6,6 +6,7 @@ use std::path::Path as FsPath;
 use nalgebra::Vector2;
 
 use crate::display::{compact, echoed, Compact};
+use crate::input_limits::{read_text, InputLimit, Records};
 use crate::model::placement;
 use crate::model::{
     lowest_taut_positions, taut_point_below, Body, CartesianState, DiaboloState, FrictionLaw,
@@ -108,7 +109,7 @@ impl Scenario {
             build_drive(self.drive.left.as_ref(), SIDES[0], base)?,
             build_drive(self.drive.right.as_ref(), SIDES[1], base)?,
         ];
-        let settings = build_settings(&self.sim, limits)?;
+        let settings = build_settings(&self.sim, limits, self.initial.diabolos.len())?;
         self.check_initial_ranges()?;
         self.check_capstan()?;
         let initial = self.build_initial(&params, &drives)?;
@@ -456,24 +457,6 @@ fn check_sim(spec: &SimSpec, limits: &Limits) -> Result<(), ScenarioError> {
     if let Some(period) = spec.period {
         within(|| "sim.period".into(), period, &ranges::MAX_STEP)?;
     }
-    for (field, step) in [("step", spec.step), ("max_step", spec.max_step)] {
-        let Some(step) = step else { continue };
-        let steps = spec.duration / step;
-        if steps > ranges::MAX_FORCED_STEPS {
-            return Err(invalid(
-                format!("sim.{field}"),
-                compact(step),
-                format!(
-                    "{} s in steps of at most {} s is {} steps, more than {} (about 40 minutes of computing)",
-                    Compact(spec.duration),
-                    Compact(step),
-                    Compact(steps.floor()),
-                    Compact(ranges::MAX_FORCED_STEPS)
-                ),
-                format!("lengthen sim.{field} or shorten sim.duration"),
-            ));
-        }
-    }
     within(
         || "sim.zeno_speed".into(),
         spec.zeno_speed,
@@ -496,8 +479,42 @@ fn check_sim(spec: &SimSpec, limits: &Limits) -> Result<(), ScenarioError> {
     )
 }
 
-fn build_settings(spec: &SimSpec, limits: &Limits) -> Result<Settings, ScenarioError> {
+/// Refuses a `sim.step` or `sim.max_step` that forces more steps than the method takes in
+/// about 40 minutes with the scenario's diabolos ([`ranges::max_forced_steps`]).
+fn check_forced_steps(spec: &SimSpec, diabolos: usize) -> Result<(), ScenarioError> {
+    let most = ranges::max_forced_steps(spec.method, diabolos);
+    for (field, step) in [("step", spec.step), ("max_step", spec.max_step)] {
+        let Some(step) = step else { continue };
+        let steps = spec.duration / step;
+        if steps > most {
+            return Err(invalid(
+                format!("sim.{field}"),
+                compact(step),
+                format!(
+                    "{} s in steps of at most {} s is {} steps, more than the {} that method {} \
+                     takes with {diabolos} diabolo(s) in about 40 minutes of computing (about \
+                     {} us a step)",
+                    Compact(spec.duration),
+                    Compact(step),
+                    Compact(steps.floor()),
+                    Compact(most),
+                    spec.method.name(),
+                    Compact(ranges::step_cost(spec.method, diabolos) * 1e6),
+                ),
+                format!("lengthen sim.{field} or shorten sim.duration"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn build_settings(
+    spec: &SimSpec,
+    limits: &Limits,
+    diabolos: usize,
+) -> Result<Settings, ScenarioError> {
     check_sim(spec, limits)?;
+    check_forced_steps(spec, diabolos)?;
     let method = match (spec.method, spec.step) {
         (MethodName::Rk4, Some(step)) => Method::Rk4 { step },
         (MethodName::Rk4, None) => {
@@ -1216,14 +1233,19 @@ fn drive_error(at: &str, field: &str, e: DriveError) -> ScenarioError {
 /// t,x,y samples of a CSV file (an optional header row of names).
 fn read_samples(at: &str, file: &FsPath) -> Result<Vec<(f64, Vector2<f64>)>, ScenarioError> {
     let shown = echoed(&file.display().to_string());
-    let text = std::fs::read_to_string(file).map_err(|e| {
-        invalid(
-            at,
-            &shown,
-            format!("cannot read the file: {e}"),
-            "give the path of a t,x,y CSV file, relative to the scenario file",
-        )
-    })?;
+    let text = std::fs::File::open(file)
+        .and_then(|f| read_text(std::io::BufReader::new(f), Records::Csv))
+        .map_err(|e| {
+            invalid(
+                at,
+                &shown,
+                InputLimit::of(&e).map_or_else(
+                    || format!("cannot read the file: {e}"),
+                    |limit| limit.to_string(),
+                ),
+                "give the path of a t,x,y CSV file, relative to the scenario file",
+            )
+        })?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .trim(csv::Trim::All)

@@ -389,6 +389,18 @@ pub enum MethodName {
     Rodas,
 }
 
+impl MethodName {
+    /// The method's name in a scenario (`dopri5`, `dop853`, `rk4`, `rodas`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Dopri5 => "dopri5",
+            Self::Dop853 => "dop853",
+            Self::Rk4 => "rk4",
+            Self::Rodas => "rodas",
+        }
+    }
+}
+
 /// The hanging scenario: one diabolo at rest at the bottom of a 1.46 m string below two still
 /// hands 0.8 m apart at 1.5 m, for 1 s, every other value at its documented default. Change the
 /// fields you need (struct update syntax, or the constructors below) instead of parsing JSON.
