@@ -740,7 +740,7 @@ fn physical_problems(dir: &Path, common: &[OsString], text: &[u8], sets: &[Strin
     if let (Some(first), Some(end)) = (first, end) {
         let longer = format!("sim.duration={}", end * 1.5 + 0.1);
         if end * 1.5 + 0.1 < 30.0 {
-            if let Some((_, again)) = run(&[longer.clone()], "q") {
+            if let Some((_, again)) = run(std::slice::from_ref(&longer), "q") {
                 let other = first_event(&again);
                 let same = other.as_ref().is_some_and(|o| {
                     o.0 == first.0 && (o.1 - first.1).abs() <= 1e-9 * (1.0 + first.1.abs())
