@@ -146,9 +146,10 @@ pub struct EventSpec {
     /// known time (the first root of g + g' s - A s^2 / 2); where those two reaches do not
     /// cover the interval, it is halved until they do or a sample is not positive (at most
     /// [`GAP_EVALUATIONS`] evaluations), so that no gap closes unseen between samples, however
-    /// far apart the steps are. A gap at or below zero
-    /// at a step's start that closes further fires there (falling), at once: the bodies press
-    /// into each other (see [`Crossing`]); one that reopens goes on unseen.
+    /// far apart the steps are. A gap at or below zero (or within its start band) at a step's
+    /// start that rises above zero before a later sample is bracketed from its maximum; one
+    /// that closes further than its start band (1e-12 where it has none) fires at the start
+    /// (falling): the bodies press into each other; one that reopens goes on unseen.
     pub gap: bool,
     /// At a start without history (the first step after a reset or a new configuration), a
     /// value within this band of zero counts as zero: its sign is taken from just after, as for
@@ -906,17 +907,20 @@ impl EventLocator {
                 motion: track.v_last,
             };
             if let (Some((t0, g0)), true) = (track.closing_from, track.sign < 0) {
-                self.tracks[i].closing_from = None;
                 let (t_max, g_max) = self.maximum(sys, stepper, i, (t0, last.t))?;
+                // Closed further than round-off: by more than the start band (a contact's
+                // touching tolerance), or than 1e-12 m where there is none (the floor).
+                let pressed = last.g < g0 - spec.start_band.max(1e-12);
                 let bracket = if g_max > 0.0 {
                     Some(((t_max, g_max), (last.t, last.g)))
-                } else if last.g < g0 {
+                } else if pressed {
                     // Pressed into each other from the start: fires there.
                     Some(((t0, g0), (t0, 0.0)))
                 } else {
                     None
                 };
                 if let Some(((lo, g_lo), (hi, g_hi))) = bracket {
+                    self.tracks[i].closing_from = None;
                     self.bracket_falling(i, (lo, g_lo), (hi, g_hi));
                     found = true;
                 }
