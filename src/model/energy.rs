@@ -207,8 +207,8 @@ impl LedgerWatch {
             *highest = highest.max(now);
         }
         let residual = accounts.residual(self.initial_energy);
-        // Written so that a NaN residual is a breach.
-        if !(residual.abs() <= tolerance) {
+        // A NaN residual (a NaN account) is a breach too.
+        if residual.is_nan() || residual.abs() > tolerance {
             return Err((LedgerBreach::Residual { residual }, tolerance));
         }
         Ok(())
