@@ -234,17 +234,18 @@ mod tests {
     fn the_watch_flags_an_open_ledger_and_a_falling_loss() {
         let mut watch = LedgerWatch::new(10.0, 1e-9, 1e-12);
         assert!(watch.check(&accounts(10.0, 0.0, [0.0; 4])).is_ok());
+        // E - E(0) = W - losses: 8 - 10 = 1 - 3.
         assert!(watch
-            .check(&accounts(9.0, 1.0, [1.5, 0.5, 0.0, 1.0]))
+            .check(&accounts(8.0, 1.0, [1.5, 0.5, 0.0, 1.0]))
             .is_ok());
-        let tolerance = watch.tolerance(&accounts(9.0, 1.0, [1.5, 0.5, 0.0, 1.0]));
+        let tolerance = watch.tolerance(&accounts(8.0, 1.0, [1.5, 0.5, 0.0, 1.0]));
         assert!(tolerance > 1e-6 && tolerance < 1e-5, "{tolerance}");
         let small_dip = [1.5 - 0.1 * tolerance, 0.5, 0.0, 1.0];
         assert!(watch
-            .check(&accounts(9.0 + 0.1 * tolerance, 1.0, small_dip))
+            .check(&accounts(8.0 + 0.1 * tolerance, 1.0, small_dip))
             .is_ok());
         // Friction making 0.1 J: the ledger closes, the account falls.
-        let fell = watch.check(&accounts(9.1, 1.0, [1.4, 0.5, 0.0, 1.0]));
+        let fell = watch.check(&accounts(8.1, 1.0, [1.4, 0.5, 0.0, 1.0]));
         assert!(matches!(
             fell,
             Err((
