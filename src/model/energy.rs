@@ -145,11 +145,11 @@ pub enum LedgerBreach {
 }
 
 /// The run-time invariant of the energy ledger: no loss account decreases and the ledger
-/// closes, each within the tolerance `factor (atol + rtol S) + roundoff S` (S from
+/// closes, each within the tolerance `FACTOR (atol + rtol S) + ROUNDOFF S` (S from
 /// [`LedgerAccounts::scale`]): the error control holds each step's error to atol + rtol |y|,
 /// so a closed ledger stays within a modest multiple of it over a run (the shipped scenarios
-/// within 14 times, random tolerances within 7 times); `roundoff S` is the floor of round-off
-/// and event location where rtol is tiny.
+/// within 14 times, random tolerances within 7 times); `ROUNDOFF S` is the floor of round-off
+/// and events where rtol is tiny.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LedgerWatch {
     /// E(0), J.
@@ -164,8 +164,9 @@ pub struct LedgerWatch {
 impl LedgerWatch {
     /// The multiple of atol + rtol S the ledger may open by.
     pub const FACTOR: f64 = 100.0;
-    /// The relative round-off floor of the tolerance.
-    pub const ROUNDOFF: f64 = 1e-9;
+    /// The relative floor of the tolerance: round-off, event location and the impulses solved at
+    /// events, which rtol does not control (a whip with velocity jumps, 2e-7 J of 17 J).
+    pub const ROUNDOFF: f64 = 1e-8;
 
     /// A watch over a run starting with energy `initial_energy` (J) at tolerances `rtol`,
     /// `atol`.
