@@ -366,7 +366,7 @@ pub enum RunError {
         /// The simulated time asked for, s.
         duration: f64,
     },
-    #[error("t = {t:.6} s: the energy ledger opens: {breach}, beyond its tolerance {tolerance} J (100 (atol + rtol S) + 1e-8 S, S the energy turned over); the integration or an event let energy appear or vanish: tighten sim.rtol and sim.atol, and report the scenario if that does not close it", tolerance = Compact(rounded(*tolerance)))]
+    #[error("t = {t:.6} s: the energy ledger opens: {breach}, beyond its tolerance {tolerance} J (100 (atol + rtol S) + 1e-7 S, S the energy turned over); the integration or an event let energy appear or vanish: tighten sim.rtol and sim.atol, and report the scenario if that does not close it", tolerance = Compact(rounded(*tolerance)))]
     /// The energy ledger opened beyond its tolerance (docs/model.md, "Energy ledger"): a loss
     /// account fell, or E - E(0) left W - losses.
     LedgerOpen {
