@@ -600,8 +600,8 @@ impl Sweep {
         };
         let ok = report.failure.is_none() && saved.is_ok();
         row.push(
-            if report.failure.is_some() {
-                "failed"
+            if let Some(failure) = &report.failure {
+                failure.status()
             } else if saved.is_err() {
                 "unsaved"
             } else {

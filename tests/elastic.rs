@@ -8,7 +8,7 @@
 mod common;
 
 use common::run_text;
-use diabolo::simulation::run::{EventKind, Row, RunReport};
+use diabolo::simulation::run::{EventKind, Row, RunError, RunReport};
 
 const G: f64 = 9.81;
 const M: f64 = 0.2;
@@ -525,7 +525,15 @@ fn rodas_follows_a_stiff_string_with_steps_an_explicit_method_cannot_take() {
         r#""rtol": 1e-11, "atol": 1e-13"#,
     ));
     let (rows, implicit) = ok(&stiff_swing(1e6, "rodas", loose));
-    let (_, explicit) = ok(&stiff_swing(1e6, "dopri5", loose));
+    // The explicit run's spurious slackening makes energy: its damper account falls (0.2 J by
+    // 0.19 s) and the ledger watch ends it (status ledger_open); its steps are compared per
+    // simulated second.
+    let (_, explicit) = run_text(&stiff_swing(1e6, "dopri5", loose));
+    assert!(
+        matches!(explicit.failure, Some(RunError::LedgerOpen { .. })),
+        "{:?}",
+        explicit.failure
+    );
     let gap = position_gap(&rows, &reference);
     eprintln!(
         "EA 1e6, rtol 1e-4: rodas {} steps, {} events, gap {gap:e} m; dopri5 {} steps, {} events",
@@ -536,7 +544,8 @@ fn rodas_follows_a_stiff_string_with_steps_an_explicit_method_cannot_take() {
     );
     assert!(gap < 1e-4, "rodas is {gap:e} m off the reference");
     assert!(implicit.events.is_empty(), "{:?}", implicit.events);
-    assert!(10 * implicit.stats.steps < explicit.stats.steps);
+    let per_second = |r: &RunReport| r.stats.steps as f64 / r.end_time;
+    assert!(10.0 * per_second(&implicit) < per_second(&explicit));
 }
 
 // The Rosenbrock method's dense output and event location in a hybrid run: an undamped snap

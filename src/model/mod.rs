@@ -21,7 +21,9 @@ pub mod tension;
 pub use contact::{apply_impact, Constraint, ImpactBody, ImpactError, ImpactOutcome, ImpactRule};
 pub use dynamics::{DynamicsError, TautDynamics};
 pub use elastic::ElasticString;
-pub use energy::{mechanical_energy, PowerBalance};
+pub use energy::{
+    mechanical_energy, LedgerAccounts, LedgerBreach, LedgerWatch, LossAccount, PowerBalance,
+};
 pub use flight::{chord_normal, FreeKind, FreeMotion};
 pub use friction::{filippov_mode, slip_at_capstan_bound, AxleContact, AxleMode, SlipDirection};
 pub use geometry::Kinematics;

@@ -86,7 +86,7 @@ impl Summary {
         let last = self.final_diabolos.as_ref();
         json!({
             "scenario": name,
-            "status": if report.failure.is_some() { "failed" } else { "ok" },
+            "status": report.failure.as_ref().map_or("ok", |f| f.status()),
             "failure": report.failure.as_ref().map(|f| f.to_string()),
             "end_time": report.end_time,
             "steps": report.stats.steps,

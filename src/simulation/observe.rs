@@ -4,10 +4,14 @@
 use nalgebra::Vector2;
 
 use crate::model::friction::Axles;
-use crate::model::{energy::mechanical_energy, tension, CartesianState, Kinematics, TautFormulas};
+use crate::model::{
+    energy::mechanical_energy, tension, CartesianState, Kinematics, LedgerAccounts, LedgerWatch,
+    TautFormulas,
+};
 
 use super::hybrid::Hybrid;
 use super::imposed;
+use super::ode::integrate::Method;
 use super::phase::{hand_inputs, Phase};
 use super::report::RunError;
 use super::roster::DiaboloMode;
@@ -95,6 +99,9 @@ pub(crate) struct Rows {
     next: u64,
     /// Rows handed out.
     pub count: usize,
+    /// The energy ledger's run-time invariant, checked at every row (set at the first; `None`
+    /// before it and for the fixed-step `rk4`, which has no tolerance to tie it to).
+    watch: Option<LedgerWatch>,
 }
 
 impl Rows {
@@ -130,6 +137,7 @@ impl Rows {
                 .and_then(|()| fill_row(&mut self.row, hybrid, t, &y[..d]));
             hybrid.modes.scratch = y;
             filled?;
+            self.watch_ledger(hybrid, t)?;
             check(hybrid.t)?;
             on_row(&self.row);
             self.count += 1;
@@ -139,6 +147,39 @@ impl Rows {
                 return Ok(());
             }
         }
+    }
+}
+
+impl Rows {
+    /// The energy ledger of the row just filled at t (s), against the run's invariant
+    /// ([`LedgerWatch`]): a loss that fell or a ledger open beyond its tolerance ends the run
+    /// before the row is handed out.
+    fn watch_ledger(&mut self, hybrid: &Hybrid, t: f64) -> Result<(), RunError> {
+        let settings = &hybrid.sim.settings;
+        if matches!(settings.method, Method::Rk4 { .. }) {
+            return Ok(());
+        }
+        let watch = self.watch.get_or_insert_with(|| {
+            LedgerWatch::new(hybrid.initial_energy, settings.rtol, settings.atol)
+        });
+        let row = &self.row;
+        let accounts = LedgerAccounts {
+            energy: row.energy,
+            hand_work: row.hand_work,
+            losses: [
+                row.friction_loss,
+                row.drag_loss,
+                row.impulse_loss,
+                row.string_loss.unwrap_or(0.0),
+            ],
+        };
+        watch
+            .check(&accounts)
+            .map_err(|(breach, tolerance)| RunError::LedgerOpen {
+                t,
+                breach,
+                tolerance,
+            })
     }
 }
 

@@ -8,7 +8,7 @@ use crate::display::Compact;
 use super::roster::FlightRecord;
 
 use super::ode::integrate::Method;
-use crate::model::Regularisation;
+use crate::model::{LedgerBreach, Regularisation};
 
 /// How a run is integrated and reported.
 #[derive(Clone, Debug, PartialEq)]
@@ -377,6 +377,17 @@ pub enum RunError {
         /// The simulated time asked for, s.
         duration: f64,
     },
+    #[error("t = {t:.6} s: the energy ledger opens: {breach}, beyond its tolerance {tolerance} J (100 (atol + rtol S) + 1e-7 S, S the energy turned over); the integration or an event let energy appear or vanish: tighten sim.rtol and sim.atol, and report the scenario if that does not close it", tolerance = Compact(rounded(*tolerance)))]
+    /// The energy ledger opened beyond its tolerance (docs/model.md, "Energy ledger"): a loss
+    /// account fell, or E - E(0) left W - losses.
+    LedgerOpen {
+        /// Time of the first row that shows it, s.
+        t: f64,
+        /// Which account, and by how much.
+        breach: LedgerBreach,
+        /// The ledger's tolerance there, J.
+        tolerance: f64,
+    },
     #[error("t = {t:.6} s: the string snaps taut with diabolo {diabolo} on it in the flying regime (theta = {theta:.4} rad): it should have left the string before")]
     /// The string snaps taut with a diabolo in the flying regime.
     CaughtFlying {
@@ -425,6 +436,15 @@ pub struct RunReport {
 }
 
 impl RunError {
+    /// The run's status in the summary and a sweep's rows: `ledger_open` when the energy ledger
+    /// opened, `failed` for every other early stop.
+    pub fn status(&self) -> &'static str {
+        match self {
+            Self::LedgerOpen { .. } => "ledger_open",
+            _ => "failed",
+        }
+    }
+
     /// The object a failure concerns, if any (0 / N + 1 a stick, 1..N a diabolo; a segment for
     /// a collision).
     pub fn object(&self) -> Option<usize> {

@@ -669,6 +669,15 @@ impl Hybrid<'_> {
         if before == AxleMode::Stuck && after == AxleMode::Stuck {
             after = slip_at_capstan_bound(upper);
         }
+        if matches!(before, AxleMode::Slipping(_)) && after == before {
+            // The slip came back to zero under this direction's own friction, yet the rule's
+            // trends at this instant say slip on the same way: they are those of a tension
+            // rising from zero (a landing on a stiff string), where friction is about to drive
+            // the slip back whichever way it slips. Slipping on, the slip crosses zero against
+            // the friction unseen (its guard restarts at zero and is read by its sign) and
+            // friction makes energy (0.1 J in a stretchy catch); the axle grips instead.
+            after = AxleMode::Stuck;
+        }
         self.modes.taut.system.modes[k - 1] = after;
         self.modes.evaluate_taut(t, y)?;
         let kind = match (before, after) {
