@@ -730,7 +730,16 @@ fn physical_problems(dir: &Path, common: &[OsString], text: &[u8], sets: &[Strin
     if !geometry_set {
         problems.extend(contact_violation(&rows, radius, floor));
     }
-    problems.extend(losses_decreasing(&rows));
+    let tolerance_set = sets
+        .iter()
+        .any(|s| s.contains("tol") || s.contains("method"));
+    let rk4 = doc["sim"]["method"].as_str() == Some("rk4");
+    if !tolerance_set && !rk4 {
+        let defaults = diabolo::Settings::default();
+        let rtol = doc["sim"]["rtol"].as_f64().unwrap_or(defaults.rtol);
+        let atol = doc["sim"]["atol"].as_f64().unwrap_or(defaults.atol);
+        problems.extend(ledger_problem(&rows, rtol, atol));
+    }
     let first = first_event(&events);
     let end = rows
         .lines()
@@ -861,21 +870,43 @@ fn contact_violation(csv: &str, radius: f64, floor: Option<f64>) -> Option<Strin
     None
 }
 
-/// The first row where a loss account (friction, drag, impulse, string) decreased, in words.
-fn losses_decreasing(csv: &str) -> Option<String> {
+/// The first row where a loss account (friction, drag, impulse, string) fell below its highest
+/// value so far, or the ledger E - E(0) = W - losses opened, by more than the run's ledger
+/// tolerance (`LedgerWatch`: 100 (atol + rtol S) + 1e-7 S, S the sum of the magnitudes of the
+/// energies and accounts), in words.
+fn ledger_problem(csv: &str, rtol: f64, atol: f64) -> Option<String> {
+    use diabolo::model::energy::LedgerWatch;
     let (header, rows) = table(csv);
-    for account in ["friction_loss", "drag_loss", "impulse_loss", "string_loss"] {
-        let Some(c) = header.iter().position(|h| h == account) else {
-            continue;
-        };
-        for pair in rows.windows(2) {
-            let (before, after) = (pair[0][c], pair[1][c]);
-            if after < before - 1e-12 * (1.0 + before.abs()) {
+    let col = |name: &str| header.iter().position(|h| h == name);
+    let (energy, work) = (col("energy")?, col("hand_work")?);
+    let losses: Vec<(&str, usize)> = ["friction_loss", "drag_loss", "impulse_loss", "string_loss"]
+        .into_iter()
+        .filter_map(|a| col(a).map(|c| (a, c)))
+        .collect();
+    let initial = rows.first()?[energy];
+    let mut highest = vec![f64::NEG_INFINITY; losses.len()];
+    for row in &rows {
+        let lost: f64 = losses.iter().map(|&(_, c)| row[c]).sum();
+        let scale = initial.abs()
+            + row[energy].abs()
+            + row[work].abs()
+            + losses.iter().map(|&(_, c)| row[c].abs()).sum::<f64>();
+        let tolerance = LedgerWatch::FACTOR * (atol + rtol * scale) + LedgerWatch::ROUNDOFF * scale;
+        for (i, &(account, c)) in losses.iter().enumerate() {
+            if highest[i] - row[c] > tolerance {
                 return Some(format!(
-                    "{account} decreases at t = {}: {before} -> {after}",
-                    pair[1][0]
+                    "{account} falls at t = {}: {} -> {} (tolerance {tolerance:e} J)",
+                    row[0], highest[i], row[c]
                 ));
             }
+            highest[i] = highest[i].max(row[c]);
+        }
+        let residual = row[energy] - initial - (row[work] - lost);
+        if residual.abs() > tolerance {
+            return Some(format!(
+                "the ledger is open by {residual:e} J at t = {} (tolerance {tolerance:e} J)",
+                row[0]
+            ));
         }
     }
     None

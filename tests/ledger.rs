@@ -57,7 +57,14 @@ fn a_flying_diabolo_striking_a_resting_pair_keeps_the_ledger_closed() {
             sets.push(("params.string_stiffness", ea));
         }
         let (report, rows) = run_rows(&shipped("whip", &sets));
-        assert!(report.failure.is_none(), "{:?}", report.failure);
+        // With restitution 0 the striking diabolo comes to rest on top of the one it hit, a
+        // resting contact off the string's neighbours: the inextensible run stops there (it
+        // used to go on with the flying diabolo sinking into the other unseen).
+        match &report.failure {
+            None => {}
+            Some(diabolo::RunError::Pressed { .. }) => {}
+            Some(other) => panic!("EA {stiffness:?}: {other}"),
+        }
         let (residual, fall) = ledger_of(&rows);
         assert!(
             residual < 1e-7,
@@ -88,6 +95,45 @@ fn friction_never_makes_energy_in_a_stiff_stretchy_catch() {
     let e0 = rows[0].energy;
     let highest = rows.iter().map(|r| r.energy).fold(f64::MIN, f64::max);
     assert!(highest < e0 + 1e-4, "energy rose from {e0} to {highest} J");
+}
+
+// Issue 31: three diabolos thrown onto a compliant string (EA 1000 N, eta 0.5 N s) in the swing
+// at rtol 1e-4: the damper account fell to -0.46 J while the string was 0.44 m slack, and the
+// run ended ledger_open. The loose phase's damper term (a stretch left while slack relaxing)
+// was evaluated in the stages of a step reaching past the tensing, where the string stretches
+// with a stretch and the term turns negative, and bent the step's interpolant of the account.
+// The term only takes energy from a stretch that shortens: the account never falls, and the
+// ledger closes.
+#[test]
+fn the_damper_account_draws_no_energy_back_while_the_string_is_slack() {
+    let diabolos = r#"[{"mode":"flying","pos":[0.0978,2.4651],"vel":[-0.823,-0.581]},{"mode":"flying","pos":[0.3931,2.9527],"vel":[-0.546,1.774]},{"mode":"flying","pos":[0.0988,3.1478],"vel":[-0.311,1.833]}]"#;
+    let sim = shipped(
+        "swing",
+        &[
+            ("sim.duration", "2"),
+            ("sim.output_interval", "0.001"),
+            ("initial.diabolos", diabolos),
+            ("params.contact_restitution", "0.7"),
+            ("params.string_stiffness", "1000"),
+            ("params.string_damping", "0.5"),
+            ("sim.rtol", "1e-4"),
+            ("sim.atol", "1e-9"),
+        ],
+    );
+    let (report, rows) = run_rows(&sim);
+    assert!(report.failure.is_none(), "{:?}", report.failure);
+    // The damper account fell by 0.46 J within 10 ms at 0.44 m slack. What is left is the
+    // integration's own error on the account (its integrand has a kink where a stretch runs
+    // out, inside a step; dopri5 has a negative weight): 8.1e-3 J at most here (a 7 ms hump of
+    // 6e-4 J at 1.34 s, 2.4e-3 J where the string loosens at 0.53 s), within the ledger's
+    // 0.38 J tolerance, which the run's own watch holds it to.
+    let (_, fall) = ledger_of(&rows);
+    assert!(
+        fall < 0.046,
+        "a loss fell by {fall:e} J (a tenth of the old fall)"
+    );
+    let (residual, _) = ledger_of(&rows);
+    assert!(residual < 0.1, "ledger open by {residual:e} J");
 }
 
 // Tolerances beyond 1e-3 are refused at validation (exit 2, naming the field and the range):
@@ -143,15 +189,18 @@ fn every_shipped_scenario_keeps_its_ledger() {
 }
 
 // A run whose ledger opens ends with status ledger_open (exit 1), naming the time and the
-// account, with the trajectory up to then written. The case: a compliant string at rtol 1e-4
-// in the swing, whose damper account fell to -0.46 J (77 J open by the end) in a run that said
-// ok; found by random scenarios (issue 31), open still where its string tenses past its guard.
+// account, with the trajectory up to then written. The case: a compliant string (EA 1000 N) in
+// the swing with diabolos thrown onto it, at the loosest accepted rtol, 1e-3: its ledger
+// drifts 2.94 J open against a tolerance of 2.86 J (found by random scenarios, issue 31; the case
+// the helper first used, a damper account falling in the loose phase past the tensing, was
+// mended at its cause: the loose phase's damper no longer draws energy back in a stage that
+// reaches past the tensing).
 #[test]
 fn an_open_ledger_ends_the_run_with_status_ledger_open() {
     let dir = std::env::temp_dir().join(format!("ledger_open_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (csv, summary) = (dir.join("run.csv"), dir.join("summary.json"));
-    let diabolos = r#"[{"mode":"flying","pos":[0.0978,2.4651],"vel":[-0.823,-0.581]},{"mode":"flying","pos":[0.3931,2.9527],"vel":[-0.546,1.774]},{"mode":"flying","pos":[0.0988,3.1478],"vel":[-0.311,1.833]}]"#;
+    let diabolos = r#"[{"x":0.0},{"mode":"flying","pos":[0.4479,2.2922],"vel":[-0.903,1.464]},{"mode":"flying","pos":[-0.4059,2.5742],"vel":[0.819,-0.356]}]"#;
     let sets = [
         "sim.duration=2".to_string(),
         "sim.output_interval=0.001".to_string(),
@@ -159,8 +208,8 @@ fn an_open_ledger_ends_the_run_with_status_ledger_open() {
         "params.contact_restitution=0.7".to_string(),
         "params.string_stiffness=1000".to_string(),
         "params.string_damping=0.5".to_string(),
-        "sim.rtol=1e-4".to_string(),
-        "sim.atol=1e-9".to_string(),
+        "sim.rtol=1e-3".to_string(),
+        "sim.atol=1e-6".to_string(),
     ];
     let mut args = vec!["run", "scenarios/swing.json", "-o"];
     args.push(csv.to_str().unwrap());

@@ -521,9 +521,12 @@ impl LooseSystem {
         dydt[len + 1] = 0.0;
         dydt[len + 2] = drag;
         if let Some(string) = self.params.elastic() {
-            // A stretch left while slack relaxes in the damper.
+            // A stretch left while slack relaxes in the damper: only while it shortens (a
+            // string stretching with a stretch would pull, and the phase would be taut; a
+            // stage of a step that reaches past the tensing must not draw energy back from
+            // the damper, which would bend the step's whole interpolant of the account).
             let (stretch, rate) = self.stretch(t, y);
-            dydt[len + 3] = string.loss_rate(stretch, rate, 0.0);
+            dydt[len + 3] = string.loss_rate(stretch, rate.min(0.0), 0.0);
         }
         self.non_finite_rate = dydt.iter().position(|v| !v.is_finite());
         if self.non_finite_rate.is_some() {

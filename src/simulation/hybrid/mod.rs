@@ -147,6 +147,15 @@ impl<'a> Hybrid<'a> {
         self.n = self.roster.on_string();
     }
 
+    /// The flights of both phases' guards taken again from the roster (after an impulse that
+    /// changed a flying diabolo's velocity without changing who is on the string): a guard
+    /// watching a flight as it was would see bodies where they are not.
+    pub(crate) fn refresh_flights(&mut self) {
+        let flying = self.flight_view().flying;
+        self.modes.taut.system.flight.flying = flying.clone();
+        self.modes.loose.system.flight.flying = flying;
+    }
+
     /// The view of the diabolos off the string the guards watch.
     pub(crate) fn flight_view(&self) -> FlightView {
         flight_view(&self.sim, &self.roster)

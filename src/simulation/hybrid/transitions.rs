@@ -487,8 +487,13 @@ impl Hybrid<'_> {
         self.ledger.impulse_loss += outcome.energy_lost;
         *state = self.roster.string_state(&full);
         let flying: Vec<usize> = self.roster.flying().collect();
+        let kicked = !flying.is_empty();
         for k in flying {
             self.roster.kick(&params, k, t, full.diabolos[k - 1]);
+        }
+        if kicked {
+            // The guards watch the flights the impulse changed.
+            self.refresh_flights();
         }
         let mut event = Event::new(t, EventKind::Tense, None);
         event.impulse = Some(outcome.impulses[0]);
