@@ -525,12 +525,13 @@ fn rodas_follows_a_stiff_string_with_steps_an_explicit_method_cannot_take() {
         r#""rtol": 1e-11, "atol": 1e-13"#,
     ));
     let (rows, implicit) = ok(&stiff_swing(1e6, "rodas", loose));
-    // The explicit run's spurious slackening makes energy: its damper account falls (0.2 J by
-    // 0.19 s) and the ledger watch ends it (status ledger_open); its steps are compared per
-    // simulated second.
+    // The explicit run slackens the string spuriously, thousands of times; it may end early
+    // if its ledger opens (status ledger_open: before the slack string's damper term was
+    // mended it did, its damper account falling 0.2 J by 0.19 s), so its steps are compared
+    // per simulated second.
     let (_, explicit) = run_text(&stiff_swing(1e6, "dopri5", loose));
     assert!(
-        matches!(explicit.failure, Some(RunError::LedgerOpen { .. })),
+        matches!(explicit.failure, None | Some(RunError::LedgerOpen { .. })),
         "{:?}",
         explicit.failure
     );

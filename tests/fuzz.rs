@@ -883,7 +883,9 @@ fn ledger_problem(csv: &str, rtol: f64, atol: f64) -> Option<String> {
         .into_iter()
         .filter_map(|a| col(a).map(|c| (a, c)))
         .collect();
-    let initial = rows.first()?[energy];
+    // E(0) before anything at t = 0 (an impulse there is in the first row's accounts).
+    let first = rows.first()?;
+    let initial = first[energy] - first[work] + losses.iter().map(|&(_, c)| first[c]).sum::<f64>();
     let mut highest = vec![f64::NEG_INFINITY; losses.len()];
     for row in &rows {
         let lost: f64 = losses.iter().map(|&(_, c)| row[c]).sum();

@@ -215,6 +215,7 @@ fn every_scenario_at_every_friction_up_to_5_runs_or_stops_for_a_physical_reason(
     // law snap and snap_bouncy from c = 0.65, elevator from 1, sun from 2, whip from 3, swing at
     // 3.5 and 5, two_diabolos at 5; under the bearing law elevator from 1.
     let mut failures = Vec::new();
+    let mut pressed = Vec::new();
     for name in scenario_names() {
         for law in ["step", "bearing"] {
             for friction in [
@@ -241,11 +242,24 @@ fn every_scenario_at_every_friction_up_to_5_runs_or_stops_for_a_physical_reason(
                         assert!(failure.to_string().starts_with(&named), "{what}: {failure}");
                         failures.push(format!("{what}: {failure}"));
                     }
+                    // A diabolo leaving the string pressed against its neighbour: a resting
+                    // contact off the string's neighbours, not modelled; the run stops saying
+                    // so (it used to go on with the two sinking into each other unseen).
+                    Some(failure @ RunError::Pressed { .. }) => {
+                        pressed.push(format!("{what}: {failure}"))
+                    }
                     Some(other) => panic!("{what}: {other}"),
                 }
             }
         }
     }
+    // two_side_by_side from c = 0.5 (step law): the pair's resting contact ends as diabolo 2
+    // leaves the string, and the string then pushes diabolo 1 against it; before issue 31 the
+    // run went on with diabolo 2 sinking 0.7 mm into diabolo 1 (c = 1) with no contact logged.
+    assert!(
+        pressed.iter().all(|p| p.starts_with("two_side_by_side")),
+        "{pressed:#?}"
+    );
     // Every one runs to its end: two_diabolos, which used to stop when its diabolos met or one
     // left the string, now bounces, rests, throws and catches.
     assert!(failures.is_empty(), "{failures:#?}");

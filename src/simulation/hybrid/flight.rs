@@ -250,8 +250,11 @@ impl Hybrid<'_> {
         // The locator fires a gap at the very start of its step only where it closes further
         // than round-off from touching (see EventSpec::gap): the pair is pressed together.
         let pressed = t == self.modes.stepper().t_old();
-        if approach < TOUCH_SPEED && !pressed {
-            // A touch within round-off (two diabolos drifting together in free fall).
+        // Neighbours on a taut string pressed together come to rest (settle_contacts, after
+        // the event); a touch within round-off is no impact (two diabolos drifting together
+        // in free fall).
+        let held = self.modes.phase == Phase::Taut && self.roster.segment_between(pair).is_some();
+        if approach < TOUCH_SPEED && (!pressed || held) {
             return Ok(false);
         }
         if approach < TOUCH_SPEED {
