@@ -429,10 +429,10 @@ struct Track {
     /// many of them are set (for the dip search).
     earlier: [(f64, f64); 2],
     history: u8,
-    /// For a gap: the relative velocity at the last sample (m/s), and the sample before the
+    /// For a gap: `[dg/dt, vx, vy]` at the last sample (m/s), and the sample before the
     /// last one in this step while the gap is positive (the interval between them is searched
     /// once, see [`EventSpec::gap`]).
-    v_last: [f64; 3],
+    motion_last: [f64; 3],
     gap_prev: Option<GapSample>,
     /// For a gap at or below zero at the step's start (or within its start band): the start
     /// (time, value), until its sign is known (see [`EventSpec::gap`]).
@@ -499,7 +499,7 @@ impl Default for Track {
             at_root: false,
             earlier: [(0.0, 0.0); 2],
             history: 0,
-            v_last: [0.0; 3],
+            motion_last: [0.0; 3],
             gap_prev: None,
             closing_from: None,
         }
@@ -567,11 +567,11 @@ pub struct EventLocator {
     /// Steps scanned, and those whose interior samples were skipped.
     scanned: (u64, u64),
     g_sample: Vec<f64>,
-    /// The gap members' relative velocities at the start, end, sample and hit (m/s).
-    v_start: Vec<[f64; 3]>,
-    v_end: Vec<[f64; 3]>,
-    v_sample: Vec<[f64; 3]>,
-    v_hit: Vec<[f64; 3]>,
+    /// The gap members' `[dg/dt, vx, vy]` at the start, end, sample and hit (m/s).
+    motion_start: Vec<[f64; 3]>,
+    motion_end: Vec<[f64; 3]>,
+    motion_sample: Vec<[f64; 3]>,
+    motion_hit: Vec<[f64; 3]>,
     tracks: Vec<Track>,
     /// Time and set generation of the last hit, for its members' `at_root`.
     last_hit: Option<(f64, u64)>,
@@ -603,10 +603,10 @@ impl EventLocator {
             rate_end: vec![0.0; capacity],
             scanned: (0, 0),
             g_sample: vec![0.0; capacity],
-            v_start: vec![[0.0; 3]; capacity],
-            v_end: vec![[0.0; 3]; capacity],
-            v_sample: vec![[0.0; 3]; capacity],
-            v_hit: vec![[0.0; 3]; capacity],
+            motion_start: vec![[0.0; 3]; capacity],
+            motion_end: vec![[0.0; 3]; capacity],
+            motion_sample: vec![[0.0; 3]; capacity],
+            motion_hit: vec![[0.0; 3]; capacity],
             tracks: vec![Track::default(); capacity],
             last_hit: None,
             hit_t: f64::NAN,
@@ -720,7 +720,7 @@ impl EventLocator {
         // The end first, and the rate there from a sample just before it.
         self.sample(sys, stepper, t1, Buffer::Sample)?;
         self.g_end[..m].copy_from_slice(&self.g_sample[..m]);
-        self.v_end[..m].copy_from_slice(&self.v_sample[..m]);
+        self.motion_end[..m].copy_from_slice(&self.motion_sample[..m]);
         let near = t1 - NEAR_END * h;
         self.sample(sys, stepper, near, Buffer::Hit)?;
         for i in 0..m {
@@ -738,7 +738,7 @@ impl EventLocator {
         for ts in probe.into_iter().chain(grid).chain(std::iter::once(t1)) {
             if ts == t1 {
                 self.g_sample[..m].copy_from_slice(&self.g_end[..m]);
-                self.v_sample[..m].copy_from_slice(&self.v_end[..m]);
+                self.motion_sample[..m].copy_from_slice(&self.motion_end[..m]);
             } else {
                 self.sample(sys, stepper, ts, Buffer::Sample)?;
             }
@@ -753,7 +753,7 @@ impl EventLocator {
             }
         }
         self.g_start[..m].copy_from_slice(&self.g_sample[..m]);
-        self.v_start[..m].copy_from_slice(&self.v_sample[..m]);
+        self.motion_start[..m].copy_from_slice(&self.motion_sample[..m]);
         self.rate_start[..m].copy_from_slice(&self.rate_end[..m]);
         self.rates_known = true;
         self.cached = Some(Cached { t: t1, ..key });
@@ -773,12 +773,12 @@ impl EventLocator {
                     let start = GapSample {
                         t: t0,
                         g: g0,
-                        motion: self.v_start[i],
+                        motion: self.motion_start[i],
                     };
                     let end = GapSample {
                         t: t0 + h,
                         g: g1,
-                        motion: self.v_end[i],
+                        motion: self.motion_end[i],
                     };
                     return !spec.armed
                         || (g0 > 0.0 && g1 > 0.0 && !GapSample::may_close(start, end));
@@ -809,7 +809,7 @@ impl EventLocator {
                 sign: if unresolved { 0 } else { sign(g) },
                 t_last: t0,
                 g_last: g,
-                v_last: self.v_start[i],
+                motion_last: self.motion_start[i],
                 closing_from: closing.then_some((t0, g)),
                 ..Track::default()
             };
@@ -827,13 +827,13 @@ impl EventLocator {
             let g = self.g_sample[i];
             let track = &mut self.tracks[i];
             let now = sign(g);
-            let v = self.v_sample[i];
+            let v = self.motion_sample[i];
             if !spec.armed || now == track.sign {
                 if now > 0 && spec.gap {
                     let last = GapSample {
                         t: track.t_last,
                         g: track.g_last,
-                        motion: track.v_last,
+                        motion: track.motion_last,
                     };
                     track.gap_prev = Some(last);
                 }
@@ -842,7 +842,7 @@ impl EventLocator {
                 } else if now != 0 {
                     (track.t_last, track.g_last) = (ts, g);
                 }
-                track.v_last = v;
+                track.motion_last = v;
                 continue;
             }
             if track.sign == 0 {
@@ -851,7 +851,7 @@ impl EventLocator {
                 track.sign = now;
                 track.t_last = ts;
                 track.g_last = g;
-                track.v_last = v;
+                track.motion_last = v;
                 if now > 0 {
                     track.closing_from = None;
                 }
@@ -873,7 +873,7 @@ impl EventLocator {
                 track.sign = now;
                 track.t_last = ts;
                 track.g_last = g;
-                track.v_last = v;
+                track.motion_last = v;
                 track.closing_from = None;
             }
         }
@@ -904,10 +904,11 @@ impl EventLocator {
             let last = GapSample {
                 t: track.t_last,
                 g: track.g_last,
-                motion: track.v_last,
+                motion: track.motion_last,
             };
             if let (Some((t0, g0)), true) = (track.closing_from, track.sign < 0) {
-                let (t_max, g_max) = self.maximum(sys, stepper, i, (t0, last.t))?;
+                let (t_max, g_max) =
+                    self.golden_extremum(sys, stepper, i, (t0, last.t), -1.0, |g| g > 0.0)?;
                 // Closed further than round-off: by more than the start band (a contact's
                 // touching tolerance), or than 1e-12 m where there is none (the floor).
                 let pressed = last.g < g0 - spec.start_band.max(1e-12);
@@ -977,7 +978,7 @@ impl EventLocator {
             let mid = GapSample {
                 t,
                 g: self.hit_values[i],
-                motion: self.v_hit[i],
+                motion: self.motion_hit[i],
             };
             if mid.g <= 0.0 {
                 return Ok(Some((l, mid)));
@@ -989,13 +990,17 @@ impl EventLocator {
         Ok(None)
     }
 
-    /// The maximum of member i on [lo, hi] on the interpolant (golden section): (time, value).
-    fn maximum<S: EventSystem>(
+    /// The extremum of member i on [lo, hi] on the interpolant by golden section: its minimum
+    /// for `toward` 1, its maximum for -1 (the minimum of `toward` g), as (time, value); it
+    /// stops early at a value that is `done`.
+    fn golden_extremum<S: EventSystem>(
         &mut self,
         sys: &mut S,
         stepper: &Stepper,
         i: usize,
         (mut lo, mut hi): (f64, f64),
+        toward: f64,
+        done: fn(f64) -> bool,
     ) -> Result<(f64, f64), EventError<S::Error>> {
         let ratio = 0.5 * (5f64.sqrt() - 1.0);
         let mut x1 = hi - ratio * (hi - lo);
@@ -1003,10 +1008,10 @@ impl EventLocator {
         let mut f1 = self.member_at(sys, stepper, i, x1)?;
         let mut f2 = self.member_at(sys, stepper, i, x2)?;
         for _ in 0..DIP_ITERATIONS {
-            if f1.max(f2) > 0.0 {
+            if done(f1) || done(f2) {
                 break;
             }
-            if f1 > f2 {
+            if toward * f1 < toward * f2 {
                 (hi, x2, f2) = (x2, x1, f1);
                 x1 = hi - ratio * (hi - lo);
                 f1 = self.member_at(sys, stepper, i, x1)?;
@@ -1016,7 +1021,11 @@ impl EventLocator {
                 f2 = self.member_at(sys, stepper, i, x2)?;
             }
         }
-        Ok(if f1 >= f2 { (x1, f1) } else { (x2, f2) })
+        Ok(if toward * f1 <= toward * f2 {
+            (x1, f1)
+        } else {
+            (x2, f2)
+        })
     }
 
     /// For the members whose dips are searched: where the last three samples of a positive
@@ -1049,36 +1058,10 @@ impl EventLocator {
             if !(minimum && dip_possible([(ta, ga), (tb, gb), (tc, gc)])) {
                 continue;
             }
-            // Golden section on [ta, tc] for the minimum of member i.
-            let ratio = 0.5 * (5f64.sqrt() - 1.0);
-            let (mut lo, mut hi) = (ta, tc);
-            let mut x1 = hi - ratio * (hi - lo);
-            let mut x2 = lo + ratio * (hi - lo);
-            let mut f1 = self.member_at(sys, stepper, i, x1)?;
-            let mut f2 = self.member_at(sys, stepper, i, x2)?;
-            for _ in 0..DIP_ITERATIONS {
-                if f1.min(f2) <= 0.0 {
-                    break;
-                }
-                if f1 < f2 {
-                    (hi, x2, f2) = (x2, x1, f1);
-                    x1 = hi - ratio * (hi - lo);
-                    f1 = self.member_at(sys, stepper, i, x1)?;
-                } else {
-                    (lo, x1, f1) = (x1, x2, f2);
-                    x2 = lo + ratio * (hi - lo);
-                    f2 = self.member_at(sys, stepper, i, x2)?;
-                }
-            }
-            let (t_min, g_min) = if f1 <= f2 { (x1, f1) } else { (x2, f2) };
+            let (t_min, g_min) =
+                self.golden_extremum(sys, stepper, i, (ta, tc), 1.0, |g| g <= 0.0)?;
             if g_min <= 0.0 {
-                let track = &mut self.tracks[i];
-                track.bracketed = true;
-                track.crossing = Crossing::Falling;
-                (track.t_last, track.g_last) = (ta, ga);
-                track.lo = ta;
-                track.hi = t_min;
-                track.g_hi = g_min;
+                self.bracket_falling(i, (ta, ga), (t_min, g_min));
                 found = true;
             }
         }
@@ -1256,9 +1239,9 @@ impl EventLocator {
         }
         if self.set.gaps {
             let velocities = match buffer {
-                Buffer::Start => &mut self.v_start[..m],
-                Buffer::Sample => &mut self.v_sample[..m],
-                Buffer::Hit => &mut self.v_hit[..m],
+                Buffer::Start => &mut self.motion_start[..m],
+                Buffer::Sample => &mut self.motion_sample[..m],
+                Buffer::Hit => &mut self.motion_hit[..m],
             };
             sys.gap_velocities(velocities);
         }
