@@ -658,18 +658,19 @@ fn continue_errors_name_continue() {
     }
 }
 
-/// The command lines of the README's "Periodic orbits" block that call `diabolo orbit`, as
-/// written (continuation lines joined).
-fn readme_orbit_commands() -> Vec<Vec<String>> {
-    let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .unwrap();
-    let block = readme
-        .split("### Periodic orbits")
+/// The command lines of the command manual's "Periodic orbits" block (docs/cli.md) that call
+/// `diabolo orbit`, as written (continuation lines joined).
+fn manual_orbit_commands() -> Vec<Vec<String>> {
+    let manual = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md"),
+    )
+    .unwrap();
+    let block = manual
+        .split("\n## Periodic orbits\n")
         .nth(1)
         .and_then(|s| s.split("```sh").nth(1))
         .and_then(|s| s.split("```").next())
-        .expect("the README's Periodic orbits block");
+        .expect("docs/cli.md's Periodic orbits block");
     let joined = block.replace("\\\n", " ");
     joined
         .lines()
@@ -685,17 +686,18 @@ fn readme_orbit_commands() -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The README's orbit commands, run as written from a folder with the scenarios: each finds its
-/// orbit. The swing's axle slips (friction drains the spin, so nothing repeats) until it grips at
-/// 16.1 s; from 20 s on it rolls without loss, and its period is the rolling small swing's on the
-/// ellipse: 2 pi sqrt(a^2 / (g b) (1 + J (d / a)^2)), the spin's inertia J m carried at the
-/// string's speed over the axle, (d / a) v at the bottom (sticks 2d = 0.8 m apart). Both effects
-/// of a finite amplitude (a stiffer ellipse, a smaller (d / a) away from the bottom) shorten it.
+/// The command manual's orbit commands (docs/cli.md), run as written from a folder with the
+/// scenarios: each finds its orbit. The swing's axle slips (friction drains the spin, so nothing
+/// repeats) until it grips at 16.1 s; from 20 s on it rolls without loss, and its period is the
+/// rolling small swing's on the ellipse: 2 pi sqrt(a^2 / (g b) (1 + J (d / a)^2)), the spin's
+/// inertia J m carried at the string's speed over the axle, (d / a) v at the bottom (sticks
+/// 2d = 0.8 m apart). Both effects of a finite amplitude (a stiffer ellipse, a smaller (d / a)
+/// away from the bottom) shorten it.
 #[test]
-fn the_readmes_orbit_commands_converge_as_written() {
-    let commands = readme_orbit_commands();
+fn the_manuals_orbit_commands_converge_as_written() {
+    let commands = manual_orbit_commands();
     assert_eq!(commands.len(), 3, "{commands:?}");
-    let tmp = std::env::temp_dir().join(format!("orbit_readme_{}", std::process::id()));
+    let tmp = std::env::temp_dir().join(format!("orbit_manual_{}", std::process::id()));
     std::fs::create_dir_all(tmp.join("scenarios")).unwrap();
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     for name in ["sun.json", "swing.json", "driven_swing.json"] {
@@ -724,7 +726,7 @@ fn the_readmes_orbit_commands_converge_as_written() {
     let (a, d, spin_inertia): (f64, f64, f64) = (0.73, 0.4, 50.0);
     let b = (a * a - d * d).sqrt();
     let rolling = 2.0 * PI * (a * a / (9.81 * b) * (1.0 + spin_inertia * (d / a).powi(2))).sqrt();
-    let period = swing_period.expect("the README's swing");
+    let period = swing_period.expect("the manual's swing");
     assert!(
         period < rolling && period > 0.99 * rolling,
         "period {period} s, the small rolling swing's {rolling} s"
