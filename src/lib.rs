@@ -3,8 +3,8 @@
 //! The physics is the generalized N-diabolo model of the DiaMech notes: point-mass sticks and
 //! diabolos on one string, capstan friction at each axle, spin, a rotating-frame solution for the
 //! tension (gear ratio G, centrifugal term F_C, tension ratios d_i, the 4x4 stick matrix B), and
-//! the tensing impulse when a slack string snaps taut. The README's "Physics notes" say what
-//! this implementation decided and how each formula is checked.
+//! the tensing impulse when a slack string snaps taut. docs/model.md's "Physics notes" say what
+//! this implementation decided, and its "How each part is checked" how each formula is checked.
 //!
 //! # A run
 //!

@@ -89,7 +89,7 @@ pub struct ParamError {
 
 /// The accepted values of one number of a scenario: from `min` to `max`, both included, and why
 /// the bounds are there. The scenario checks every number against its range (with its JSON
-/// path), the JSON schema states it, the README lists it.
+/// path), the JSON schema states it, docs/cli.md ("Accepted ranges") lists it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Range {
     /// The smallest accepted value.

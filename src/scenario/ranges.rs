@@ -1,7 +1,7 @@
 //! The accepted range of every number of a scenario outside `params` (those are in
 //! [`crate::model::ranges`]): wide around real props, narrow enough that the arithmetic keeps its
 //! meaning (no overflow in the geometry, no step the integrator cannot take). The schema
-//! (`diabolo schema`) and the README state the same ranges.
+//! (`diabolo schema`) and docs/cli.md ("Accepted ranges") state the same ranges.
 
 use super::spec::MethodName;
 use crate::model::Range;
