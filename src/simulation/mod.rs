@@ -3,41 +3,42 @@
 //! (modes, typed guards, transitions, the loop), with what a run reports and the rows it emits.
 
 pub mod drive;
+pub(crate) mod failures;
 pub(crate) mod hybrid;
-pub(crate) mod imposed;
-pub mod observe;
 pub mod ode;
 pub(crate) mod phase;
 pub mod report;
 pub mod roster;
+pub mod row;
 pub mod setup;
+pub mod tolerances;
 
 pub use ode::{events, integrate};
 
 /// The run's public names at their former path.
 pub mod run {
     pub use super::hybrid::run::Session;
-    pub use super::observe::Row;
     pub use super::report::{
         object_name, Event, EventKind, RunError, RunReport, RunStats, Settings,
         DEFAULT_MAX_STEPS_PER_SECOND,
     };
+    pub use super::row::Row;
     pub use super::setup::{SetupError, Simulation};
     pub use crate::model::TautFormulas;
 }
 
 pub use crate::model::TautFormulas;
-pub use events::{
+pub use hybrid::run::Session;
+pub use ode::events::{
     Crossing, Direction, EventConfigError, EventError, EventHit, EventLocator, EventOptions,
     EventSet, EventSpec, EventSystem,
 };
-pub use hybrid::run::Session;
-pub use integrate::{
+pub use ode::integrate::{
     DenseError, ErrorWeights, IntegrateError, Method, OdeSystem, OptionsError, StepOutcome,
     StepStats, Stepper, StepperOptions, Tableau,
 };
-pub use observe::Row;
-pub use phase::{Phase, Quantity, TautSystem};
+pub use phase::{Measure, Phase, Quantity, TautSystem};
 pub use report::{Event, EventKind, RunError, RunReport, RunStats, Settings};
 pub use roster::DiaboloMode;
+pub use row::Row;
 pub use setup::{SetupError, Simulation};

@@ -7,7 +7,7 @@ use crate::display::Compact;
 
 use super::roster::FlightRecord;
 
-use super::ode::integrate::Method;
+use super::ode::integrate::{Method, StepperOptions};
 use crate::model::{LedgerBreach, Regularisation};
 
 /// How a run is integrated and reported.
@@ -50,6 +50,18 @@ pub struct Settings {
     /// The trick's period, s, when its drives repeat with it (`diabolo orbit`'s default
     /// period); the run itself does not use it.
     pub period: Option<f64>,
+}
+
+impl Settings {
+    /// The stepper options of the settings.
+    pub fn stepper_options(&self) -> StepperOptions {
+        StepperOptions {
+            rtol: self.rtol,
+            atol: self.atol,
+            max_step: self.max_step.unwrap_or(f64::INFINITY),
+            ..StepperOptions::default()
+        }
+    }
 }
 
 impl Default for Settings {

@@ -6,11 +6,8 @@ use crate::display::Compact;
 use crate::model::{CartesianState, Params, StateError};
 
 use super::drive::Drive;
-use super::hybrid::mode::stepper_options;
-use super::hybrid::run::Session;
-use super::observe::Row;
 use super::ode::integrate::{Method, OptionsError};
-use super::report::{RunReport, Settings};
+use super::report::Settings;
 use super::roster::{DiaboloMode, Roster};
 
 /// A scenario ready to run: parameters, drives, initial state, settings.
@@ -46,7 +43,7 @@ pub enum SetupError {
     /// The start modes do not match the diabolos.
     #[error("initial state: {modes} start modes for {diabolos} diabolos")]
     ModeCount {
-        /// Modes given.
+        /// Phases given.
         modes: usize,
         /// Diabolos in the state.
         diabolos: usize,
@@ -139,7 +136,7 @@ impl Simulation {
         if let Some(limit) = settings.max_wall {
             positive("max_wall", limit)?;
         }
-        stepper_options(&settings).validate().map_err(|e| {
+        settings.stepper_options().validate().map_err(|e| {
             let field = match e {
                 OptionsError::Rtol(_) => "rtol",
                 OptionsError::Atol(_) => "atol",
@@ -161,16 +158,5 @@ impl Simulation {
             modes,
             settings,
         })
-    }
-
-    /// Runs to the end (or to a failure), handing every output row to `on_row`.
-    pub fn run(&self, on_row: &mut dyn FnMut(&Row)) -> RunReport {
-        super::hybrid::run::run(self, on_row)
-    }
-
-    /// A session of this simulation at t = 0, to advance piece by piece and to change the
-    /// hands' drives between pieces (it owns its copy of the simulation).
-    pub fn session(&self) -> Session<'static> {
-        Session::new(std::borrow::Cow::Owned(self.clone()))
     }
 }

@@ -6,7 +6,7 @@ use crate::model::FrictionLaw;
 
 use super::Hybrid;
 use crate::simulation::drive::{Drive, Tracking};
-use crate::simulation::phase::{Phase, Quantity};
+use crate::simulation::phase::{Measure, Phase, Quantity};
 use crate::simulation::report::{object_name, rounded, RunError};
 
 /// A time scale shorter than this (s) names a parameter or the state as the likely cause of a
@@ -25,9 +25,9 @@ const EXTREME_MASS_RATIO: f64 = 1e4;
 /// A state quantity in words: "diabolo 1's spin", "the string's tension".
 pub(crate) fn quantity_name(quantity: Quantity, n: usize) -> String {
     match quantity.object {
-        Some(k) => format!("{}'s {}", object_name(k, n), quantity.name),
-        None if quantity.name == "tension" => "the string's tension".to_string(),
-        None => format!("the {}", quantity.name),
+        Some(k) => format!("{}'s {}", object_name(k, n), quantity.name()),
+        None if quantity.measure == Measure::Tension => "the string's tension".to_string(),
+        None => format!("the {}", quantity.name()),
     }
 }
 
@@ -53,7 +53,7 @@ impl Hybrid<'_> {
                     // The last time reached (an error inside a trial step carries the time
                     // of a stage ahead of it, or none).
                     t: self.t,
-                    phase: self.modes.phase.name(),
+                    phase: self.phases.phase.name(),
                     what: match quantity {
                         Some(q) => quantity_name(q, self.n),
                         None if guarded => what,
@@ -86,18 +86,18 @@ impl Hybrid<'_> {
     /// The quantity that was not finite at the failure: an output of the last evaluation, or
     /// the component the stepper found.
     fn non_finite_quantity(&self) -> Option<Quantity> {
-        let from_system = match self.modes.phase {
-            Phase::Taut => self.modes.taut.system.non_finite_output(),
+        let from_system = match self.phases.phase {
+            Phase::Taut => self.phases.taut.system.non_finite_output(),
             Phase::Loose => self
-                .modes
+                .phases
                 .loose
                 .system
                 .non_finite_rate
-                .map(|i| self.modes.loose.system.layout.quantity(i).rate()),
+                .map(|i| self.phases.loose.system.layout.quantity(i).rate()),
         };
         from_system.or_else(|| {
-            self.modes.stepper().non_finite_component().map(|c| {
-                let quantity = self.modes.quantity(c.index);
+            self.phases.stepper().non_finite_component().map(|c| {
+                let quantity = self.phases.quantity(c.index);
                 if c.derivative {
                     quantity.rate()
                 } else {
@@ -147,8 +147,8 @@ impl Hybrid<'_> {
     /// over the string's wrap at the axles, in words.
     fn capstan_overflow(&self) -> Option<String> {
         let friction = self.sim.params.values().friction;
-        let wrap: f64 = (self.modes.phase == Phase::Taut).then(|| {
-            self.modes
+        let wrap: f64 = (self.phases.phase == Phase::Taut).then(|| {
+            self.phases
                 .taut
                 .system
                 .dynamics
@@ -224,7 +224,7 @@ impl Hybrid<'_> {
         }
         if let Some((quantity, speed)) = self.fastest() {
             let whose = match quantity.object {
-                Some(k) if quantity.name == "velocity" => object_name(k, self.n),
+                Some(k) if quantity.measure == Measure::Velocity => object_name(k, self.n),
                 _ => quantity_name(quantity, self.n),
             };
             scales.push(TimeScale {
@@ -241,7 +241,7 @@ impl Hybrid<'_> {
 
     /// The fastest speed (m/s) of the current state: an object's velocity or a spin.
     fn fastest(&self) -> Option<(Quantity, f64)> {
-        let y = self.modes.stepper().y();
+        let y = self.phases.stepper().y();
         let mut squares = vec![0.0; self.n + 2];
         let mut fastest: Option<(Quantity, f64)> = None;
         let mut consider = |quantity: Quantity, speed: f64| {
@@ -250,21 +250,15 @@ impl Hybrid<'_> {
             }
         };
         for (index, value) in y.iter().enumerate() {
-            let quantity = self.modes.quantity(index);
-            match (quantity.name, quantity.object) {
-                ("velocity", Some(k)) => squares[k] += value * value,
-                ("spin", Some(_)) => consider(quantity, value.abs()),
+            let quantity = self.phases.quantity(index);
+            match (quantity.measure, quantity.object) {
+                (Measure::Velocity, Some(k)) => squares[k] += value * value,
+                (Measure::Spin, Some(_)) => consider(quantity, value.abs()),
                 _ => {}
             }
         }
         for (k, square) in squares.iter().copied().enumerate() {
-            consider(
-                Quantity {
-                    object: Some(k),
-                    name: "velocity",
-                },
-                square.sqrt(),
-            );
+            consider(Quantity::of(k, Measure::Velocity), square.sqrt());
         }
         fastest.filter(|(_, speed)| *speed > 0.0)
     }

@@ -1,24 +1,27 @@
-//! The hybrid run: modes, guards and transitions.
+//! The hybrid run: the phases driven through their events.
 //!
 //! # Design
 //!
-//! - A **mode** ([`mode`]) is a continuous regime with its own ODE system, stepper and event
-//!   locator: `taut` (the reduced rotating-frame state) and `loose` (Cartesian free motion).
-//!   Both phases' runs live for the whole run, since a stepper carries its step size and its
-//!   counters across re-entries; [`mode::Modes`] is the one place that dispatches on the
-//!   active one.
-//! - A **guard** ([`guards`]) is a typed condition of a mode whose value crossing zero ends the
-//!   continuous stretch: [`guards::TautGuard`] (`Loosen`, `Slip`, `GripBound`, `Knot`, `Leave`,
-//!   `Separate`, `Shared`) and [`guards::LooseGuard`] (`Tense`, `Fold`, `Shared`). Each mode's layout ties locator members to guards, once per run; the
-//!   values are written by walking it and the hits are decoded by looking it up, so no member
-//!   index is computed anywhere else. A guard that is off in the current friction mode is
-//!   disarmed in the locator.
-//! - A **transition** ([`transitions`]) is the reset map of a fired guard: it takes the
-//!   located state, logs the event in the ledger and enters the next mode (`tense`,
-//!   `enter_taut`, `enter_loose`, a friction or knot change that stays taut, a failure). Every
-//!   tolerance the transitions use is a field of [`transitions::Tolerances`].
-//! - The loop ([`run`]) only steps, locates, emits rows and applies: it does not know which
-//!   modes or guards exist.
+//! - A **phase** ([`crate::simulation::phase`]) is a continuous regime with its own ODE system,
+//!   stepper and event locator: `taut` (the reduced rotating-frame state) and `loose`
+//!   (Cartesian free motion). Both phases' runs live for the whole run, since a stepper carries
+//!   its step size and its counters across re-entries; [`Phases`] is the one place that
+//!   dispatches on the active one.
+//! - A **guard** ([`crate::simulation::phase::guards`]) is a typed condition of a phase whose
+//!   value crossing zero ends the continuous stretch. One type runs end to end: the phases'
+//!   layouts hold [`crate::simulation::phase::Guard`]s (`Taut`: `Loosen`, `Slip`, `GripBound`,
+//!   `Knot`, `Leave`, `Separate`; `Loose`: `Tense`, `Fold`; `Shared`: `Touch`, `Land`, `Drop`,
+//!   `Meet`, `SticksApart`; and `Overstretched`), and a located event is a
+//!   [`crate::simulation::phase::Hit`] of the guards that fired. Each phase's layout ties
+//!   locator members to guards, once per run; a guard that is off in the current friction mode
+//!   is disarmed in the locator.
+//! - A **transition** ([`transition`]) is the reset map of a fired guard, grouped by event
+//!   family (tense, friction, knot, flight, contact, hands): [`Hybrid::apply`] is the one
+//!   `match` from a guard to its handler, and a handler says whether the phase goes on or a
+//!   phase was entered ([`transition::Outcome`]). Every tolerance is a field of
+//!   [`Tolerances`] or a named constant beside it ([`crate::simulation::tolerances`]).
+//! - The loop ([`run`]) only steps, locates, emits rows ([`rows`]) and applies: it does not
+//!   know which phases or guards exist.
 //!
 //! # Flight: who is on the string
 //!
@@ -29,37 +32,29 @@
 //! phases are built anew for the new objects ([`Hybrid::rebuild`]) and re-entered from the state
 //! at the event.
 //! - `TautGuard::Leave` and the loose `Fold` guard (straight, falling) fire `leave`.
-//! - The shared guards ([`guards::SharedGuard`], carried by both phases): `Touch` for every pair
-//!   of bodies that can touch (the string's neighbours, its other pairs, each flying diabolo
-//!   with everything), `Land` for each flying diabolo and chord, `Drop` at the floor, `Meet` for
-//!   two sticks with no diabolo, `SticksApart`. They exist only for what is there: with nothing
-//!   flying there are no landing or floor guards, and a string with one diabolo has exactly the
-//!   two segment contacts the old meeting guards were.
+//! - The shared guards ([`crate::simulation::phase::SharedGuard`], carried by both phases):
+//!   `Touch` for every pair of bodies that can touch (the string's neighbours, its other pairs,
+//!   each flying diabolo with everything), `Land` for each flying diabolo and chord, `Drop` at
+//!   the floor, `Meet` for two sticks with no diabolo, `SticksApart`. They exist only for what
+//!   is there: with nothing flying there are no landing or floor guards.
 //! - `TautGuard::Separate` watches each resting contact's force.
-//! - The transitions of flight live in [`flight`]; impacts of several constraints are
-//!   [`crate::model::contact::apply_impact`].
+//! - Impacts of several constraints are [`crate::model::contact::apply_impact`].
 
 pub mod diagnose;
-pub mod errors;
-pub mod flight;
-pub mod guards;
-pub mod mode;
+pub mod rows;
 pub mod run;
-pub mod transitions;
+pub mod transition;
 
 use std::borrow::Cow;
 
 use crate::model::energy::{mechanical_energy, string_energy};
 use crate::simulation::ode::integrate::StepStats;
-
-use super::observe::RowScratch;
-use super::phase::{LooseSystem, TautSystem};
-use super::report::Event;
-use super::roster::Roster;
-use super::setup::Simulation;
-use guards::FlightView;
-use mode::Modes;
-use transitions::Tolerances;
+use crate::simulation::phase::{FlightView, LooseSystem, Phases, TautSystem};
+use crate::simulation::report::Event;
+use crate::simulation::roster::Roster;
+use crate::simulation::setup::Simulation;
+use crate::simulation::tolerances::Tolerances;
+use rows::RowScratch;
 
 /// What the run has logged and accumulated besides the integrated state.
 #[derive(Clone, Debug, Default)]
@@ -81,7 +76,7 @@ pub struct Ledger {
     pub pair_bounces: Option<([usize; 2], usize)>,
 }
 
-/// The hybrid state of a run: the time, the modes, the ledger.
+/// The hybrid state of a run: the time, the phases, who is on the string, the ledger.
 #[derive(Clone, Debug)]
 pub struct Hybrid<'a> {
     /// The simulation run: borrowed by a run, owned by a [`super::run::Session`] that may
@@ -91,7 +86,7 @@ pub struct Hybrid<'a> {
     pub n: usize,
     /// The time reached, s.
     pub t: f64,
-    pub modes: Modes,
+    pub phases: Phases,
     /// Who is on the string, and the motion of those off it.
     pub(crate) roster: Roster,
     pub ledger: Ledger,
@@ -113,12 +108,12 @@ impl<'a> Hybrid<'a> {
         let roster = Roster::start(&sim.modes, &sim.initial);
         let initial_energy = mechanical_energy(&sim.params, &sim.initial)
             + string_energy(&sim.params, &roster.string_state(&sim.initial));
-        let modes = build_modes(&sim, &roster, &Tolerances::default());
+        let phases = build_phases(&sim, &roster, &Tolerances::default());
         Self {
             sim,
             n: roster.on_string(),
             t: 0.0,
-            modes,
+            phases,
             roster,
             ledger: Ledger::default(),
             tolerances: Tolerances::default(),
@@ -133,17 +128,17 @@ impl<'a> Hybrid<'a> {
     /// drop); the retired steppers' counters are kept in the ledger.
     pub(crate) fn rebuild(&mut self) {
         for stats in [
-            self.modes.taut.stepper.stats(),
-            self.modes.loose.stepper.stats(),
+            self.phases.taut.stepper.stats(),
+            self.phases.loose.stepper.stats(),
         ] {
             let retired = &mut self.ledger.retired;
             retired.rhs_evaluations += stats.rhs_evaluations;
             retired.accepted_steps += stats.accepted_steps;
             retired.rejected_steps += stats.rejected_steps;
         }
-        let phase = self.modes.phase;
-        self.modes = build_modes(&self.sim, &self.roster, &self.tolerances);
-        self.modes.phase = phase;
+        let phase = self.phases.phase;
+        self.phases = build_phases(&self.sim, &self.roster, &self.tolerances);
+        self.phases.phase = phase;
         self.n = self.roster.on_string();
     }
 
@@ -152,8 +147,8 @@ impl<'a> Hybrid<'a> {
     /// watching a flight as it was would see bodies where they are not.
     pub(crate) fn refresh_flights(&mut self) {
         let flying = self.flight_view().flying;
-        self.modes.taut.system.flight.flying = flying.clone();
-        self.modes.loose.system.flight.flying = flying;
+        self.phases.taut.system.flight.flying = flying.clone();
+        self.phases.loose.system.flight.flying = flying;
     }
 
     /// The view of the diabolos off the string the guards watch.
@@ -182,7 +177,7 @@ fn flight_view(sim: &Simulation, roster: &Roster) -> FlightView {
 }
 
 /// Both string phases of `sim` for the objects of `roster`, loose active.
-fn build_modes(sim: &Simulation, roster: &Roster, tolerances: &Tolerances) -> Modes {
+fn build_phases(sim: &Simulation, roster: &Roster, tolerances: &Tolerances) -> Phases {
     let view = flight_view(sim, roster);
     let mut taut = TautSystem::watching(&sim.params, view.clone());
     taut.dynamics = taut
@@ -191,5 +186,5 @@ fn build_modes(sim: &Simulation, roster: &Roster, tolerances: &Tolerances) -> Mo
         .with_regularisation(sim.settings.regularisation);
     let slack_band = tolerances.slack_roundoff * sim.params.string_length;
     let loose = LooseSystem::watching(&sim.params, view, slack_band);
-    Modes::new(taut, loose, &sim.settings)
+    Phases::new(taut, loose, &sim.settings)
 }

@@ -10,23 +10,31 @@
 use std::borrow::Cow;
 use std::time::Instant;
 
-use super::mode::Hit;
+use super::rows::{fill_row, Rows};
 use super::Hybrid;
 use crate::simulation::drive::Drive;
-use crate::simulation::observe::{fill_row, Row, Rows};
 use crate::simulation::ode::integrate::Method;
-use crate::simulation::phase::Phase;
+use crate::simulation::phase::{Hit, Phase};
 use crate::simulation::report::{
     object_name, Event, EventKind, RunError, RunReport, RunStats, Settings,
 };
+use crate::simulation::row::Row;
 use crate::simulation::setup::Simulation;
 
-/// Runs `sim` to its end (or to a failure), handing every output row to `on_row`.
-pub fn run(sim: &Simulation, on_row: &mut dyn FnMut(&Row)) -> RunReport {
-    let mut session = Session::new(Cow::Borrowed(sim));
-    // A failure is in the report.
-    let _ = session.advance(sim.settings.duration, Some(on_row));
-    session.report()
+impl Simulation {
+    /// Runs to the end (or to a failure), handing every output row to `on_row`.
+    pub fn run(&self, on_row: &mut dyn FnMut(&Row)) -> RunReport {
+        let mut session = Session::new(Cow::Borrowed(self));
+        // A failure is in the report.
+        let _ = session.advance(self.settings.duration, Some(on_row));
+        session.report()
+    }
+
+    /// A session of this simulation at t = 0, to advance piece by piece and to change the
+    /// hands' drives between pieces (it owns its copy of the simulation).
+    pub fn session(&self) -> Session<'static> {
+        Session::new(Cow::Owned(self.clone()))
+    }
 }
 
 /// A run advanced piece by piece: to a time ([`Session::advance`]), with the state at the time
@@ -162,8 +170,8 @@ impl<'a> Session<'a> {
     pub fn report(&self) -> RunReport {
         let hybrid = &self.hybrid;
         let stats = [
-            hybrid.modes.taut.stepper.stats(),
-            hybrid.modes.loose.stepper.stats(),
+            hybrid.phases.taut.stepper.stats(),
+            hybrid.phases.loose.stepper.stats(),
             hybrid.ledger.retired,
         ];
         RunReport {
@@ -227,9 +235,9 @@ impl<'a> Session<'a> {
                     break;
                 }
                 let limit = self.schedule.limit(hybrid.t, end, passed);
-                let t1 = hybrid.modes.step(hybrid.t, limit)?;
+                let t1 = hybrid.phases.step(hybrid.t, limit)?;
                 self.budget.check_steps(hybrid)?;
-                let hit = hybrid.modes.locate(&hybrid.tolerances)?;
+                let hit = hybrid.phases.locate(&hybrid.tolerances)?;
                 self.pending = Some(Stretch {
                     end: hit.as_ref().map_or(t1, |h| h.t),
                     last: hit.is_none() && t1 >= end,
@@ -265,7 +273,7 @@ impl<'a> Session<'a> {
                 }
             }
             if let Some(knot) = self.jumps.reached(hybrid.t, passed) {
-                hybrid.jerk(hybrid.t, knot)?;
+                hybrid.jump_velocities(hybrid.t, knot)?;
                 hybrid.settle_contacts()?;
             }
         }
@@ -277,7 +285,7 @@ impl<'a> Session<'a> {
     /// stretch, else the state the mode was restarted or stepped to.
     fn load_now(&mut self) -> Result<(), RunError> {
         self.start()?;
-        let modes = &self.hybrid.modes;
+        let modes = &self.hybrid.phases;
         let d = modes.dimension();
         self.y_now.resize(d, 0.0);
         if self.pending.is_some() {
@@ -317,7 +325,7 @@ impl<'a> Session<'a> {
 impl Session<'_> {
     /// The phase of the string at the time reached.
     pub fn phase(&self) -> Phase {
-        self.hybrid.modes.phase
+        self.hybrid.phases.phase
     }
 }
 
@@ -393,10 +401,10 @@ impl Budget {
     fn check_steps(&mut self, hybrid: &Hybrid) -> Result<(), RunError> {
         let t = hybrid.t;
         self.check_wall(t)?;
-        let stepper = hybrid.modes.stepper();
+        let stepper = hybrid.phases.stepper();
         let h = stepper.t() - stepper.t_old();
         let retired = hybrid.ledger.retired;
-        let total = hybrid.modes.steps_taken() + retired.accepted_steps + retired.rejected_steps;
+        let total = hybrid.phases.steps_taken() + retired.accepted_steps + retired.rejected_steps;
         let steps = self.steps.add(t, total - self.steps_counted, self.window);
         self.steps_counted = total;
         let budget = step_budget(&self.settings);
@@ -404,7 +412,7 @@ impl Budget {
             return Err(RunError::StepBudget {
                 t,
                 h,
-                phase: hybrid.modes.phase.name(),
+                phase: hybrid.phases.phase.name(),
                 steps,
                 window: self.window,
                 budget,
@@ -483,7 +491,7 @@ impl WindowCount {
 mod tests {
     use super::*;
     use crate::simulation::hybrid::diagnose::quantity_name;
-    use crate::simulation::phase::Quantity;
+    use crate::simulation::phase::{Measure, Quantity};
     use crate::simulation::report::{rounded, DEFAULT_MAX_STEPS_PER_SECOND};
 
     // Consecutive windows: the count restarts at the first count after a window has passed.
@@ -515,20 +523,11 @@ mod tests {
 
     #[test]
     fn quantities_are_named_with_their_object_in_words() {
-        let spin = Quantity {
-            object: Some(2),
-            name: "spin",
-        };
+        let spin = Quantity::of(2, Measure::Spin);
         assert_eq!(quantity_name(spin, 2), "diabolo 2's spin");
-        let hand = Quantity {
-            object: Some(3),
-            name: "velocity",
-        };
+        let hand = Quantity::of(3, Measure::Velocity);
         assert_eq!(quantity_name(hand, 2), "the right stick's velocity");
-        let tension = Quantity {
-            object: None,
-            name: "tension",
-        };
+        let tension = Quantity::of_string(Measure::Tension);
         assert_eq!(quantity_name(tension, 1), "the string's tension");
         assert_eq!(rounded(9.764739638097944e-8), 9.76e-8);
     }

@@ -1,18 +1,16 @@
-//! The modes of a run: each phase's ODE system with its stepper and event locator, and the one
+//! The phases of a run: each phase's ODE system with its stepper and event locator, and the one
 //! place that dispatches on the active phase.
 
 use crate::model::{CartesianState, DynamicsError};
 use crate::simulation::drive::Drive;
-
-use super::errors::{dynamics_failure, event_failure, integrate_failure, non_finite};
-use super::guards::{LooseGuard, SharedGuard, TautGuard};
-use super::transitions::Tolerances;
+use crate::simulation::failures::{dynamics_failure, event_failure, integrate_failure, non_finite};
 use crate::simulation::ode::events::{Crossing, EventError, EventLocator, EventOptions, EventSpec};
-use crate::simulation::ode::integrate::{Stepper, StepperOptions};
-use crate::simulation::phase::{
-    accumulators, LooseSystem, Phase, PhaseSystem, Quantity, TautSystem, ACCUMULATORS,
-};
+use crate::simulation::ode::integrate::Stepper;
 use crate::simulation::report::{RunError, Settings};
+use crate::simulation::tolerances::Tolerances;
+
+use super::guards::{Fired, Guard, Hit};
+use super::{accumulators, LooseSystem, Phase, PhaseSystem, Quantity, TautSystem, ACCUMULATORS};
 
 /// A phase's ODE system with its stepper and event locator. Both phases keep theirs for the
 /// whole run: a stepper remembers its step size across re-entries, and its counters.
@@ -29,7 +27,7 @@ impl<S: PhaseSystem> PhaseRun<S> {
     fn new(system: S, settings: &Settings, specs: &[EventSpec]) -> Self {
         let dimension = system.dimension();
         // Simulation::new validated the options.
-        let mut stepper = Stepper::new(settings.method, stepper_options(settings), dimension)
+        let mut stepper = Stepper::new(settings.method, settings.stepper_options(), dimension)
             .expect("validated options");
         stepper.measure_error(&system.error_groups());
         let mut locator = EventLocator::new(specs.len(), dimension, EventOptions::default())
@@ -74,46 +72,9 @@ impl<S: PhaseSystem> PhaseRun<S> {
     }
 }
 
-/// The stepper options of the settings.
-pub fn stepper_options(settings: &Settings) -> StepperOptions {
-    StepperOptions {
-        rtol: settings.rtol,
-        atol: settings.atol,
-        max_step: settings.max_step.unwrap_or(f64::INFINITY),
-        ..StepperOptions::default()
-    }
-}
-
-/// A guard that fired, typed.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Fired {
-    Taut(TautGuard),
-    /// A guard both phases carry, and whether its value rose through zero.
-    Shared {
-        guard: SharedGuard,
-        rising: bool,
-    },
-    /// A loose guard and whether its value rose through zero.
-    Loose {
-        guard: LooseGuard,
-        rising: bool,
-    },
-    /// A loose step ended with the string longer than L (the slack left zero on the wrong
-    /// side): taut from where it reached full length.
-    Overstretched,
-}
-
-/// The guards that fired at one instant, in member order.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Hit {
-    /// Time, s.
-    pub t: f64,
-    pub fired: Vec<Fired>,
-}
-
 /// Both phases' runs and which one is active, with the state at the last event.
 #[derive(Clone, Debug)]
-pub struct Modes {
+pub struct Phases {
     pub phase: Phase,
     pub taut: PhaseRun<TautSystem>,
     pub loose: PhaseRun<LooseSystem>,
@@ -126,7 +87,7 @@ pub struct Modes {
     pub flight_step: Option<f64>,
 }
 
-impl Modes {
+impl Phases {
     /// Both phases of a run, loose active.
     pub fn new(taut: TautSystem, loose: LooseSystem, settings: &Settings) -> Self {
         let dimension = taut.dimension().max(loose.dimension());
@@ -142,7 +103,6 @@ impl Modes {
         }
     }
 
-    /// Length of the active phase's state.
     /// Writes the hands' drives into both phases (drives that prescribe the same sticks'
     /// motion as before: the layouts, the imposed components and the guards stay).
     pub fn set_drives(&mut self, drives: &[Drive; 2]) {
@@ -152,6 +112,7 @@ impl Modes {
         self.loose.system.flight.drives = drives.clone();
     }
 
+    /// Length of the active phase's state.
     pub fn dimension(&self) -> usize {
         match self.phase {
             Phase::Taut => self.taut.system.dimension(),
@@ -203,45 +164,41 @@ impl Modes {
             Phase::Loose => self.loose.locate(&mut self.y[..d]),
         }
         .map_err(|e| event_failure(e, |member| self.guard_words(member)))?;
+        let Some((t, members)) = located else {
+            return Ok(match self.phase {
+                Phase::Taut => None,
+                Phase::Loose => self.overstretched(tolerances)?.map(|t| Hit {
+                    t,
+                    fired: vec![Fired {
+                        guard: Guard::Overstretched,
+                        rising: false,
+                    }],
+                }),
+            });
+        };
+        // Only armed members fire, and an armed member has a guard.
+        let fired = members
+            .iter()
+            .filter_map(|&(member, rising)| self.guard(member).map(|guard| Fired { guard, rising }))
+            .collect();
+        Ok(Some(Hit { t, fired }))
+    }
+
+    /// The guard of locator member `member` of the active phase (`None`: disarmed, or no such
+    /// member).
+    fn guard(&self, member: usize) -> Option<Guard> {
         match self.phase {
             Phase::Taut => {
                 let system = &self.taut.system;
-                Ok(located.map(|(t, members)| Hit {
-                    t,
-                    fired: members
-                        .iter()
-                        .map(|&(m, rising)| match self.taut_guard(system, m) {
-                            TautGuard::Shared(guard) => Fired::Shared { guard, rising },
-                            guard => Fired::Taut(guard),
-                        })
-                        .collect(),
-                }))
+                (member < system.guards.len())
+                    .then(|| system.guards.guard(member, &system.axle_modes))
+                    .flatten()
             }
-            Phase::Loose => match located {
-                Some((t, members)) => Ok(Some(Hit {
-                    t,
-                    fired: members
-                        .iter()
-                        .map(|&(m, rising)| match self.loose.system.guards.guard(m) {
-                            LooseGuard::Shared(guard) => Fired::Shared { guard, rising },
-                            guard => Fired::Loose { guard, rising },
-                        })
-                        .collect(),
-                })),
-                None => Ok(self.overstretched(tolerances)?.map(|t| Hit {
-                    t,
-                    fired: vec![Fired::Overstretched],
-                })),
-            },
+            Phase::Loose => {
+                let guards = &self.loose.system.guards;
+                (member < guards.len()).then(|| guards.guard(member))
+            }
         }
-    }
-
-    /// The taut guard of member `m` (an armed member: only those fire).
-    fn taut_guard(&self, system: &TautSystem, m: usize) -> TautGuard {
-        system
-            .guards
-            .guard(m, &system.modes)
-            .expect("only armed members fire")
     }
 
     /// Disarms the taut guards that are off in the current friction modes, arms the others.
@@ -249,7 +206,7 @@ impl Modes {
         let PhaseRun {
             system, locator, ..
         } = &mut self.taut;
-        for (member, armed) in system.guards.armed(&system.modes).enumerate() {
+        for (member, armed) in system.guards.armed(&system.axle_modes).enumerate() {
             locator
                 .set_mut()
                 .set_armed(member, armed)
@@ -259,22 +216,11 @@ impl Modes {
 
     /// The guard of a failing member of the active phase, in words, with its object.
     pub fn guard_words(&self, member: usize) -> Option<(String, Option<usize>)> {
-        match self.phase {
-            Phase::Taut => {
-                let system = &self.taut.system;
-                (member < system.guards.len())
-                    .then(|| system.guards.guard(member, &system.modes))
-                    .flatten()
-                    .map(|guard| guard.words(&system.flight))
-            }
-            Phase::Loose => {
-                let system = &self.loose.system;
-                let guards = &system.guards;
-                (member < guards.len()).then(|| {
-                    super::guards::LooseGuards::words(guards.guard(member), &system.flight)
-                })
-            }
-        }
+        let view = match self.phase {
+            Phase::Taut => &self.taut.system.flight,
+            Phase::Loose => &self.loose.system.flight,
+        };
+        self.guard(member).map(|guard| guard.words(view))
     }
 
     /// In the loose phase: if the string ended the last step longer than L (slack below

@@ -1,94 +1,17 @@
-//! Output rows: one [`Row`] from the active mode's state at a time, and the rows at the
-//! multiples of the output interval between events.
-
-use nalgebra::Vector2;
+//! The rows of a run: one [`Row`] from the active phase's state at a time, and the rows at the
+//! multiples of the output interval between events, with the ledger's run-time check.
 
 use crate::model::friction::Axles;
 use crate::model::{
     energy::mechanical_energy, tension, CartesianState, Kinematics, LedgerAccounts, LedgerWatch,
     TautFormulas,
 };
+use crate::simulation::ode::integrate::Method;
+use crate::simulation::phase::{hand_inputs, imposed, Phase};
+use crate::simulation::report::RunError;
+use crate::simulation::row::Row;
 
-use super::hybrid::Hybrid;
-use super::imposed;
-use super::ode::integrate::Method;
-use super::phase::{hand_inputs, Phase};
-use super::report::RunError;
-use super::roster::DiaboloMode;
-
-/// One output row (docs/interface.md, "Trajectory CSV").
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Row {
-    /// Time, s.
-    pub t: f64,
-    /// The phase of the string (`None` only in a default row, before any is filled).
-    pub phase: Option<Phase>,
-    /// Positions, velocities, spins and knot degrees of all objects: the sticks and every
-    /// diabolo in index order K = 1..N (on the string or not; knot 0 off it).
-    pub state: CartesianState,
-    /// Where each diabolo is (index order).
-    pub modes: Vec<DiaboloMode>,
-    /// The slot of each diabolo on the string (1..n from the left stick), 0 off it (index
-    /// order).
-    pub slots: Vec<usize>,
-    /// theta of each diabolo on the string, rad; `None` off it (index order).
-    pub thetas: Vec<Option<f64>>,
-    /// T_0..T_n, N: the tensions of the string's segments in slot order (0 while loose).
-    pub tensions: Vec<f64>,
-    /// The contacts resting now: the pair (the run's numbering: 0 the left stick, 1..N a
-    /// diabolo, N + 1 the right stick) and lambda, the force holding them apart, N.
-    pub resting: Vec<([usize; 2], f64)>,
-    /// G: the gear ratio of the taut string (dimensionless); `None` while loose, where no
-    /// tension acts (the trajectory CSV shows the taut formulas on the loose state there).
-    pub gear_ratio: Option<f64>,
-    /// F^_C: the centrifugal term of the taut string, m/s^2; `None` while loose.
-    pub centrifugal_term: Option<f64>,
-    /// G and F^_C as the taut string's formulas give them on this row's state, with
-    /// `hand_forces` as the sticks' inputs: `gear_ratio` and `centrifugal_term` themselves while
-    /// taut; while loose, what a taut string would do from here (NaN where the configuration
-    /// has no string angles). The trajectory's G and FC columns.
-    pub formulas: TautFormulas,
-    /// Hand forces applied to the left and the right stick (x-y), N.
-    pub hand_forces: [Vector2<f64>; 2],
-    /// Energy, J: mechanical (kinetic, spin, gravitational) plus a compliant string's elastic
-    /// energy EA max(delta, 0)^2 / (2 L).
-    pub energy: f64,
-    /// L - sum l, m.
-    pub slack: f64,
-    /// Work done by the hands since the start, J.
-    pub hand_work: f64,
-    /// Energy lost to friction at the axles since the start, J.
-    pub friction_loss: f64,
-    /// Energy lost to spin drag since the start, J.
-    pub drag_loss: f64,
-    /// Energy lost in tensing impulses since the start, J.
-    pub impulse_loss: f64,
-    /// Energy lost in a compliant string's damping since the start, J (`None` for the
-    /// inextensible string).
-    pub string_loss: Option<f64>,
-}
-
-impl Row {
-    /// The string's objects: the sticks and the diabolos on the string in slot order.
-    pub fn string_state(&self) -> CartesianState {
-        let mut state = CartesianState::default();
-        self.string_state_into(&mut state);
-        state
-    }
-
-    /// [`Row::string_state`] into `out`, reusing its storage.
-    pub fn string_state_into(&self, out: &mut CartesianState) {
-        out.left = self.state.left;
-        out.right = self.state.right;
-        out.diabolos.clear();
-        let on_string = self.slots.iter().filter(|&&slot| slot > 0).count();
-        for slot in 1..=on_string {
-            if let Some(k) = self.slots.iter().position(|&s| s == slot) {
-                out.diabolos.push(self.state.diabolos[k]);
-            }
-        }
-    }
-}
+use super::Hybrid;
 
 /// The rows of a run: the grid cursor, the row being filled and its state buffer.
 #[derive(Clone, Debug, Default)]
@@ -129,13 +52,13 @@ impl Rows {
                 return Ok(());
             }
             // Keep the event state intact: rows use their own buffer.
-            let mut y = std::mem::take(&mut hybrid.modes.scratch);
-            let d = hybrid.modes.dimension();
+            let mut y = std::mem::take(&mut hybrid.phases.scratch);
+            let d = hybrid.phases.dimension();
             let filled = hybrid
-                .modes
+                .phases
                 .interpolate_into(t, &mut y[..d])
                 .and_then(|()| fill_row(&mut self.row, hybrid, t, &y[..d]));
-            hybrid.modes.scratch = y;
+            hybrid.phases.scratch = y;
             filled?;
             self.watch_ledger(hybrid, t)?;
             check(hybrid.t)?;
@@ -216,25 +139,25 @@ fn fill_row_through(
 ) -> Result<(), RunError> {
     let params = hybrid.sim.params;
     let n = hybrid.n;
-    let accounts = hybrid.modes.accounts(y);
+    let accounts = hybrid.phases.accounts(y);
     hybrid.ledger.extra_evaluations += 1;
     row.t = t;
-    row.phase = Some(hybrid.modes.phase);
+    row.phase = Some(hybrid.phases.phase);
     // theta of each diabolo K: set by slot below, None off the string.
     let count = hybrid.roster.diabolos();
     row.thetas.clear();
     row.thetas.resize(count, None);
     let slack;
     let string = &mut scratch.string;
-    match hybrid.modes.phase {
+    match hybrid.phases.phase {
         Phase::Taut => {
-            hybrid.modes.evaluate_taut(t, y)?;
-            let dynamics = &hybrid.modes.taut.system.dynamics;
+            hybrid.phases.evaluate_taut(t, y)?;
+            let dynamics = &hybrid.phases.taut.system.dynamics;
             dynamics.cartesian_into(&y[..dynamics.layout().len()], string);
             // The string's own length, then the path-driven sticks exactly on their paths (the
             // chain's end is on its path at every step's end, within the tolerance between).
             slack = params.string_length - string.string_used();
-            let drives = &hybrid.modes.taut.system.drives;
+            let drives = &hybrid.phases.taut.system.drives;
             imposed::pin(&drives[0], t, &mut string.left);
             imposed::pin(&drives[1], t, &mut string.right);
             for slot in 1..=n {
@@ -260,7 +183,7 @@ fn fill_row_through(
             row.hand_forces = tension.hand_forces;
         }
         Phase::Loose => {
-            hybrid.modes.loose.system.state_into(t, y, string);
+            hybrid.phases.loose.system.state_into(t, y, string);
             let drives = &hybrid.sim.drives;
             let inputs = hand_inputs(drives, t, &[string.left, string.right]);
             let motion = crate::model::loose_accelerations(&params, &inputs);

@@ -24,7 +24,7 @@ use crate::model::{
     ReducedLayout,
 };
 
-use super::drive::{Drive, Path};
+use crate::simulation::drive::{Drive, Path};
 
 /// The path of each stick that follows one (left, right).
 pub fn paths(drives: &[Drive; 2]) -> [Option<&Path>; 2] {

@@ -1,0 +1,72 @@
+//! What the hands do between steps: a path stick's velocity jump at a keyframe, and a drive
+//! replaced in a session.
+
+use super::*;
+
+impl Hybrid<'_> {
+    /// A path stick's velocity jumps at `knot` (a keyframe of a linear path; the run is at t,
+    /// within round-off of it): each such stick takes its path's velocity after the knot (its
+    /// position stays, on the path up to the drift the path drive pulls back), and the hand does
+    /// the work of the change, 1/2 M (v_after^2 - v_before^2).
+    /// With the string taut, a jump that stretches it is caught as a tensing impulse (the
+    /// stick, infinitely heavy, keeps its velocity; the diabolos take the impulse), one that
+    /// shortens it slackens it; with the string loose only the sticks change.
+    pub fn jump_velocities(&mut self, t: f64, knot: f64) -> Result<(), RunError> {
+        let d = self.phases.dimension();
+        let y = self.phases.stepper().y()[..d].to_vec();
+        let mut accounts = self.phases.accounts(&y);
+        let mut state = match self.phases.phase {
+            Phase::Taut => self.taut_state(t, &y)?,
+            Phase::Loose => self.phases.state(t, &y),
+        };
+        let mut work = 0.0;
+        for (stick, drive) in [&mut state.left, &mut state.right]
+            .into_iter()
+            .zip(&self.sim.drives)
+        {
+            if let Drive::Path(Path::Linear(polyline)) = drive {
+                let (before, after) = polyline.velocity_jump(knot);
+                work += 0.5
+                    * self.sim.params.stick_mass
+                    * (after.norm_squared() - before.norm_squared());
+                stick.vel = after;
+            }
+        }
+        accounts[0] += work;
+        match self.phases.phase {
+            Phase::Taut => self.tense(state, &accounts, t, Arrival::Start),
+            Phase::Loose => self.enter_loose(state, &accounts, t),
+        }
+    }
+
+    /// A hand's drive replaced at t (a session between steps), with the active mode's state y
+    /// at t: the string is entered again in its phase from the state now, as at a velocity
+    /// jump ([`Hybrid::jump_velocities`]), and axles that grip go on gripping without a new event. The
+    /// phases are built anew when the drive changes whether the stick's motion is prescribed
+    /// (which components are imposed, which guards exist); otherwise the new drive is written
+    /// into them.
+    pub(crate) fn change_drive(
+        &mut self,
+        side: usize,
+        drive: Drive,
+        t: f64,
+        y: &[f64],
+    ) -> Result<(), RunError> {
+        let accounts = self.phases.accounts(y);
+        let phase = self.phases.phase;
+        let state = match phase {
+            Phase::Taut => self.taut_state(t, y)?,
+            Phase::Loose => self.phases.state(t, y),
+        };
+        let kept = self.friction_modes();
+        let rebuild = drive.prescribes_motion() != self.sim.drives[side].prescribes_motion();
+        self.sim.to_mut().drives[side] = drive;
+        if rebuild {
+            self.reenter(phase, state, &accounts, t, kept)?;
+        } else {
+            self.phases.set_drives(&self.sim.drives);
+            self.enter_again(phase, state, &accounts, t, kept)?;
+        }
+        self.settle_contacts()
+    }
+}
