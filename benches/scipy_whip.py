@@ -71,7 +71,7 @@ point read in src/ because the documents are silent on it):
    one keyframe is a fixed point; "held at the first point before" is read as t < t_first (at
    t_first the spline, with its acceleration). The Rust path columns agree to 5e-15.
 3. (src) Each solve_ivp call ends at the paths' keyframes, where the spline's third derivative
-   jumps. The documents were silent (interface.md says it now); src/simulation/drive.rs
+   jumps. The documents were silent (interface.md says it now); src/simulation/drive/mod.rs
    (`Drive::breakpoints`: "the integrator ends its steps there instead of stepping over a jump in
    a derivative") settled it. Without it DOP853 accepted a step over the keyframe at t = 1.8 s in
    the loose phase whose hand-work quadrature was 1.4e-5 J off (positions were unaffected).
