@@ -16,7 +16,6 @@ use crate::plot::{draw_error, event_colour, register_fonts, PlotError};
 
 impl Scene<'_> {
     /// Every frame into the GIF written to `out`, calling `progress(drawn, frames)`.
-
     pub(super) fn gif(
         &self,
         out: &mut dyn Write,

@@ -9,7 +9,6 @@ use crate::plot::xy::object_colour;
 
 impl Scene<'_> {
     /// The whole animation as one SVG document.
-
     pub(super) fn svg(&self) -> String {
         let (w, h) = (self.width, self.height);
         let count = self.frames.len();

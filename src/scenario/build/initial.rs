@@ -26,7 +26,6 @@ pub const PATH_AGREEMENT: f64 = 1e-9;
 impl Scenario {
     /// The initial state: the sticks, the diabolos on the string placed and checked, the flying
     /// ones as given, in index order.
-
     pub(super) fn build_initial(
         &self,
         params: &Params,
