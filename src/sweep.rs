@@ -351,22 +351,6 @@ pub struct SweepOutcome {
     pub failed: usize,
 }
 
-const EVENT_KINDS: [EventKind; 13] = [
-    EventKind::Loosen,
-    EventKind::Tense,
-    EventKind::SlipReversal,
-    EventKind::Stick,
-    EventKind::Unstick,
-    EventKind::KnotChange,
-    EventKind::ZenoSettle,
-    EventKind::Failure,
-    EventKind::Leave,
-    EventKind::Land,
-    EventKind::Contact,
-    EventKind::Separate,
-    EventKind::Drop,
-];
-
 impl Sweep {
     /// `base`: the scenario document with the fixed `--set` overrides applied; `base_dir`: its
     /// folder (for relative CSV paths). The first point is built to check every key.
@@ -534,7 +518,11 @@ impl Sweep {
         ] {
             h.push(name.into());
         }
-        h.extend(EVENT_KINDS.iter().map(|k| format!("events_{}", k.name())));
+        h.extend(
+            EventKind::ALL
+                .iter()
+                .map(|k| format!("events_{}", k.name())),
+        );
         for name in [
             "max_tension",
             "min_t0",
@@ -629,7 +617,7 @@ impl Sweep {
         ] {
             row.push(v.to_string());
         }
-        for kind in EVENT_KINDS {
+        for kind in EventKind::ALL {
             row.push(
                 report
                     .events

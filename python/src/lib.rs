@@ -3,12 +3,12 @@
 //! hands the trajectory out as columns of numbers, and keeps a [`Session`] for step-by-step
 //! control. The Python half (`diabolo/__init__.py`) gives these their user-facing shape.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use diabolo::output::{event_json, ColumnValues, Summary, TrajectoryColumns};
 use diabolo::scenario::plausible::with_likely_mistake;
-use diabolo::scenario::{Limits, Scenario, ScenarioError, Warning};
+use diabolo::scenario::{Limits, Scenario, ScenarioError, Source};
 use diabolo::simulation::drive::{Drive, Path as HandPath, Polyline, Schedule, Tracking};
 use diabolo::sweep::{Axis, Sampling, Sweep, SweepError};
 use diabolo::{Event, Row, RunError, Session, Simulation};
@@ -42,53 +42,34 @@ fn invalid(error: impl std::fmt::Display) -> PyErr {
     InvalidScenario::new_err(error.to_string())
 }
 
-/// A scenario's document as `diabolo run` reads it, with the folder its relative paths are
-/// read from: the file `label` when `text` is `None` (its folder), else the text itself, named
-/// `label` in messages (relative paths from the working folder); `sets` are the `--set`
-/// overrides.
+/// Where a scenario comes from: the file `label` when `text` is `None`, else the text itself,
+/// named `label` in messages (relative paths from the working folder).
+fn source<'a>(text: &'a Option<String>, label: &'a str) -> Source<'a> {
+    match text {
+        Some(text) => Source::Text { text, label },
+        None => Source::File(label),
+    }
+}
+
+/// A scenario's document as `diabolo run` reads it ([`Scenario::read_document`]), with the
+/// folder its relative paths are read from; `sets` are the `--set` overrides.
 fn document(
     text: Option<String>,
     label: &str,
     sets: &[(String, String)],
 ) -> Result<(serde_json::Value, PathBuf), ScenarioError> {
-    let (text, base) = match text {
-        Some(text) => (text, PathBuf::from(".")),
-        None => {
-            let path = Path::new(label);
-            let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Read {
-                file: label.to_string(),
-                reason: e.to_string(),
-            })?;
-            let base = path
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new("."))
-                .to_path_buf();
-            (text, base)
-        }
-    };
-    Ok((Scenario::file_document(label, &text, sets)?, base))
+    Scenario::read_document(&source(&text, label), sets)
 }
 
-/// A scenario read and built as `diabolo run` does ([`document`]), with the plausibility
-/// warnings the command line prints.
+/// A scenario read and built as `diabolo run` does ([`Scenario::load`]), with the
+/// plausibility warnings the command line prints.
 fn load(
     text: Option<String>,
     label: &str,
     sets: &[(String, String)],
 ) -> Result<(Scenario, Simulation, Vec<String>), ScenarioError> {
-    let (document, base) = document(text, label, sets)?;
-    let scenario = Scenario::from_value(document)?;
-    let simulation = scenario
-        .build_within(&base, &Limits::default())
-        .map_err(with_likely_mistake)?;
-    let mut warnings = scenario.warnings();
-    warnings.extend(
-        scenario
-            .path_warnings(&simulation)
-            .into_iter()
-            .map(Warning::Reach),
-    );
+    let (scenario, simulation, warnings) =
+        Scenario::load(&source(&text, label), sets, &Limits::default())?;
     let warnings = warnings.iter().map(|w| w.to_string()).collect();
     Ok((scenario, simulation, warnings))
 }

@@ -1,74 +1,36 @@
-//! The scenario a command reads: a file or standard input, with the `--set` overrides, the
-//! `--max-rows` and `--max-duration` limits, and its plausibility warnings (`--quiet`,
-//! `--strict`).
+//! The scenario a command reads ([`Scenario::load`], the one way in shared with the Python
+//! package): the scenario argument (a file, or `-` for standard input), the `--set` overrides
+//! and the `--max-rows` and `--max-duration` limits; and its plausibility warnings printed
+//! (`--quiet`, `--strict`).
 
-use std::fs::File;
-use std::io::{self, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, Write};
+use std::path::PathBuf;
 
 use super::args::ScenarioArgs;
-use diabolo::input_limits::{read_text, InputLimit, Records};
-use diabolo::scenario::plausible::with_likely_mistake;
-use diabolo::scenario::{overrides, Scenario, ScenarioError, Warning};
+use diabolo::scenario::{overrides, Scenario, ScenarioError, Source, Warning};
 use diabolo::simulation::run::Simulation;
 
-/// How errors name standard input (`-`).
-const STANDARD_INPUT: &str = "standard input";
-
-/// The scenario file as errors name it.
-fn file_name(input: &ScenarioArgs) -> &str {
-    if input.scenario == "-" {
-        STANDARD_INPUT
-    } else {
-        &input.scenario
-    }
+/// The `--set KEY=VALUE` overrides as (KEY, VALUE) pairs.
+fn overrides(input: &ScenarioArgs) -> Result<Vec<(String, String)>, ScenarioError> {
+    input
+        .set
+        .iter()
+        .map(|s| overrides::split(s).map(|(k, v)| (k.to_string(), v.to_string())))
+        .collect()
 }
 
 /// Reads the scenario document and applies the overrides: the document and its folder.
 pub fn read_document(input: &ScenarioArgs) -> Result<(serde_json::Value, PathBuf), ScenarioError> {
-    let file = file_name(input);
-    let read_error = |e: io::Error| ScenarioError::Read {
-        file: file.into(),
-        reason: InputLimit::of(&e).map_or_else(|| e.to_string(), |limit| limit.to_string()),
-    };
-    let (text, base) = if input.scenario == "-" {
-        let text = read_text(io::stdin().lock(), Records::Whole).map_err(read_error)?;
-        (text, PathBuf::from("."))
-    } else {
-        let path = Path::new(&input.scenario);
-        let text = File::open(path)
-            .and_then(|file| read_text(BufReader::new(file), Records::Whole))
-            .map_err(read_error)?;
-        let base = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .to_path_buf();
-        (text, base)
-    };
-    let sets = input
-        .set
-        .iter()
-        .map(|s| overrides::split(s).map(|(k, v)| (k.to_string(), v.to_string())))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((Scenario::file_document(file, &text, &sets)?, base))
+    let sets = overrides(input)?;
+    Scenario::read_document(&Source::argument(&input.scenario), &sets)
 }
 
 /// Reads, overrides, types and builds the scenario, and reports its plausibility warnings.
 pub fn load(input: &ScenarioArgs) -> Result<(Scenario, Simulation), ScenarioError> {
     let limits = input.limits()?;
-    let (document, base) = read_document(input)?;
-    let scenario = Scenario::from_value(document)?;
-    let simulation = scenario
-        .build_within(&base, &limits)
-        .map_err(with_likely_mistake)?;
-    let mut warnings = scenario.warnings();
-    warnings.extend(
-        scenario
-            .path_warnings(&simulation)
-            .into_iter()
-            .map(Warning::Reach),
-    );
+    let sets = overrides(input)?;
+    let (scenario, simulation, warnings) =
+        Scenario::load(&Source::argument(&input.scenario), &sets, &limits)?;
     report_warnings(input, warnings)?;
     Ok((scenario, simulation))
 }

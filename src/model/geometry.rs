@@ -7,9 +7,7 @@
 use nalgebra::Vector2;
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
 
-use super::state::{
-    knot_degree, theta_from_turn, Body, CartesianState, DiaboloState, ReducedLayout, StateError,
-};
+use super::state::{Body, CartesianState, DiaboloState, ReducedLayout, ReducedState, StateError};
 
 /// Wraps an angle to [-pi, pi).
 pub fn wrap_angle(a: f64) -> f64 {
@@ -20,6 +18,17 @@ pub fn wrap_angle(a: f64) -> f64 {
     } else {
         w
     }
+}
+
+/// The knot degree k = floor(theta / 2 pi) of a string angle theta.
+pub fn knot_degree(theta: f64) -> i32 {
+    (theta / TAU).floor() as i32
+}
+
+/// The string angle theta = pi + tau + 2 pi k of a diabolo whose string turns by tau (in
+/// [-pi, pi), counter-clockwise positive) and whose knot degree is k.
+pub fn theta_from_turn(turn: f64, knot: i32) -> f64 {
+    PI + wrap_angle(turn) + TAU * f64::from(knot)
 }
 
 /// Unit vector (cos a, sin a).
@@ -352,6 +361,84 @@ impl Kinematics {
     /// sum_{j<i} l_j': how fast string is fed into the part left of diabolo i, m/s.
     pub fn left_feed_rate(&self, i: usize) -> f64 {
         self.segments[..i].iter().map(|s| s.length_rate).sum()
+    }
+}
+
+/// The conversions between the two descriptions of the state, through the kinematics.
+impl ReducedLayout {
+    /// Converts a taut Cartesian state to the reduced state. The string must be taut
+    /// (|L - sum l| <= tolerance * L) and not changing length (|L'| <= tolerance * (1 m/s + the
+    /// largest speed)), because the reduced state holds both by construction; a compliant
+    /// string's layout takes any length.
+    pub fn reduce(
+        &self,
+        state: &CartesianState,
+        string_length: f64,
+        tolerance: f64,
+    ) -> Result<ReducedState, StateError> {
+        if state.diabolo_count() != self.diabolos() {
+            return Err(StateError::WrongLength {
+                got: state.diabolo_count(),
+                expected: self.diabolos(),
+                diabolos: self.diabolos(),
+            });
+        }
+        let mut kin = Kinematics::new(self.diabolos());
+        kin.load_cartesian(state)?;
+        let slack = string_length - kin.total_length();
+        if !self.is_elastic() && slack.abs() > tolerance * string_length {
+            return Err(StateError::NotTaut {
+                slack,
+                tolerance: tolerance * string_length,
+            });
+        }
+        let speed = (0..self.diabolos() + 2)
+            .map(|k| state.velocity(k).norm())
+            .fold(0.0, f64::max);
+        let rate = kin.total_length_rate();
+        if !self.is_elastic() && rate.abs() > tolerance * (1.0 + speed) {
+            return Err(StateError::LengthChanging {
+                rate,
+                tolerance: tolerance * (1.0 + speed),
+            });
+        }
+        let mut x = vec![0.0; self.len()];
+        self.write(&kin, state, &mut x);
+        ReducedState::from_values(*self, x)
+    }
+
+    /// Writes the reduced state of `state`, whose kinematics `kin` holds (loaded from it), into
+    /// `x` (the layout's length; allocation-free).
+    pub fn write(&self, kin: &Kinematics, state: &CartesianState, x: &mut [f64]) {
+        x[0] = state.left.pos.x;
+        x[1] = state.left.pos.y;
+        let objects = kin.objects();
+        for i in 0..self.diabolos() {
+            x[self.segment_length(i)] = kin.segments()[i].length;
+        }
+        x[self.phi0()] = objects[0].phi;
+        for i in 1..=self.diabolos() {
+            x[self.theta(i)] = objects[i].theta;
+            x[self.spin(i)] = state.diabolos[i - 1].spin;
+        }
+        for (k, object) in objects.iter().enumerate().take(self.diabolos() + 1) {
+            x[self.u_alpha(k)] = object.u_alpha;
+            x[self.u_beta(k)] = object.u_beta;
+        }
+        x[self.u_alpha_right()] = objects[self.diabolos() + 1].u_alpha;
+        if self.is_elastic() {
+            x[self.last_segment_length()] = kin.segments()[self.diabolos()].length;
+            x[self.u_beta_right()] = objects[self.diabolos() + 1].u_beta;
+        }
+    }
+
+    /// Converts a reduced state back to positions, velocities, spins and knot degrees
+    /// (k_i = floor(theta_i / 2 pi)).
+    pub fn expand(&self, x: &[f64], string_length: f64) -> Result<CartesianState, StateError> {
+        self.check(x)?;
+        let mut kin = Kinematics::new(self.diabolos());
+        kin.load_reduced(self, x, string_length);
+        Ok(kin.to_cartesian(Vector2::new(x[0], x[1]), |i| x[self.spin(i)]))
     }
 }
 

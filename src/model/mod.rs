@@ -31,10 +31,10 @@ pub use impulse::{
     tensing_impulse, tensing_impulse_with_restitution, ImpulseError, TensingImpulse,
 };
 pub use params::{ranges, FrictionLaw, ParamError, ParamValues, Params, Range};
-pub use placement::{lowest_taut_positions, PlacementError};
+pub use placement::{lowest_taut_positions, taut_point_below, PlacementError};
 pub use state::{
-    close_onto_string, close_onto_string_with, taut_point_below, Body, CartesianState,
-    DiaboloState, ReducedLayout, ReducedState, StateError,
+    close_onto_string, close_onto_string_with, Body, CartesianState, DiaboloState, ReducedLayout,
+    ReducedState, StateError,
 };
 pub use tension::{
     loose_accelerations, Regularisation, StickInput, StickMatrix, TautFormulas, TensionSolution,

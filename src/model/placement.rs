@@ -1,4 +1,6 @@
-//! Placing several diabolos on the taut string by their abscissas alone.
+//! Placing diabolos on the taut string by their abscissas alone: one below the sticks
+//! ([`taut_point_below`]), several in their lowest configuration, and the hanging starts
+//! built from them ([`CartesianState::hanging`], [`CartesianState::hanging_lowest`]).
 //!
 //! With the diabolos held at abscissas x_1 < ... < x_N between still stick tips p_0 and
 //! p_{N+1}, the heights are not determined by the string length alone. The rule that makes them
@@ -30,6 +32,9 @@ use std::cmp::Ordering;
 
 use nalgebra::Vector2;
 use thiserror::Error;
+
+use super::params::Params;
+use super::state::{Body, CartesianState, DiaboloState, StateError};
 
 /// Halvings of a bracket (0, h], h <= 2: enough to reach adjacent doubles even for a root among
 /// the subnormals (2^-1074); a root of size 2^-e takes about e + 53.
@@ -255,6 +260,103 @@ fn close_length(
             p.y += shift;
         }
     }
+}
+
+/// The diabolos hanging at rest on the taut string below two still sticks.
+impl CartesianState {
+    /// One diabolo at rest on the taut string below two still sticks, at horizontal position `x`
+    /// (the lower branch of the ellipse whose foci are the stick tips), with spin `spin` (m/s).
+    pub fn hanging(
+        params: &Params,
+        left: [f64; 2],
+        right: [f64; 2],
+        x: f64,
+        spin: f64,
+    ) -> Result<Self, StateError> {
+        let pos = taut_point_below(left.into(), right.into(), x, params.string_length)?;
+        Ok(Self {
+            left: Body {
+                pos: left.into(),
+                vel: Vector2::zeros(),
+            },
+            right: Body {
+                pos: right.into(),
+                vel: Vector2::zeros(),
+            },
+            diabolos: vec![DiaboloState {
+                pos,
+                vel: Vector2::zeros(),
+                spin,
+                knot: 0,
+            }],
+        })
+    }
+
+    /// Diabolos at rest at abscissas `xs` (left to right, strictly between the stick tips' x) on
+    /// the taut string below two still sticks, in the lowest configuration (least potential
+    /// energy, see [`lowest_taut_positions`]), each spinning at `spin` (m/s).
+    pub fn hanging_lowest(
+        params: &Params,
+        left: [f64; 2],
+        right: [f64; 2],
+        xs: &[f64],
+        spin: f64,
+    ) -> Result<Self, PlacementError> {
+        let still = |p: [f64; 2]| Body {
+            pos: p.into(),
+            vel: Vector2::zeros(),
+        };
+        let positions = lowest_taut_positions(left.into(), right.into(), xs, params.string_length)?;
+        Ok(Self {
+            left: still(left),
+            right: still(right),
+            diabolos: positions
+                .into_iter()
+                .map(|pos| DiaboloState {
+                    pos,
+                    vel: Vector2::zeros(),
+                    spin,
+                    knot: 0,
+                })
+                .collect(),
+        })
+    }
+}
+
+/// The point at horizontal position `x` below the sticks where a single diabolo sits on a taut
+/// string of length `length`: |p - a| + |p - b| = length, p.y below both tips.
+pub fn taut_point_below(
+    a: Vector2<f64>,
+    b: Vector2<f64>,
+    x: f64,
+    length: f64,
+) -> Result<Vector2<f64>, StateError> {
+    let distance = (b - a).norm();
+    if distance >= length {
+        return Err(StateError::SticksTooFarApart { distance, length });
+    }
+    let used = |y: f64| {
+        let p = Vector2::new(x, y);
+        (p - a).norm() + (p - b).norm()
+    };
+    let mut high = a.y.min(b.y);
+    if used(high) > length {
+        return Err(StateError::OffString { x, length });
+    }
+    let mut low = high - length;
+    // used() decreases monotonically as y rises toward the tips: bisect to round-off.
+    for _ in 0..200 {
+        let mid = 0.5 * (low + high);
+        if mid == low || mid == high {
+            break;
+        }
+        if used(mid) > length {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    Ok(Vector2::new(x, 0.5 * (low + high)))
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! The two descriptions of the system's state and the conversions between them.
+//! The two descriptions of the system's state (the conversions between them go through the
+//! string's kinematics: [`ReducedLayout::reduce`] and [`ReducedLayout::expand`], in `geometry`).
 //!
 //! - [`CartesianState`]: positions and velocities of every object in x-y, spins and knot degrees.
 //!   Intuitive, and what the loose phase integrates.
@@ -8,12 +9,7 @@
 //!   constraint exactly.
 
 use nalgebra::Vector2;
-use std::f64::consts::{PI, TAU};
 use thiserror::Error;
-
-use super::geometry::{self, Kinematics};
-use super::params::Params;
-use super::placement::{lowest_taut_positions, PlacementError};
 
 /// A stick tip: a point mass with position (m) and velocity (m/s).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -170,102 +166,6 @@ impl CartesianState {
             .map(|i| (self.position(i + 1) - self.position(i)).norm())
             .sum()
     }
-
-    /// One diabolo at rest on the taut string below two still sticks, at horizontal position `x`
-    /// (the lower branch of the ellipse whose foci are the stick tips), with spin `spin` (m/s).
-    pub fn hanging(
-        params: &Params,
-        left: [f64; 2],
-        right: [f64; 2],
-        x: f64,
-        spin: f64,
-    ) -> Result<Self, StateError> {
-        let pos = taut_point_below(left.into(), right.into(), x, params.string_length)?;
-        Ok(Self {
-            left: Body {
-                pos: left.into(),
-                vel: Vector2::zeros(),
-            },
-            right: Body {
-                pos: right.into(),
-                vel: Vector2::zeros(),
-            },
-            diabolos: vec![DiaboloState {
-                pos,
-                vel: Vector2::zeros(),
-                spin,
-                knot: 0,
-            }],
-        })
-    }
-}
-
-impl CartesianState {
-    /// Diabolos at rest at abscissas `xs` (left to right, strictly between the stick tips' x) on
-    /// the taut string below two still sticks, in the lowest configuration (least potential
-    /// energy, see [`lowest_taut_positions`]), each spinning at `spin` (m/s).
-    pub fn hanging_lowest(
-        params: &Params,
-        left: [f64; 2],
-        right: [f64; 2],
-        xs: &[f64],
-        spin: f64,
-    ) -> Result<Self, PlacementError> {
-        let still = |p: [f64; 2]| Body {
-            pos: p.into(),
-            vel: Vector2::zeros(),
-        };
-        let positions = lowest_taut_positions(left.into(), right.into(), xs, params.string_length)?;
-        Ok(Self {
-            left: still(left),
-            right: still(right),
-            diabolos: positions
-                .into_iter()
-                .map(|pos| DiaboloState {
-                    pos,
-                    vel: Vector2::zeros(),
-                    spin,
-                    knot: 0,
-                })
-                .collect(),
-        })
-    }
-}
-
-/// The point at horizontal position `x` below the sticks where a single diabolo sits on a taut
-/// string of length `length`: |p - a| + |p - b| = length, p.y below both tips.
-pub fn taut_point_below(
-    a: Vector2<f64>,
-    b: Vector2<f64>,
-    x: f64,
-    length: f64,
-) -> Result<Vector2<f64>, StateError> {
-    let distance = (b - a).norm();
-    if distance >= length {
-        return Err(StateError::SticksTooFarApart { distance, length });
-    }
-    let used = |y: f64| {
-        let p = Vector2::new(x, y);
-        (p - a).norm() + (p - b).norm()
-    };
-    let mut high = a.y.min(b.y);
-    if used(high) > length {
-        return Err(StateError::OffString { x, length });
-    }
-    let mut low = high - length;
-    // used() decreases monotonically as y rises toward the tips: bisect to round-off.
-    for _ in 0..200 {
-        let mid = 0.5 * (low + high);
-        if mid == low || mid == high {
-            break;
-        }
-        if used(mid) > length {
-            low = mid;
-        } else {
-            high = mid;
-        }
-    }
-    Ok(Vector2::new(x, 0.5 * (low + high)))
 }
 
 /// Index map of the reduced state vector for N diabolos (length 5N + 6; 5N + 8 for a
@@ -360,84 +260,6 @@ impl ReducedLayout {
             })
         }
     }
-
-    /// Converts a taut Cartesian state to the reduced state. The string must be taut
-    /// (|L - sum l| <= tolerance * L) and not changing length (|L'| <= tolerance * (1 m/s + the
-    /// largest speed)), because the reduced state holds both by construction; a compliant
-    /// string's layout takes any length.
-    pub fn reduce(
-        &self,
-        state: &CartesianState,
-        string_length: f64,
-        tolerance: f64,
-    ) -> Result<ReducedState, StateError> {
-        if state.diabolo_count() != self.n {
-            return Err(StateError::WrongLength {
-                got: state.diabolo_count(),
-                expected: self.n,
-                diabolos: self.n,
-            });
-        }
-        let mut kin = Kinematics::new(self.n);
-        kin.load_cartesian(state)?;
-        let slack = string_length - kin.total_length();
-        if !self.elastic && slack.abs() > tolerance * string_length {
-            return Err(StateError::NotTaut {
-                slack,
-                tolerance: tolerance * string_length,
-            });
-        }
-        let speed = (0..self.n + 2)
-            .map(|k| state.velocity(k).norm())
-            .fold(0.0, f64::max);
-        let rate = kin.total_length_rate();
-        if !self.elastic && rate.abs() > tolerance * (1.0 + speed) {
-            return Err(StateError::LengthChanging {
-                rate,
-                tolerance: tolerance * (1.0 + speed),
-            });
-        }
-        let mut x = vec![0.0; self.len()];
-        self.write(&kin, state, &mut x);
-        Ok(ReducedState {
-            layout: *self,
-            values: x,
-        })
-    }
-
-    /// Writes the reduced state of `state`, whose kinematics `kin` holds (loaded from it), into
-    /// `x` (the layout's length; allocation-free).
-    pub fn write(&self, kin: &Kinematics, state: &CartesianState, x: &mut [f64]) {
-        x[0] = state.left.pos.x;
-        x[1] = state.left.pos.y;
-        let objects = kin.objects();
-        for i in 0..self.n {
-            x[self.segment_length(i)] = kin.segments()[i].length;
-        }
-        x[self.phi0()] = objects[0].phi;
-        for i in 1..=self.n {
-            x[self.theta(i)] = objects[i].theta;
-            x[self.spin(i)] = state.diabolos[i - 1].spin;
-        }
-        for (k, object) in objects.iter().enumerate().take(self.n + 1) {
-            x[self.u_alpha(k)] = object.u_alpha;
-            x[self.u_beta(k)] = object.u_beta;
-        }
-        x[self.u_alpha_right()] = objects[self.n + 1].u_alpha;
-        if self.elastic {
-            x[self.last_segment_length()] = kin.segments()[self.n].length;
-            x[self.u_beta_right()] = objects[self.n + 1].u_beta;
-        }
-    }
-
-    /// Converts a reduced state back to positions, velocities, spins and knot degrees
-    /// (k_i = floor(theta_i / 2 pi)).
-    pub fn expand(&self, x: &[f64], string_length: f64) -> Result<CartesianState, StateError> {
-        self.check(x)?;
-        let mut kin = Kinematics::new(self.n);
-        kin.load_reduced(self, x, string_length);
-        Ok(kin.to_cartesian(Vector2::new(x[0], x[1]), |i| x[self.spin(i)]))
-    }
 }
 
 /// A reduced taut-phase state with its layout.
@@ -469,17 +291,6 @@ impl ReducedState {
     pub fn into_values(self) -> Vec<f64> {
         self.values
     }
-}
-
-/// The knot degree k = floor(theta / 2 pi) of a string angle theta.
-pub fn knot_degree(theta: f64) -> i32 {
-    (theta / TAU).floor() as i32
-}
-
-/// The string angle theta = pi + tau + 2 pi k of a diabolo whose string turns by tau (in
-/// [-pi, pi), counter-clockwise positive) and whose knot degree is k.
-pub fn theta_from_turn(turn: f64, knot: i32) -> f64 {
-    PI + geometry::wrap_angle(turn) + TAU * f64::from(knot)
 }
 
 /// Moves the diabolos (only) so that sum l = L and L' = 0 exactly, along the gradient of the

@@ -40,6 +40,7 @@ use plotters::style::text_anchor;
 use thiserror::Error;
 
 use crate::output::table::Table;
+use crate::simulation::EventKind;
 use glyphs::GlyphText;
 
 pub use animate::{animate, animate_with_progress, AnimateOptions, Animation};
@@ -440,23 +441,29 @@ const SERIES_COLOURS: [RGBColor; 8] = [
     RGBColor(102, 102, 102),
 ];
 
-/// The colour of an event kind (the same in every picture).
+/// The colour of an event kind by its name in the event log (the same in every picture); grey
+/// for a name that is not a kind's.
 fn event_colour(kind: &str) -> RGBColor {
+    EventKind::from_name(kind).map_or(RGBColor(153, 153, 153), kind_colour)
+}
+
+/// The colour of each event kind. The match names every kind: a new kind does not compile until
+/// it has its colour.
+fn kind_colour(kind: EventKind) -> RGBColor {
     match kind {
-        "loosen" => RGBColor(255, 153, 0),
-        "tense" => RGBColor(204, 0, 0),
-        "slip_reversal" => RGBColor(153, 51, 204),
-        "stick" => RGBColor(0, 153, 51),
-        "unstick" => RGBColor(0, 153, 204),
-        "knot_change" => RGBColor(0, 51, 204),
-        "zeno_settle" => RGBColor(153, 102, 51),
-        "leave" => RGBColor(0, 204, 204),
-        "land" => RGBColor(51, 102, 0),
-        "contact" => RGBColor(204, 0, 153),
-        "separate" => RGBColor(255, 102, 153),
-        "drop" => RGBColor(102, 51, 0),
-        "failure" => RGBColor(0, 0, 0),
-        _ => RGBColor(153, 153, 153),
+        EventKind::Loosen => RGBColor(255, 153, 0),
+        EventKind::Tense => RGBColor(204, 0, 0),
+        EventKind::SlipReversal => RGBColor(153, 51, 204),
+        EventKind::Stick => RGBColor(0, 153, 51),
+        EventKind::Unstick => RGBColor(0, 153, 204),
+        EventKind::KnotChange => RGBColor(0, 51, 204),
+        EventKind::ZenoSettle => RGBColor(153, 102, 51),
+        EventKind::Leave => RGBColor(0, 204, 204),
+        EventKind::Land => RGBColor(51, 102, 0),
+        EventKind::Contact => RGBColor(204, 0, 153),
+        EventKind::Separate => RGBColor(255, 102, 153),
+        EventKind::Drop => RGBColor(102, 51, 0),
+        EventKind::Failure => RGBColor(0, 0, 0),
     }
 }
 

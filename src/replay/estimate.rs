@@ -9,48 +9,11 @@
 
 use nalgebra::{DVector, MatrixXx5, Vector2, Vector5};
 
-use super::{Recording, ReplayOptions, AXLE_RADIUS};
+use super::options::{InitialEstimate, ReplayOptions};
+use super::recording::{Recording, AXLE_RADIUS};
 use crate::model::DiaboloState;
 use crate::simulation::drive::PathPoint;
 use crate::simulation::run::Simulation;
-
-/// How the initial diabolo state of a start is estimated.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum InitialEstimate {
-    /// Assimilation over the `window` s before the start (the simulation starts `window` s
-    /// early, from the state whose simulated positions and spins best fit the frames of
-    /// [start - window, start]). Causal.
-    Assimilated {
-        /// W: the assimilation window, s.
-        window: f64,
-    },
-    /// A cubic fitted by least squares to the frames of [start - 2 diabolo_smoothing, start],
-    /// differentiated at the start. Causal.
-    PastCubic,
-    /// The centred smoothing window of half-width diabolo_smoothing: it sees frames after the
-    /// start, so it peeks into the horizon it is scored on (for comparison only).
-    Centred,
-}
-
-impl InitialEstimate {
-    /// How long before the start the simulation begins, s.
-    pub fn lead(self) -> f64 {
-        match self {
-            Self::Assimilated { window } => window,
-            Self::PastCubic | Self::Centred => 0.0,
-        }
-    }
-}
-
-impl std::fmt::Display for InitialEstimate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Assimilated { window } => write!(f, "assimilated over the past {window} s"),
-            Self::PastCubic => write!(f, "cubic fitted to past frames"),
-            Self::Centred => write!(f, "centred smoothing window (sees the future)"),
-        }
-    }
-}
 
 /// The assimilation's unknowns (x, y, vx, vy, w) of a diabolo state (knot 0).
 fn to_vector(d: &DiaboloState) -> Vector5<f64> {

@@ -1,6 +1,9 @@
 //! Limits against runaway output: a run may not ask for more rows, or more simulated time, than
 //! these. They are checked at validation (nothing runs, nothing is written) and can be raised
-//! with `--max-rows` and `--max-duration` by a user who truly wants a bigger run.
+//! with `--max-rows` and `--max-duration` by a user who truly wants a bigger run. A fixed step
+//! (`sim.step`, `sim.max_step`) may not force more computing time than [`MAX_FORCED_SECONDS`].
+
+use super::spec::MethodName;
 
 /// The limits a scenario is built under.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,6 +43,33 @@ pub fn row_count(duration: f64, output_interval: f64) -> u64 {
     (intervals as u64).saturating_add(1)
 }
 
+/// Computing time a run may be forced to take by `sim.step` (rk4) or `sim.max_step`, s: 40
+/// minutes. The steps it allows depend on the method and the diabolos ([`max_forced_steps`]).
+pub const MAX_FORCED_SECONDS: f64 = 2400.0;
+
+/// The time one step of `method` takes with `diabolos` diabolos, s: c0 + c2 N^2, c0 and c2
+/// (microseconds) measured (user time of a release build on a shared 2-core machine,
+/// `hanging` with 1, 4 and 8 diabolos, max_step 1e-5) and rounded up: rk4 2.7, 5.7, 13.3 us;
+/// dopri5 4.0, 6.0, 15.6; dop853 7.0, 10.7, 28.6; rodas 10.7, 23, 75 (its implicit stages
+/// solve a linear system of the whole state).
+pub fn step_cost(method: MethodName, diabolos: usize) -> f64 {
+    let (c0, c2) = match method {
+        MethodName::Rk4 => (3.0, 0.2),
+        MethodName::Dopri5 => (4.0, 0.2),
+        MethodName::Dop853 => (7.0, 0.35),
+        MethodName::Rodas => (11.0, 1.0),
+    };
+    let n = diabolos.max(1) as f64;
+    (c0 + c2 * n * n) * 1e-6
+}
+
+/// Most steps a run of `method` with `diabolos` diabolos may be forced to take by `sim.step`
+/// or `sim.max_step` (duration / step): as many as take [`MAX_FORCED_SECONDS`] by
+/// [`step_cost`] (7.5e8 for rk4 with one diabolo, 2e8 for rodas, 3.2e7 for rodas with 8).
+pub fn max_forced_steps(method: MethodName, diabolos: usize) -> f64 {
+    (MAX_FORCED_SECONDS / step_cost(method, diabolos)).floor()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,5 +80,28 @@ mod tests {
         assert_eq!(row_count(2.0, 0.5), 5);
         assert_eq!(row_count(1.7e308, 5e-324), u64::MAX);
         assert_eq!(row_count(1e6, 1e-6), 1_000_000_000_001);
+    }
+
+    #[test]
+    fn the_forced_steps_of_every_method_take_at_most_forty_minutes_at_their_cost() {
+        let methods = [
+            MethodName::Rk4,
+            MethodName::Dopri5,
+            MethodName::Dop853,
+            MethodName::Rodas,
+        ];
+        for method in methods {
+            for diabolos in [1, 2, 8, 100] {
+                let most = max_forced_steps(method, diabolos);
+                assert!(most * step_cost(method, diabolos) <= MAX_FORCED_SECONDS);
+                assert!(most >= 1.0, "{method:?} with {diabolos}");
+                assert!(most <= max_forced_steps(method, diabolos.saturating_sub(1)));
+            }
+        }
+        // Rodas's implicit steps cost the most, rk4's the least.
+        let steps = |m| max_forced_steps(m, 1);
+        assert!(steps(MethodName::Rodas) < steps(MethodName::Dop853));
+        assert!(steps(MethodName::Dop853) < steps(MethodName::Dopri5));
+        assert!(steps(MethodName::Dopri5) < steps(MethodName::Rk4));
     }
 }

@@ -5,6 +5,7 @@ mod build;
 mod error;
 mod json;
 mod limits;
+mod load;
 mod messages;
 pub mod overrides;
 pub mod plausible;
@@ -15,6 +16,7 @@ pub use build::{DEFAULT_SMOOTHING, PATH_AGREEMENT, TAUT_SNAP_TOLERANCE};
 pub use error::ScenarioError;
 pub use json::strict_json;
 pub use limits::Limits;
+pub use load::Source;
 pub use plausible::Warning;
 pub use spec::{
     BodySpec, DiaboloSpec, DriveSpec, DrivesSpec, FrictionLawName, InitialSpec, InterpolationName,

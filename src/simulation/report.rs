@@ -133,6 +133,50 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// Every kind, once, in the order of the sweep summary's `events_*` columns (the order the
+    /// kinds came in: `failure` before the flight kinds). What lists the kinds derives from
+    /// this; `ALL[k.index()] == k` for every kind.
+    pub const ALL: [EventKind; 13] = [
+        Self::Loosen,
+        Self::Tense,
+        Self::SlipReversal,
+        Self::Stick,
+        Self::Unstick,
+        Self::KnotChange,
+        Self::ZenoSettle,
+        Self::Failure,
+        Self::Leave,
+        Self::Land,
+        Self::Contact,
+        Self::Separate,
+        Self::Drop,
+    ];
+
+    /// The kind's place in [`EventKind::ALL`]. The match names every kind: a new kind does not
+    /// compile until it has its place here, and the crate's tests fail until it is in `ALL`.
+    pub const fn index(self) -> usize {
+        match self {
+            Self::Loosen => 0,
+            Self::Tense => 1,
+            Self::SlipReversal => 2,
+            Self::Stick => 3,
+            Self::Unstick => 4,
+            Self::KnotChange => 5,
+            Self::ZenoSettle => 6,
+            Self::Failure => 7,
+            Self::Leave => 8,
+            Self::Land => 9,
+            Self::Contact => 10,
+            Self::Separate => 11,
+            Self::Drop => 12,
+        }
+    }
+
+    /// The kind of an event log's name ([`EventKind::name`]), if it is one.
+    pub fn from_name(name: &str) -> Option<EventKind> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+
     /// The name used in the event log.
     pub fn name(self) -> &'static str {
         match self {
