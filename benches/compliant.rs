@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
-fn swing(method: &str, stiffness: Option<f64>) -> diabolo::simulation::run::Simulation {
+fn swing(method: &str, stiffness: Option<f64>) -> diabolo::simulation::Simulation {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let text = std::fs::read_to_string(dir.join("swing.json")).expect("shipped scenario");
     let mut overrides = vec![
@@ -28,7 +28,7 @@ fn swing(method: &str, stiffness: Option<f64>) -> diabolo::simulation::run::Simu
 }
 
 /// Median wall time of `runs` runs, s.
-fn median_time(sim: &diabolo::simulation::run::Simulation, runs: usize) -> f64 {
+fn median_time(sim: &diabolo::simulation::Simulation, runs: usize) -> f64 {
     let mut times: Vec<f64> = (0..runs)
         .map(|_| {
             let started = Instant::now();

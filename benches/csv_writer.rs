@@ -9,7 +9,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use diabolo::output::{TrajectoryColumns, TrajectoryWriter};
 use diabolo::scenario::Scenario;
-use diabolo::simulation::run::{Row, Simulation};
+use diabolo::simulation::{Row, Simulation};
 use std::hint::black_box;
 use std::path::Path;
 

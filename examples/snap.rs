@@ -7,7 +7,7 @@
 
 use diabolo::model::{CartesianState, ParamValues, Params};
 use diabolo::simulation::drive::{ClampedSpline, Drive, Path};
-use diabolo::simulation::run::{Settings, Simulation};
+use diabolo::simulation::{Settings, Simulation};
 use nalgebra::Vector2;
 
 fn main() -> anyhow::Result<()> {

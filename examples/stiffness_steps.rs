@@ -23,7 +23,7 @@ fn run(
     dir: &Path,
     text: &str,
     overrides: &[(String, String)],
-) -> anyhow::Result<(diabolo::simulation::run::RunReport, Vec<Vector2<f64>>, f64)> {
+) -> anyhow::Result<(diabolo::simulation::RunReport, Vec<Vector2<f64>>, f64)> {
     let sim = Scenario::parse(text, overrides)?.build(dir)?;
     let mut positions = Vec::with_capacity(1001);
     let started = Instant::now();

@@ -18,7 +18,7 @@ use std::path::Path;
 
 use diabolo::fit::ParamsFile;
 use diabolo::replay::{recording_params, start_simulation, LengthEstimate, Recording};
-use diabolo::simulation::run::EventKind;
+use diabolo::simulation::EventKind;
 use nalgebra::Vector2;
 
 /// Signed side of the diabolo from the line left tip -> right tip (> 0 above).

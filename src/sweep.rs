@@ -16,8 +16,8 @@ use crate::display::{compact, echoed};
 use crate::output::table::CsvLine;
 use crate::output::{AtomicFile, Summary, TrajectoryWriter};
 use crate::scenario::{overrides, Limits, Scenario, ScenarioError, Warning};
-use crate::simulation::run::Simulation;
-use crate::simulation::run::{EventKind, RunReport};
+use crate::simulation::Simulation;
+use crate::simulation::{EventKind, RunReport};
 
 /// The largest number of points a sweep may have.
 pub const MAX_POINTS: usize = 100_000_000;

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use super::args::ScenarioArgs;
 use diabolo::scenario::{overrides, Scenario, ScenarioError, Source, Warning};
-use diabolo::simulation::run::Simulation;
+use diabolo::simulation::Simulation;
 
 /// The `--set KEY=VALUE` overrides as (KEY, VALUE) pairs.
 fn overrides(input: &ScenarioArgs) -> Result<Vec<(String, String)>, ScenarioError> {

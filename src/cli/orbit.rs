@@ -14,7 +14,7 @@ use diabolo::orbit::{
 use diabolo::output::table::CsvLine;
 use diabolo::output::{AtomicFile, TrajectoryWriter};
 use diabolo::scenario::{overrides, Scenario, ScenarioError};
-use diabolo::simulation::run::Simulation;
+use diabolo::simulation::Simulation;
 use diabolo::sweep::Axis;
 
 pub fn orbit(args: &OrbitArgs) -> Result<(), CliError> {

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use serde_json::{json, Map, Value};
 
 use crate::simulation::report::Partner;
-use crate::simulation::run::Event;
+use crate::simulation::Event;
 
 /// One event as a JSON object: `t`, `kind`, `object` (null when none), then whatever the event
 /// carries (`impulse`, `energy_lost`, `length_rate_before`/`_after`, `knot`, `slot`, `other`,

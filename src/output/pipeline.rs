@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use super::placement::Placement;
 use super::table::CsvLine;
 use super::trajectory::{header_line, header_of, row_fields, RowFields};
-use crate::simulation::run::{Row, Simulation};
+use crate::simulation::{Row, Simulation};
 
 /// Fields recorded per block before it is handed over (about 120 rows of one diabolo). A block
 /// and its text stay under the allocator's threshold for fresh mappings and few are alive, so

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::model::DiaboloState;
-use crate::simulation::run::{Row, RunReport};
+use crate::simulation::{Row, RunReport};
 
 /// Extremes gathered row by row while a run streams out.
 #[derive(Clone, Debug)]

@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 
 use super::table::CsvLine;
-use crate::simulation::run::{Row, Simulation};
+use crate::simulation::{Row, Simulation};
 
 /// The header of an N-diabolo trajectory (`string_loss` after `impulse_loss` with a compliant
 /// string).

@@ -13,7 +13,7 @@ use super::options::{InitialEstimate, ReplayOptions};
 use super::recording::{Recording, AXLE_RADIUS};
 use crate::model::DiaboloState;
 use crate::simulation::drive::PathPoint;
-use crate::simulation::run::Simulation;
+use crate::simulation::Simulation;
 
 /// The assimilation's unknowns (x, y, vx, vy, w) of a diabolo state (knot 0).
 fn to_vector(d: &DiaboloState) -> Vector5<f64> {

@@ -9,8 +9,8 @@ use super::recording::{Recording, AXLE_RADIUS};
 use super::stats::{HorizonError, StartResult};
 use crate::model::{taut_point_below, Body, CartesianState, DiaboloState, Params};
 use crate::simulation::drive::{Drive, Path as HandPath, SampledPath};
-use crate::simulation::run::{Settings, Simulation};
 use crate::simulation::DiaboloMode;
+use crate::simulation::{Settings, Simulation};
 
 /// The simulation of one start (see [`start_simulation`]).
 pub struct StartRun {

@@ -15,7 +15,7 @@ use super::limits::Limits;
 use super::plausible::{with_likely_mistake, Warning};
 use super::spec::Scenario;
 use crate::input_limits::{read_text, InputLimit, Records};
-use crate::simulation::run::Simulation;
+use crate::simulation::Simulation;
 
 /// How errors name standard input.
 const STANDARD_INPUT: &str = "standard input";

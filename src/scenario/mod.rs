@@ -1,5 +1,5 @@
 //! Scenario files (docs/interface.md): the JSON format, its schema, `--set` overrides, and the
-//! checked construction of a [`Simulation`](crate::simulation::run::Simulation) from them.
+//! checked construction of a [`Simulation`](crate::simulation::Simulation) from them.
 
 mod build;
 mod error;

@@ -577,7 +577,7 @@ impl SimSpec {
 
 pub(super) mod defaults {
     use crate::model::ParamValues;
-    use crate::simulation::run::Settings;
+    use crate::simulation::Settings;
 
     pub fn diabolo_mass() -> f64 {
         ParamValues::default().diabolo_mass

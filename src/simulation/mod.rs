@@ -1,6 +1,7 @@
 //! Time integration of the model: the ODE layer (steppers with dense output, event location on
 //! the interpolant), hand drives, the taut and loose phases as ODE systems, and the hybrid run
-//! (modes, typed guards, transitions, the loop), with what a run reports and the rows it emits.
+//! (phases, one guard type, transitions by event family, the loop), with what a run reports and
+//! the rows it emits.
 
 pub mod drive;
 pub(crate) mod failures;
@@ -13,20 +14,6 @@ pub mod row;
 pub mod setup;
 pub mod tolerances;
 
-pub use ode::{events, integrate};
-
-/// The run's public names at their former path.
-pub mod run {
-    pub use super::hybrid::run::Session;
-    pub use super::report::{
-        object_name, Event, EventKind, RunError, RunReport, RunStats, Settings,
-        DEFAULT_MAX_STEPS_PER_SECOND,
-    };
-    pub use super::row::Row;
-    pub use super::setup::{SetupError, Simulation};
-    pub use crate::model::TautFormulas;
-}
-
 pub use crate::model::TautFormulas;
 pub use hybrid::run::Session;
 pub use ode::events::{
@@ -38,7 +25,10 @@ pub use ode::integrate::{
     StepStats, Stepper, StepperOptions, Tableau,
 };
 pub use phase::{Measure, Phase, Quantity, TautSystem};
-pub use report::{Event, EventKind, RunError, RunReport, RunStats, Settings};
+pub use report::{
+    object_name, Event, EventKind, RunError, RunReport, RunStats, Settings,
+    DEFAULT_MAX_STEPS_PER_SECOND,
+};
 pub use roster::DiaboloMode;
 pub use row::Row;
 pub use setup::{SetupError, Simulation};

@@ -472,12 +472,12 @@ pub fn run_collecting(
     params: Params,
     drives: [diabolo::simulation::drive::Drive; 2],
     state: CartesianState,
-    settings: diabolo::simulation::run::Settings,
+    settings: diabolo::simulation::Settings,
 ) -> (
-    diabolo::simulation::run::RunReport,
-    Vec<diabolo::simulation::run::Row>,
+    diabolo::simulation::RunReport,
+    Vec<diabolo::simulation::Row>,
 ) {
-    let sim = diabolo::simulation::run::Simulation::new(params, drives, state, settings).unwrap();
+    let sim = diabolo::simulation::Simulation::new(params, drives, state, settings).unwrap();
     let mut rows = Vec::new();
     let report = sim.run(&mut |row| rows.push(row.clone()));
     (report, rows)
@@ -517,7 +517,7 @@ pub fn pair_on_taut_string(params: &Params, xs: [f64; 2], spins: [f64; 2]) -> Ca
 
 /// Runs a scenario given as JSON text (relative paths from the current folder): every row and
 /// the report.
-pub fn run_text(text: &str) -> (Vec<diabolo::simulation::run::Row>, diabolo::RunReport) {
+pub fn run_text(text: &str) -> (Vec<diabolo::simulation::Row>, diabolo::RunReport) {
     let sim = diabolo::Scenario::parse(text, &[])
         .unwrap()
         .build(std::path::Path::new("."))
@@ -530,7 +530,7 @@ pub fn run_text(text: &str) -> (Vec<diabolo::simulation::run::Row>, diabolo::Run
 /// The largest distance between the same object's positions in `rows` and `samples` (the same
 /// output times, to 1e-12 s), m.
 pub fn worst_position_gap(
-    rows: &[diabolo::simulation::run::Row],
+    rows: &[diabolo::simulation::Row],
     samples: &[(f64, CartesianState)],
 ) -> f64 {
     assert_eq!(rows.len(), samples.len());

@@ -11,7 +11,7 @@
 use crate::common;
 
 use common::run_text;
-use diabolo::simulation::run::{Row, RunReport};
+use diabolo::simulation::{Row, RunReport};
 use nalgebra::Vector2;
 
 /// The hands of each case: still, the right one moving, both moving (5 cm, 1 Hz sways that

@@ -11,7 +11,7 @@ use common::reference::reference_run;
 use common::{held, pair_on_taut_string};
 use diabolo::model::{CartesianState, ParamValues, Params};
 use diabolo::simulation::drive::{Drive, Path};
-use diabolo::simulation::run::{EventKind, Settings, Simulation};
+use diabolo::simulation::{EventKind, Settings, Simulation};
 use nalgebra::Vector2;
 
 /// Runs both simulators and compares positions at every output time; returns the worst gap.

@@ -10,7 +10,7 @@ use diabolo::model::{
     apply_impact, energy::kinetic_energy, tensing_impulse_with_restitution, CartesianState,
     Constraint, DiaboloState, FrictionLaw, ImpactBody, ParamValues, Params,
 };
-use diabolo::simulation::run::{EventKind, Row};
+use diabolo::simulation::{EventKind, Row};
 use nalgebra::Vector2;
 use proptest::prelude::*;
 

@@ -8,7 +8,7 @@
 use crate::common;
 
 use common::run_text;
-use diabolo::simulation::run::{EventKind, Row, RunError, RunReport};
+use diabolo::simulation::{EventKind, Row, RunError, RunReport};
 
 const G: f64 = 9.81;
 const M: f64 = 0.2;

@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::run_text;
-use diabolo::simulation::run::{EventKind, Row, RunReport};
+use diabolo::simulation::{EventKind, Row, RunReport};
 use diabolo::DiaboloMode;
 
 const G: f64 = 9.81;

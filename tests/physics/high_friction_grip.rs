@@ -24,7 +24,7 @@ use std::process::Command;
 use diabolo::model::grip::grip_margins;
 use diabolo::model::FrictionLaw;
 use diabolo::scenario::Scenario;
-use diabolo::simulation::run::{Event, EventKind, Row, RunError, RunReport};
+use diabolo::simulation::{Event, EventKind, Row, RunError, RunReport};
 
 /// The scenarios and the capstan friction at which each failed after a grip.
 const FAILED_AT: [(&str, &str); 5] = [

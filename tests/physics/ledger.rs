@@ -6,7 +6,7 @@ use crate::common;
 
 use common::command::{diabolo, text};
 use common::shipped;
-use diabolo::simulation::run::Row;
+use diabolo::simulation::Row;
 
 /// The largest |E - E(0) - (W - losses)| over `rows` (computed here from the rows' columns,
 /// independently of the run's own watch), J, and the largest fall of any loss account from

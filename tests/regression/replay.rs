@@ -12,7 +12,7 @@ use diabolo::replay::{
     Recording, ReplayOptions, AXLE_RADIUS,
 };
 use diabolo::simulation::drive::{Drive, Path};
-use diabolo::simulation::run::{RunError, Settings, Simulation};
+use diabolo::simulation::{RunError, Settings, Simulation};
 use nalgebra::Vector2;
 
 fn recording(name: &str, until: f64) -> Recording {

@@ -10,7 +10,7 @@ use approx::{abs_diff_eq, assert_abs_diff_eq};
 use common::{held, run_collecting as run};
 use diabolo::model::{CartesianState, DiaboloState, FrictionLaw, ParamValues, Params};
 use diabolo::simulation::drive::{ClampedSpline, Drive, Path, Tracking};
-use diabolo::simulation::run::{EventKind, Row, Settings};
+use diabolo::simulation::{EventKind, Row, Settings};
 use nalgebra::Vector2;
 
 fn params(values: ParamValues) -> Params {

@@ -18,10 +18,10 @@ use std::time::{Duration, Instant};
 use diabolo::model::{FrictionLaw, ParamValues, Params};
 use diabolo::scenario::Scenario;
 use diabolo::simulation::drive::{Drive, Tracking};
-use diabolo::simulation::run::{
+use diabolo::simulation::Method;
+use diabolo::simulation::{
     object_name, RunError, RunReport, Settings, Simulation, DEFAULT_MAX_STEPS_PER_SECOND,
 };
-use diabolo::simulation::Method;
 use nalgebra::Vector2;
 
 // The binary's global allocator counts each thread's allocations (the tests run in parallel).

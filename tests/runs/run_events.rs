@@ -10,8 +10,8 @@ use approx::{abs_diff_eq, assert_abs_diff_eq};
 use common::{held, pair_on_taut_string, run_collecting as run};
 use diabolo::model::{CartesianState, ParamValues, Params};
 use diabolo::simulation::drive::{ClampedSpline, Drive, Path};
-use diabolo::simulation::run::{EventKind, RunError, RunReport, Settings};
 use diabolo::simulation::Method;
+use diabolo::simulation::{EventKind, RunError, RunReport, Settings};
 use nalgebra::Vector2;
 use std::f64::consts::TAU;
 

@@ -35,8 +35,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use diabolo::scenario::Scenario;
-use diabolo::simulation::run::{Event, EventKind, Row, RunReport};
 use diabolo::simulation::Phase;
+use diabolo::simulation::{Event, EventKind, Row, RunReport};
 
 /// The scenarios this file checks one by one; `every_*` tests cover whatever else is there.
 const NAMED: [&str; 14] = [

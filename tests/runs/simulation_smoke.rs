@@ -2,7 +2,7 @@
 
 use diabolo::model::{CartesianState, ParamValues, Params};
 use diabolo::simulation::drive::Drive;
-use diabolo::simulation::run::{Settings, Simulation};
+use diabolo::simulation::{Settings, Simulation};
 
 #[test]
 fn frictionless_swing_conserves_energy() {

@@ -18,8 +18,8 @@ use std::path::Path as FsPath;
 
 use crate::display::{compact, Compact};
 use crate::simulation::drive::{reach_warning, ReachWarning};
-use crate::simulation::run::{SetupError, Simulation};
 use crate::simulation::DiaboloMode;
+use crate::simulation::{SetupError, Simulation};
 
 use super::error::ScenarioError;
 use super::limits::Limits;

@@ -3,8 +3,8 @@
 
 use crate::display::{compact, Compact};
 use crate::model::Range;
-use crate::simulation::run::Settings;
 use crate::simulation::Method;
+use crate::simulation::Settings;
 
 use super::checks::{invalid, within};
 use crate::scenario::error::ScenarioError;
