@@ -93,15 +93,9 @@ fn boundary_before(s: &[char], i: usize) -> bool {
     i == 0 || !is_word(s[i - 1])
 }
 
+/// Whether `word` stands in `s` from `s[i]` on.
 fn starts_with(s: &[char], i: usize, word: &str) -> bool {
-    let mut j = i;
-    for c in word.chars() {
-        if s.get(j) != Some(&c) {
-            return false;
-        }
-        j += 1;
-    }
-    true
+    (i..).zip(word.chars()).all(|(j, c)| s.get(j) == Some(&c))
 }
 
 /// The index of the first non-whitespace character at or after `i`.
