@@ -22,6 +22,7 @@
 
 mod common;
 
+use common::contacts::Disc;
 use common::SplitMix;
 use serde_json::{json, Map, Value};
 use std::ffi::OsString;
@@ -808,10 +809,9 @@ fn table(csv: &str) -> (Vec<String>, Vec<Vec<f64>>) {
     (header, rows)
 }
 
-/// The first row where two live discs overlap, a disc is inside R of a stick tip, or a flying
-/// one is below the floor (beyond 1e-7 m), in words.
+/// The first row of the trajectory `csv` that breaks the contact invariants, in words (see
+/// [`common::contacts::violation`]).
 fn contact_violation(csv: &str, radius: f64, floor: Option<f64>) -> Option<String> {
-    const ROUNDOFF: f64 = 1e-7;
     let (header, rows) = table(csv);
     let col = |name: &str| header.iter().position(|h| h == name);
     let modes: Vec<Vec<&str>> = csv
@@ -819,55 +819,28 @@ fn contact_violation(csv: &str, radius: f64, floor: Option<f64>) -> Option<Strin
         .skip(1)
         .map(|l| l.split(',').collect())
         .collect();
-    let mut diabolos = Vec::new();
-    for k in 1.. {
-        match (
-            col(&format!("d{k}_x")),
-            col(&format!("d{k}_y")),
-            col(&format!("d{k}_mode")),
-        ) {
-            (Some(x), Some(y), mode) => diabolos.push((k, x, y, mode)),
-            _ => break,
-        }
-    }
+    let diabolos: Vec<_> = (1..)
+        .map_while(|k| {
+            let (x, y) = (col(&format!("d{k}_x"))?, col(&format!("d{k}_y"))?);
+            Some((k, x, y, col(&format!("d{k}_mode"))))
+        })
+        .collect();
     let tips = [
-        ("left", col("left_x")?, col("left_y")?),
-        ("right", col("right_x")?, col("right_y")?),
+        (col("left_x")?, col("left_y")?),
+        (col("right_x")?, col("right_y")?),
     ];
-    for (r, row) in rows.iter().enumerate() {
-        let mode = |m: Option<usize>| m.map_or("string", |m| modes[r][m]);
-        let live: Vec<_> = diabolos.iter().filter(|d| mode(d.3) != "dropped").collect();
-        for (i, a) in live.iter().enumerate() {
-            let (ax, ay) = (row[a.1], row[a.2]);
-            for b in &live[i + 1..] {
-                let gap = (row[b.1] - ax).hypot(row[b.2] - ay) - 2.0 * radius;
-                if gap < -ROUNDOFF {
-                    return Some(format!(
-                        "t = {}: diabolos {} and {} overlap by {gap:e} m",
-                        row[0], a.0, b.0
-                    ));
-                }
-            }
-            for (name, x, y) in tips {
-                let gap = (row[x] - ax).hypot(row[y] - ay) - radius;
-                if gap < -ROUNDOFF {
-                    return Some(format!(
-                        "t = {}: diabolo {} inside the {name} tip by {gap:e} m",
-                        row[0], a.0
-                    ));
-                }
-            }
-            if let (Some(floor), "flying") = (floor, mode(a.3)) {
-                if ay - radius < floor - ROUNDOFF {
-                    return Some(format!(
-                        "t = {}: diabolo {} flies below the floor",
-                        row[0], a.0
-                    ));
-                }
-            }
-        }
-    }
-    None
+    rows.iter().enumerate().find_map(|(r, row)| {
+        let discs: Vec<Disc> = diabolos
+            .iter()
+            .map(|&(k, x, y, mode)| Disc {
+                k,
+                pos: [row[x], row[y]],
+                mode: mode.map_or("string", |m| modes[r][m]),
+            })
+            .collect();
+        let tips = tips.map(|(x, y)| [row[x], row[y]]);
+        common::contacts::violation(row[0], tips, &discs, radius, floor)
+    })
 }
 
 /// The first row where a loss account (friction, drag, impulse, string) fell below its highest

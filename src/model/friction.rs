@@ -23,6 +23,16 @@ pub enum SlipDirection {
     Negative,
 }
 
+impl SlipDirection {
+    /// +1 for `Positive`, -1 for `Negative`.
+    pub fn sign(self) -> f64 {
+        match self {
+            Self::Positive => 1.0,
+            Self::Negative => -1.0,
+        }
+    }
+}
+
 /// What an axle does with the string: slips one way or the other, or grips it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AxleMode {

@@ -219,7 +219,7 @@ pub fn tensing_impulse_with_restitution(
         let axles = impact.modes.iter().zip(slips.iter().zip(&response.slips));
         for (k, (mode, (&slip, &trend))) in axles.enumerate() {
             if let (AxleMode::Slipping(direction), Some(p)) = (mode, piece) {
-                let sign = direction_sign(*direction);
+                let sign = direction.sign();
                 // Distance to zero along the slip's own direction, and its approach rate.
                 let (s, ds) = (sign * slip, sign * trend);
                 if ds < 0.0 && s.max(0.0) / -ds < p {
@@ -285,14 +285,6 @@ pub fn tensing_impulse_with_restitution(
         hand_work,
         energy_lost: kinetic_before + hand_work - kinetic_after,
     })
-}
-
-/// +1 for a positive slip direction, -1 for a negative one.
-fn direction_sign(direction: SlipDirection) -> f64 {
-    match direction {
-        SlipDirection::Positive => 1.0,
-        SlipDirection::Negative => -1.0,
-    }
 }
 
 /// Velocity and slip changes per unit impulse.
@@ -463,7 +455,7 @@ impl<'a> Impact<'a> {
                 SlipDirection::Negative => c,
             },
         };
-        direction_sign(direction) * magnitude
+        direction.sign() * magnitude
     }
 
     /// Modes for the next piece: a slipping axle keeps its direction; an axle whose slip is at

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod command;
+pub mod contacts;
 pub mod elastic_reference;
 pub mod flight_reference;
 pub mod reference;

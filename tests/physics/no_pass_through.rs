@@ -9,16 +9,14 @@
 //!
 //! `DIABOLO_FLIGHT_CASES` sets the number of random flights (default 300).
 
-use diabolo::{DiaboloMode, EventKind, Row, RunReport, Scenario};
+use diabolo::{EventKind, Row, RunReport, Scenario};
 
 use crate::common;
+use common::contacts::{self, Disc};
 use common::SplitMix;
 
 /// R, m (the default `params.diabolo_radius`).
 const R: f64 = 0.0635;
-/// Round-off allowed in a gap read from the rows, m.
-const GAP_ROUNDOFF: f64 = 1e-7;
-
 fn run_text(text: &str, sets: &[(&str, &str)]) -> (RunReport, Vec<Row>) {
     let sets: Vec<(String, String)> = sets
         .iter()
@@ -43,47 +41,21 @@ fn still_hands(diabolos: &str, duration: f64) -> String {
     )
 }
 
-/// The first violation of the contact invariants in the rows, in words: two live discs closer
-/// than 2R, a live disc within R of a stick tip, a flying one below the floor.
+/// The first violation of the contact invariants in the rows, in words (see
+/// [`common::contacts::violation`]).
 fn first_violation(rows: &[Row], floor: Option<f64>) -> Option<String> {
-    for row in rows {
+    rows.iter().find_map(|row| {
         let s = &row.state;
-        let live: Vec<usize> = (0..s.diabolos.len())
-            .filter(|&k| row.modes[k] != DiaboloMode::Dropped)
+        let discs: Vec<Disc> = (0..s.diabolos.len())
+            .map(|k| Disc {
+                k: k + 1,
+                pos: [s.diabolos[k].pos.x, s.diabolos[k].pos.y],
+                mode: row.modes[k].name(),
+            })
             .collect();
-        for (i, &a) in live.iter().enumerate() {
-            let pa = s.diabolos[a].pos;
-            for &b in &live[i + 1..] {
-                let gap = (s.diabolos[b].pos - pa).norm() - 2.0 * R;
-                if gap < -GAP_ROUNDOFF {
-                    return Some(format!(
-                        "t = {}: diabolos {} and {} overlap by {:.3e} m",
-                        row.t,
-                        a + 1,
-                        b + 1,
-                        -gap
-                    ));
-                }
-            }
-            for (name, tip) in [("left", s.left.pos), ("right", s.right.pos)] {
-                let gap = (tip - pa).norm() - R;
-                if gap < -GAP_ROUNDOFF {
-                    return Some(format!(
-                        "t = {}: diabolo {} is {:.3e} m inside the {name} tip",
-                        row.t,
-                        a + 1,
-                        -gap
-                    ));
-                }
-            }
-            if let (Some(floor), DiaboloMode::Flying) = (floor, row.modes[a]) {
-                if pa.y - R < floor - GAP_ROUNDOFF {
-                    return Some(format!("t = {}: diabolo {} below the floor", row.t, a + 1));
-                }
-            }
-        }
-    }
-    None
+        let tips = [s.left.pos, s.right.pos].map(|p| [p.x, p.y]);
+        contacts::violation(row.t, tips, &discs, R, floor)
+    })
 }
 
 /// The earliest root of f on [0, t_end], found by a fine scan and bisection (independent of
@@ -334,4 +306,23 @@ fn random_flights_never_pass_through_and_their_events_do_not_depend_on_the_durat
         differ.len(),
         differ.join("\n")
     );
+}
+
+// The checker the tests above rely on sees each kind of violation, and passes touching discs
+// and a dropped one.
+#[test]
+fn the_contact_checker_sees_an_overlap_a_tip_inside_and_a_flight_below_the_floor() {
+    let disc = |k, x, y, mode| Disc {
+        k,
+        pos: [x, y],
+        mode,
+    };
+    let tips = [[-0.4, 1.5], [0.4, 1.5]];
+    let check = |discs: &[Disc], floor| contacts::violation(0.0, tips, discs, R, floor);
+    let pair = |x, mode| [disc(1, 0.0, 1.0, "string"), disc(2, x, 1.0, mode)];
+    assert!(check(&pair(0.1, "flying"), None).is_some());
+    assert!(check(&[disc(1, -0.35, 1.5, "flying")], None).is_some());
+    assert!(check(&[disc(1, 0.0, 0.05, "flying")], Some(0.0)).is_some());
+    assert_eq!(check(&pair(0.1, "dropped"), None), None);
+    assert_eq!(check(&pair(2.0 * R, "flying"), None), None);
 }

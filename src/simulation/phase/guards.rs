@@ -18,7 +18,7 @@ use std::f64::consts::{PI, TAU};
 
 use nalgebra::Vector2;
 
-use crate::model::{grip, AxleMode, Kinematics, SlipDirection, TautDynamics};
+use crate::model::{grip, AxleMode, Kinematics, TautDynamics};
 use crate::simulation::ode::events::{Direction, EventSpec};
 
 use super::shared::{FlightView, Object, SharedGuard};
@@ -259,14 +259,6 @@ impl TautGuards {
     }
 }
 
-/// +1 or -1 for a slip direction.
-pub fn direction_sign(direction: SlipDirection) -> f64 {
-    match direction {
-        SlipDirection::Positive => 1.0,
-        SlipDirection::Negative => -1.0,
-    }
-}
-
 impl TautGuard {
     /// The guard's value on what `watch` reads.
     fn value(self, watch: &TautWatch) -> f64 {
@@ -279,7 +271,7 @@ impl TautGuard {
             Self::Slip { k } => {
                 let contact = &dynamics.axles().contacts()[k - 1];
                 match watch.axle_modes[k - 1] {
-                    AxleMode::Slipping(direction) => direction_sign(direction) * contact.slip_speed,
+                    AxleMode::Slipping(direction) => direction.sign() * contact.slip_speed,
                     AxleMode::Stuck => contact.slip_speed,
                 }
             }

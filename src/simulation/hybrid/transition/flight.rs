@@ -162,7 +162,10 @@ impl Hybrid<'_> {
     /// energy lost.
     pub(super) fn drop_diabolo(&mut self, at: At, free: usize) -> Result<Outcome, RunError> {
         let (t, y) = (at.t, at.y);
-        let k = self.flight_view().flying[free].0;
+        // The guards' flying diabolos are the roster's, in its order (`flight_view`).
+        let Some(k) = self.roster.flying().nth(free) else {
+            return Ok(Outcome::Stays);
+        };
         let params = self.sim.params;
         let state = self
             .roster
