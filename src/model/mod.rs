@@ -15,6 +15,7 @@ pub mod grip;
 pub mod impulse;
 pub mod params;
 pub mod placement;
+pub mod space;
 pub mod state;
 pub mod tension;
 

@@ -12,6 +12,7 @@ pub mod report;
 pub mod roster;
 pub mod row;
 pub mod setup;
+pub mod space;
 pub mod tolerances;
 
 pub use crate::model::TautFormulas;

@@ -226,7 +226,7 @@ pub(super) fn solve_bordered(
 
 /// Gaussian elimination with partial pivoting, in place: `matrix` (row-major, size x size)
 /// and `rhs`, which receives the solution.
-pub(super) fn solve_dense(
+pub(crate) fn solve_dense(
     matrix: &mut [f64],
     rhs: &mut [f64],
     size: usize,

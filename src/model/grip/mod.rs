@@ -43,7 +43,8 @@ use accelerations::{
     SlipFeed,
 };
 use chain::chain_rows;
-use linear::{solve_bordered, solve_dense, substitute_band};
+pub(crate) use linear::solve_dense;
+use linear::{solve_bordered, substitute_band};
 
 pub use accelerations::{
     frame_accelerations, length_acceleration, segment_acceleration, slip_accelerations, FrameInput,

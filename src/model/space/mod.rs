@@ -1,0 +1,24 @@
+//! The model in space (docs/space.md): the string, its tensions and the tensing impulse in
+//! three dimensions, and each diabolo's axle as an axisymmetric gyroscope driven by the string.
+//!
+//! Axes: x right in the hands' plane, y up, z toward the audience. The planar model is the
+//! case z = 0 everywhere with every axle along +z; the model in space reproduces it there.
+
+pub mod axle;
+pub mod energy;
+pub mod impulse;
+pub mod params;
+pub mod state;
+pub mod string;
+pub mod tension;
+
+pub use axle::{
+    fast_top_rate, rigid_axle_acceleration, spin_rate_about_axle, string_torque, tilt_degrees,
+    turn_degrees,
+};
+pub use energy::space_energy;
+pub use impulse::{space_tensing_impulse, SpaceImpulse, SpaceImpulseError};
+pub use params::{AxleModel, AxleValues, SpaceParams};
+pub use state::{SpaceBody, SpaceDiabolo, SpaceState};
+pub use string::{CollapsedSegment, SpaceSegment, SpaceString};
+pub use tension::{SingularTension, SpaceAxleContact, SpaceSlipReference, SpaceTension};

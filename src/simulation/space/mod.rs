@@ -1,0 +1,184 @@
+//! The hybrid run in space (docs/space.md): the taut and slack string in three dimensions, the
+//! tensing impulse, grip and slip, and each axle's direction; the events the model in space does
+//! not follow yet (leaving the string, a wrap, the string on a cup, a spin too slow for the
+//! fast top) end the run with a status that names them.
+
+mod run;
+mod system;
+
+use nalgebra::Vector3;
+
+use crate::model::space::{SpaceBody, SpaceParams, SpaceState};
+use crate::model::StickInput;
+use crate::simulation::ode::integrate::{Method, StepperOptions};
+
+pub use run::{SpaceEvent, SpaceEventKind, SpaceReport, SpaceRow, SpaceStatus, SpaceStop};
+pub use system::{SpaceGuard, SpaceModelError, SpacePhase, FAST_TOP_RATIO};
+
+/// What one hand does to its stick in space.
+pub trait SpaceHand {
+    /// The model input at time t for the stick `stick`.
+    fn input(&self, t: f64, stick: &SpaceBody) -> StickInput<3>;
+    /// Whether the stick's motion is prescribed (infinitely heavy for tension and impulse).
+    fn prescribes_motion(&self) -> bool;
+    /// Times where the input is not smooth, s.
+    fn breakpoints(&self) -> Vec<f64>;
+    /// Times where the stick's velocity jumps, s, and the velocity just after such a time.
+    fn velocity_jumps(&self) -> Vec<f64> {
+        Vec::new()
+    }
+    /// The velocity the stick has just after a velocity jump at t, m/s.
+    fn velocity_after(&self, t: f64) -> Option<Vector3<f64>> {
+        let _ = t;
+        None
+    }
+}
+
+/// A hand that holds its stick still where it is (prescribed, zero acceleration).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HeldStill;
+
+impl SpaceHand for HeldStill {
+    fn input(&self, _t: f64, _stick: &SpaceBody) -> StickInput<3> {
+        StickInput::Accel(Vector3::zeros())
+    }
+    fn prescribes_motion(&self) -> bool {
+        true
+    }
+    fn breakpoints(&self) -> Vec<f64> {
+        Vec::new()
+    }
+}
+
+/// How the run in space integrates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpaceSettings {
+    /// Duration, s.
+    pub duration: f64,
+    /// Time between rows, s.
+    pub output_interval: f64,
+    /// The stepper's method.
+    pub method: Method,
+    /// The stepper's tolerances and step bounds.
+    pub stepper: StepperOptions,
+    /// A bouncing string settles taut when its rebound e L' would be slower than this, m/s.
+    pub zeno_speed: f64,
+    /// ... or after this many bounces in a row.
+    pub zeno_bounces: usize,
+}
+
+impl Default for SpaceSettings {
+    fn default() -> Self {
+        Self {
+            duration: 1.0,
+            output_interval: 0.01,
+            method: Method::Dopri5,
+            stepper: StepperOptions::default(),
+            zeno_speed: 1e-4,
+            zeno_bounces: 64,
+        }
+    }
+}
+
+/// A run in space: parameters, hands, the initial state and the settings.
+#[derive(Clone, Debug)]
+pub struct SpaceSimulation<H: SpaceHand> {
+    /// The model's parameters.
+    pub params: SpaceParams,
+    /// The hands (left, right).
+    pub hands: [H; 2],
+    /// The state at t = 0 (the diabolos on the string).
+    pub initial: SpaceState,
+    /// The integration settings.
+    pub settings: SpaceSettings,
+}
+
+/// A planar drive in space: its x-y input with z = 0 (the stick keeps to the hands' plane).
+/// The model in space runs every planar scenario's hands through this.
+impl SpaceHand for crate::simulation::drive::Drive {
+    fn input(&self, t: f64, stick: &SpaceBody) -> StickInput<3> {
+        let planar = crate::model::Body {
+            pos: stick.pos.xy(),
+            vel: stick.vel.xy(),
+        };
+        let lift = |v: nalgebra::Vector2<f64>| Vector3::new(v.x, v.y, 0.0);
+        match crate::simulation::drive::Drive::input(self, t, &planar) {
+            StickInput::Force(f) => StickInput::Force(lift(f)),
+            StickInput::Accel(a) => StickInput::Accel(lift(a)),
+        }
+    }
+    fn prescribes_motion(&self) -> bool {
+        crate::simulation::drive::Drive::prescribes_motion(self)
+    }
+    fn breakpoints(&self) -> Vec<f64> {
+        crate::simulation::drive::Drive::breakpoints(self)
+    }
+    fn velocity_jumps(&self) -> Vec<f64> {
+        crate::simulation::drive::Drive::velocity_jumps(self)
+    }
+    fn velocity_after(&self, t: f64) -> Option<Vector3<f64>> {
+        match self.path() {
+            Some(crate::simulation::drive::Path::Linear(line)) => {
+                let v = line.velocity_jump(t).1;
+                Some(Vector3::new(v.x, v.y, 0.0))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A planar setup the model in space cannot run yet.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SpaceSetupError {
+    /// A diabolo starts off the string.
+    #[error("initial.diabolos[{index}] starts off the string; flight is not modelled in space yet: start it on the string or run the planar model (drop \"space\")")]
+    Flying {
+        /// The diabolo's index in the scenario (0-based).
+        index: usize,
+    },
+    /// The string is compliant.
+    #[error("params.string_stiffness: the compliant string is not modelled in space yet; drop it or run the planar model")]
+    Compliant,
+    /// An axle value is out of its range.
+    #[error(transparent)]
+    Param(#[from] crate::model::ParamError),
+}
+
+impl SpaceSimulation<crate::simulation::drive::Drive> {
+    /// The planar simulation `planar` in space: the same parameters, hands, settings and initial
+    /// state lifted to z = 0 with every axle along +z, and the axle's values `axle`.
+    pub fn from_planar(
+        planar: &crate::simulation::Simulation,
+        axle: crate::model::space::AxleValues,
+    ) -> Result<Self, SpaceSetupError> {
+        if let Some(index) = planar
+            .modes
+            .iter()
+            .position(|m| !matches!(m, crate::simulation::DiaboloMode::String))
+        {
+            return Err(SpaceSetupError::Flying { index });
+        }
+        if planar.params.string_stiffness.is_some() {
+            return Err(SpaceSetupError::Compliant);
+        }
+        let s = &planar.settings;
+        Ok(Self {
+            params: SpaceParams::new(planar.params, axle)?,
+            hands: planar.drives.clone(),
+            initial: SpaceState::from_planar(&planar.initial),
+            settings: SpaceSettings {
+                duration: s.duration,
+                output_interval: s.output_interval,
+                method: s.method,
+                stepper: StepperOptions {
+                    rtol: s.rtol,
+                    atol: s.atol,
+                    max_step: s.max_step.unwrap_or(f64::INFINITY),
+                    ..StepperOptions::default()
+                },
+                zeno_speed: s.zeno_speed,
+                zeno_bounces: s.zeno_bounces,
+            },
+        })
+    }
+}

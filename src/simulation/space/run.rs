@@ -1,0 +1,813 @@
+//! The hybrid loop in space: step the active phase, locate its guards, emit rows, apply the
+//! transition of what fired.
+
+use nalgebra::Vector3;
+
+use super::system::{Layout, SpaceGuard, SpaceModelError, SpacePhase, SpaceSystem, ACCOUNTS};
+use super::{SpaceHand, SpaceSimulation};
+use crate::model::energy::{LedgerAccounts, LedgerBreach, LedgerWatch};
+use crate::model::friction::{AxleMode, SlipDirection};
+use crate::model::space::{
+    space_energy, space_tensing_impulse, AxleModel, SpaceImpulseError, SpaceState,
+};
+use crate::simulation::ode::events::{Direction, EventLocator, EventOptions, EventSpec};
+use crate::simulation::ode::integrate::Stepper;
+
+/// A rebound slower than this (m/s) counts as none: the string stays taut.
+const ZENO_RATE: f64 = 1e-12;
+/// A slack string found longer than L by this (m) at a step's end passed its length unseen.
+const OVERSTRETCH: f64 = 1e-6;
+/// The band (a fraction of L) within which the slack guard counts as zero at a phase's start.
+const TENSE_START_BAND: f64 = 1e-12;
+/// The string counts as taut at the start within this slack, m.
+const TAUT_START: f64 = 1e-9;
+
+/// What happened at an event of the run in space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SpaceEventKind {
+    /// The string went slack (T_0 reached zero).
+    Loosen,
+    /// The slack string snapped taut: the impulse Lambda (N s) and the energy it dissipated (J).
+    Tense {
+        /// Lambda, N s.
+        impulse: f64,
+        /// J.
+        energy_lost: f64,
+    },
+    /// A bouncing string settled taut.
+    ZenoSettle,
+    /// Axle K grips the string.
+    Stick(usize),
+    /// Axle K slips again.
+    Unstick(usize),
+    /// A stick's path changed its velocity at a keyframe (side 0 left, 1 right).
+    VelocityJump(usize),
+}
+
+impl SpaceEventKind {
+    /// The event's name in the event log.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Loosen => "loosen",
+            Self::Tense { .. } => "tense",
+            Self::ZenoSettle => "zeno_settle",
+            Self::Stick(_) => "stick",
+            Self::Unstick(_) => "unstick",
+            Self::VelocityJump(_) => "velocity_jump",
+        }
+    }
+}
+
+/// An event of the run in space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpaceEvent {
+    /// Time, s.
+    pub t: f64,
+    /// What happened.
+    pub kind: SpaceEventKind,
+}
+
+/// Why a run in space stopped before its end.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SpaceStop {
+    /// Diabolo K left the string (the string's turn about its axle reached zero): flight is not
+    /// modelled in space yet.
+    Left(usize),
+    /// A strand at diabolo K reached the cup angle: the string climbs a cup, which the model
+    /// does not follow.
+    Cup(usize),
+    /// The string doubled back at diabolo K (a wrap begins): knots are not followed in space
+    /// yet.
+    Wrap(usize),
+    /// The slack string was found longer than its length by this much (m) at a step's end:
+    /// its tensing passed unseen.
+    Overstretched(f64),
+    /// Objects j and j + 1 on the string touch: contacts are not followed in space yet.
+    Touch(usize),
+    /// Diabolo K spins too slowly for the fast-top limit (its precession is no longer slow
+    /// against its nutation): run it with the rigid axle.
+    SlowSpin(usize),
+    /// The energy ledger opened beyond the run's tolerance.
+    LedgerOpen {
+        /// What opened.
+        breach: LedgerBreach,
+        /// The tolerance it passed, J.
+        tolerance: f64,
+    },
+    /// A tensing impulse the model in space cannot apply.
+    Impulse(SpaceImpulseError),
+    /// The integration failed (the message says what, where and when).
+    Failed(String),
+}
+
+impl SpaceStop {
+    /// The status word of the summary.
+    pub fn status(&self) -> &'static str {
+        match self {
+            Self::Left(_) => "left_string",
+            Self::Cup(_) => "string_on_cup",
+            Self::Wrap(_) => "wrap",
+            Self::SlowSpin(_) => "slow_spin",
+            Self::Touch(_) => "contact",
+            Self::Overstretched(_) => "overstretched",
+            Self::LedgerOpen { .. } => "ledger_open",
+            Self::Impulse(_) => "impulse",
+            Self::Failed(_) => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for SpaceStop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Left(k) => write!(f, "diabolo {k} left the string; flight is not modelled in space yet"),
+            Self::Cup(k) => write!(f, "the string reached a cup of diabolo {k} (its strand passed the cup angle): the axle tilted too far"),
+            Self::Wrap(k) => write!(f, "the string doubled back at diabolo {k}; wraps are not followed in space yet"),
+            Self::Overstretched(by) => write!(f, "the slack string passed its length by {by:.3e} m without its tensing being found"),
+            Self::Touch(j) => write!(f, "objects {j} and {} touch (0 the left stick, N + 1 the right); contacts are not followed in space yet", j + 1),
+            Self::SlowSpin(k) => write!(f, "diabolo {k} spins too slowly for the fast-top limit; set sim.axle to \"rigid\""),
+            Self::LedgerOpen { breach, tolerance } => write!(f, "the energy ledger opened: {breach} (tolerance {tolerance:.3e} J)"),
+            Self::Impulse(e) => write!(f, "{e}"),
+            Self::Failed(message) => write!(f, "{message}"),
+        }
+    }
+}
+
+/// How a run in space ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SpaceStatus {
+    /// It reached its duration.
+    Finished,
+    /// It stopped at time t.
+    Stopped {
+        /// s.
+        t: f64,
+        /// Why.
+        reason: SpaceStop,
+    },
+}
+
+/// What a run in space reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpaceReport {
+    /// How it ended.
+    pub status: SpaceStatus,
+    /// Its events in time order.
+    pub events: Vec<SpaceEvent>,
+    /// Accepted steps.
+    pub steps: u64,
+    /// The energy ledger's largest |residual| over the rows, J.
+    pub ledger_residual: f64,
+}
+
+/// One row of the run in space.
+#[derive(Clone, Debug)]
+pub struct SpaceRow<'a> {
+    /// t, s.
+    pub t: f64,
+    /// The phase.
+    pub phase: SpacePhase,
+    /// The state (axle rates of the fast top filled in).
+    pub state: &'a SpaceState,
+    /// T_0..T_N, N (0 on a slack string).
+    pub tensions: &'a [f64],
+    /// G.
+    pub gear_ratio: f64,
+    /// F_C, m/s^2.
+    pub centrifugal_term: f64,
+    /// The hands' forces (left, right), N.
+    pub hand_forces: [Vector3<f64>; 2],
+    /// The axles' modes.
+    pub modes: &'a [AxleMode],
+    /// The ledger: E, W, the losses (friction, drag, impulse) and the rigid axle's torque work,
+    /// J.
+    pub energy: f64,
+    /// W, J.
+    pub hand_work: f64,
+    /// J.
+    pub friction_loss: f64,
+    /// J.
+    pub drag_loss: f64,
+    /// J.
+    pub impulse_loss: f64,
+    /// The work of the string's torque on a rigid axle's transverse rotation, J (0 for the fast
+    /// top).
+    pub axle_work: f64,
+    /// L - sum l, m.
+    pub slack: f64,
+}
+
+impl<H: SpaceHand> SpaceSimulation<H> {
+    /// Runs the simulation, handing every row to `sink`.
+    pub fn run(&self, mut sink: impl FnMut(&SpaceRow)) -> SpaceReport {
+        let mut run = Run::new(self);
+        let status = match run.go(&mut sink) {
+            Ok(()) => SpaceStatus::Finished,
+            Err((t, reason)) => SpaceStatus::Stopped { t, reason },
+        };
+        SpaceReport {
+            status,
+            events: run.events,
+            steps: run.stepper.stats().accepted_steps,
+            ledger_residual: run.worst_residual,
+        }
+    }
+}
+
+type Stop = (f64, SpaceStop);
+
+struct Run<'a, H: SpaceHand> {
+    sim: &'a SpaceSimulation<H>,
+    system: SpaceSystem<'a, H>,
+    stepper: Stepper,
+    locator: EventLocator,
+    y: Vec<f64>,
+    row_y: Vec<f64>,
+    row_state: SpaceState,
+    row_tensions: Vec<f64>,
+    events: Vec<SpaceEvent>,
+    impulse_loss: f64,
+    watch: LedgerWatch,
+    initial_energy: f64,
+    worst_residual: f64,
+    next_row: u64,
+    breakpoints: Vec<f64>,
+    jumps: Vec<(f64, usize)>,
+    bounces: u32,
+}
+
+fn failed(t: f64, e: impl std::fmt::Display) -> Stop {
+    (t, SpaceStop::Failed(format!("at t = {t:.6} s: {e}")))
+}
+
+impl<'a, H: SpaceHand> Run<'a, H> {
+    fn new(sim: &'a SpaceSimulation<H>) -> Self {
+        let n = sim.initial.diabolos.len();
+        let layout = Layout { diabolos: n };
+        let dimension = layout.dimension();
+        let system = SpaceSystem::new(&sim.params, &sim.hands, &sim.initial);
+        let stepper = Stepper::new(sim.settings.method, sim.settings.stepper, dimension)
+            .expect("the scenario checks the stepper's options");
+        let locator = EventLocator::new(2 + 7 * n, dimension, EventOptions::default())
+            .expect("the default event options are valid");
+        let mut y = vec![0.0; dimension];
+        layout.pack(&sim.initial, &mut y);
+        let initial_energy = space_energy(&sim.params, &sim.initial);
+        let mut breakpoints: Vec<f64> = sim.hands.iter().flat_map(|h| h.breakpoints()).collect();
+        let mut jumps: Vec<(f64, usize)> = Vec::new();
+        for (side, hand) in sim.hands.iter().enumerate() {
+            jumps.extend(hand.velocity_jumps().into_iter().map(|t| (t, side)));
+        }
+        breakpoints.extend(jumps.iter().map(|j| j.0));
+        breakpoints.retain(|t| *t > 0.0 && *t < sim.settings.duration);
+        breakpoints.sort_by(f64::total_cmp);
+        breakpoints.dedup();
+        jumps.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let rtol = sim.settings.stepper.rtol;
+        let atol = sim.settings.stepper.atol;
+        Self {
+            sim,
+            system,
+            stepper,
+            locator,
+            row_y: y.clone(),
+            y,
+            row_state: sim.initial.clone(),
+            row_tensions: vec![0.0; n + 1],
+            events: Vec::new(),
+            impulse_loss: 0.0,
+            watch: LedgerWatch::new(initial_energy, rtol, atol),
+            initial_energy,
+            worst_residual: 0.0,
+            next_row: 0,
+            breakpoints,
+            jumps,
+            bounces: 0,
+        }
+    }
+
+    fn go(&mut self, sink: &mut impl FnMut(&SpaceRow)) -> Result<(), Stop> {
+        let duration = self.sim.settings.duration;
+        let mut t = 0.0;
+        self.start_phase(t)?;
+        self.emit_rows(t, sink, true)?;
+        while t < duration {
+            let limit = self
+                .breakpoints
+                .iter()
+                .copied()
+                .find(|b| *b > t)
+                .unwrap_or(duration)
+                .min(duration);
+            self.stepper
+                .step(&mut self.system, limit)
+                .map_err(|e| failed(e.time(), e))?;
+            if self.system.phase == SpacePhase::Taut {
+                let layout = self.system.layout;
+                let params = &self.sim.params;
+                let prescribed = self.prescribed();
+                self.stepper
+                    .impose(&mut self.system, |sys, _, y| {
+                        project(sys, layout, params, prescribed, y)
+                    })
+                    .map_err(|e| failed(e.time(), e))?;
+            }
+            let hit = self
+                .locator
+                .locate(&mut self.system, &self.stepper, &mut self.y)
+                .map_err(|e| failed(e.time(), e))?
+                .map(|hit| (hit.t, hit.members.to_vec()));
+            match hit {
+                Some((t_hit, members)) => {
+                    self.emit_rows_until(t_hit, sink)?;
+                    t = t_hit;
+                    let guards: Vec<SpaceGuard> =
+                        members.iter().map(|&m| self.system.guards[m]).collect();
+                    self.transition(t, &guards)?;
+                }
+                None => {
+                    t = self.stepper.t();
+                    self.emit_rows_until(t, sink)?;
+                    if self.system.phase == SpacePhase::Loose {
+                        self.system
+                            .layout
+                            .unpack(self.stepper.y(), &mut self.system.state);
+                        let over = self.system.state.string_used()
+                            - self.sim.params.planar.values().string_length;
+                        if over > OVERSTRETCH {
+                            return Err((t, SpaceStop::Overstretched(over)));
+                        }
+                    }
+                    self.y.copy_from_slice(self.stepper.y());
+                    if let Some(&(_, side)) = self.jumps.iter().find(|j| j.0 == t) {
+                        self.velocity_jump(t, side)?;
+                    }
+                }
+            }
+        }
+        // The last row at the duration itself, when the interval does not divide it.
+        self.emit_rows(duration, sink, true)
+    }
+
+    fn prescribed(&self) -> [bool; 2] {
+        [
+            self.sim.hands[0].prescribes_motion(),
+            self.sim.hands[1].prescribes_motion(),
+        ]
+    }
+
+    /// Enters the phase the state at t is in (taut with T_0 >= 0, else slack) and restarts.
+    fn start_phase(&mut self, t: f64) -> Result<(), Stop> {
+        let length = self.sim.params.planar.values().string_length;
+        self.system.layout.unpack(&self.y, &mut self.system.state);
+        let slack = length - self.system.state.string_used();
+        let phase = if slack <= TAUT_START {
+            self.decide_modes(t)?;
+            self.system.phase = SpacePhase::Taut;
+            self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
+            if self.system.tension.tensions()[0] >= 0.0 {
+                SpacePhase::Taut
+            } else {
+                SpacePhase::Loose
+            }
+        } else {
+            SpacePhase::Loose
+        };
+        self.enter(t, phase)
+    }
+
+    fn enter(&mut self, t: f64, phase: SpacePhase) -> Result<(), Stop> {
+        self.system.enter(phase);
+        let specs: Vec<EventSpec> = self
+            .system
+            .guards
+            .iter()
+            .map(|g| {
+                match g {
+                    // Entered again from a tensing, the slack sits a root solve's residual past
+                    // its zero: its sign there is taken from just after (the rebound), so that
+                    // a rebound shorter than a step is still seen coming back.
+                    SpaceGuard::Tense => EventSpec::new(Direction::Falling).with_start_band(
+                        TENSE_START_BAND * self.sim.params.planar.values().string_length,
+                    ),
+                    SpaceGuard::SlipZero(_) => EventSpec::new(Direction::Either),
+                    _ => EventSpec::new(Direction::Falling),
+                }
+            })
+            .collect();
+        self.locator
+            .set_mut()
+            .configure(&specs)
+            .map_err(|e| failed(t, e))?;
+        self.stepper
+            .reset(&mut self.system, t, &self.y)
+            .map_err(|e| failed(t, e))?;
+        // A guard already past its zero at the start stops the run now.
+        let mut values = vec![0.0; self.system.guards.len()];
+        use crate::simulation::ode::events::EventSystem;
+        self.system
+            .events(t, &self.y, &mut values)
+            .map_err(|e| failed(t, e))?;
+        for (guard, value) in self.system.guards.iter().zip(&values) {
+            // Bodies touching at the start are in contact (which the model in space does not
+            // follow); any other guard stops the run only past its zero.
+            let past = match guard {
+                SpaceGuard::Touch(_) => *value <= 0.0,
+                _ => *value < 0.0,
+            };
+            if past {
+                if let Some(stop) = terminal(*guard) {
+                    return Err((t, stop));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Each axle's mode at t: the way its slip points, the Filippov rule at zero slip.
+    fn decide_modes(&mut self, t: f64) -> Result<(), Stop> {
+        let n = self.system.layout.diabolos;
+        self.system.phase = SpacePhase::Taut;
+        for k in 1..=n {
+            self.system.modes[k - 1] = AxleMode::Slipping(SlipDirection::Positive);
+        }
+        self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
+        for k in 1..=n {
+            let slip = self.system.tension.contact(k).slip_speed;
+            let mode = if slip != 0.0 || !self.system.switching {
+                AxleMode::from_slip(slip)
+            } else {
+                self.system.decide_mode(k).map_err(|e| failed(t, e))?
+            };
+            self.system.modes[k - 1] = mode;
+        }
+        Ok(())
+    }
+
+    fn transition(&mut self, t: f64, guards: &[SpaceGuard]) -> Result<(), Stop> {
+        if let Some(stop) = guards.iter().find_map(|g| terminal(*g)) {
+            return Err((t, stop));
+        }
+        let mut phase = self.system.phase;
+        for guard in guards {
+            match *guard {
+                SpaceGuard::Loosen => {
+                    self.event(t, SpaceEventKind::Loosen);
+                    phase = SpacePhase::Loose;
+                }
+                SpaceGuard::Tense => return self.tense(t),
+                SpaceGuard::SlipZero(k) => {
+                    self.system.layout.unpack(&self.y, &mut self.system.state);
+                    self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
+                    let mode = self.system.decide_mode(k).map_err(|e| failed(t, e))?;
+                    self.system.modes[k - 1] = mode;
+                    if mode == AxleMode::Stuck {
+                        self.event(t, SpaceEventKind::Stick(k));
+                    }
+                }
+                SpaceGuard::GripLimit(k) => {
+                    self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
+                    let direction = self.system.tension.breaking_direction(k);
+                    self.system.modes[k - 1] = AxleMode::Slipping(direction);
+                    self.event(t, SpaceEventKind::Unstick(k));
+                }
+                _ => {}
+            }
+        }
+        self.enter(t, phase)
+    }
+
+    /// The slack string reaches its length: the tensing impulse, then taut (or slack again
+    /// after a bounce).
+    fn tense(&mut self, t: f64) -> Result<(), Stop> {
+        self.system.layout.unpack(&self.y, &mut self.system.state);
+        let mut params = self.sim.params.clone();
+        self.system
+            .string
+            .update(&self.system.state)
+            .map_err(|e| failed(t, e))?;
+        let restitution = params.planar.values().restitution;
+        let settings = &self.sim.settings;
+        let settle = restitution > 0.0
+            && (restitution * self.system.string.total_length_rate() < settings.zeno_speed
+                || self.bounces as usize >= settings.zeno_bounces);
+        if settle {
+            let mut values = *params.planar.values();
+            values.restitution = 0.0;
+            params.planar = crate::model::Params::new(values).map_err(|e| failed(t, e))?;
+            self.event(t, SpaceEventKind::ZenoSettle);
+        }
+        let prescribed = self.prescribed();
+        let system = &mut self.system;
+        let impulse = space_tensing_impulse(
+            &params,
+            &mut system.state,
+            &mut system.string,
+            &mut system.tension,
+            prescribed,
+        )
+        .map_err(|e| (t, SpaceStop::Impulse(e)))?;
+        self.impulse_loss += impulse.energy_lost;
+        let accounts = self.system.layout.accounts();
+        self.y[accounts] += impulse.hand_work;
+        self.system
+            .layout
+            .pack(&self.system.state, &mut self.y[..accounts]);
+        self.event(
+            t,
+            SpaceEventKind::Tense {
+                impulse: impulse.impulse,
+                energy_lost: impulse.energy_lost,
+            },
+        );
+        if impulse.rate_after < -ZENO_RATE {
+            self.bounces += 1;
+            return self.enter(t, SpacePhase::Loose);
+        }
+        self.bounces = 0;
+        self.start_phase(t)
+    }
+
+    /// A prescribed stick's velocity jumps at a keyframe: a taut string that the jump stretches
+    /// takes a tensing impulse, one it slackens goes slack.
+    fn velocity_jump(&mut self, t: f64, side: usize) -> Result<(), Stop> {
+        let Some(velocity) = self.sim.hands[side].velocity_after(t) else {
+            return Ok(());
+        };
+        self.system.layout.unpack(&self.y, &mut self.system.state);
+        let stick = if side == 0 {
+            &mut self.system.state.left
+        } else {
+            &mut self.system.state.right
+        };
+        stick.vel = velocity;
+        let accounts = self.system.layout.accounts();
+        self.system
+            .layout
+            .pack(&self.system.state, &mut self.y[..accounts]);
+        self.event(t, SpaceEventKind::VelocityJump(side));
+        if self.system.phase == SpacePhase::Taut {
+            self.system
+                .string
+                .update(&self.system.state)
+                .map_err(|e| failed(t, e))?;
+            if self.system.string.total_length_rate() > 0.0 {
+                return self.tense(t);
+            }
+        }
+        self.start_phase(t)
+    }
+
+    fn event(&mut self, t: f64, kind: SpaceEventKind) {
+        self.events.push(SpaceEvent { t, kind });
+    }
+
+    /// Rows at every multiple of the interval up to t (from the stepper's last step).
+    fn emit_rows_until(&mut self, t: f64, sink: &mut impl FnMut(&SpaceRow)) -> Result<(), Stop> {
+        self.emit_rows(t, sink, false)
+    }
+
+    fn emit_rows(
+        &mut self,
+        t: f64,
+        sink: &mut impl FnMut(&SpaceRow),
+        at_end: bool,
+    ) -> Result<(), Stop> {
+        let interval = self.sim.settings.output_interval;
+        loop {
+            let row_t = self.next_row as f64 * interval;
+            let last = at_end && row_t > t && (t - (row_t - interval)) > 1e-12 * interval.max(t);
+            if row_t > t * (1.0 + 1e-15) + 1e-15 && !last {
+                return Ok(());
+            }
+            let row_t = if last { t } else { row_t };
+            if row_t > self.sim.settings.duration * (1.0 + 1e-15) {
+                return Ok(());
+            }
+            if row_t == self.stepper.t() || !self.stepper.has_step() || row_t < self.stepper.t_old()
+            {
+                self.row_y.copy_from_slice(
+                    if row_t == self.stepper.t() && self.stepper.has_step() {
+                        self.stepper.y()
+                    } else {
+                        &self.y
+                    },
+                );
+            } else {
+                // A row time rounded past the step's end by the multiple of the interval.
+                let at = row_t.min(self.stepper.t());
+                self.stepper
+                    .interpolate(at, &mut self.row_y)
+                    .map_err(|e| failed(row_t, e))?;
+            }
+            self.row(row_t, sink)?;
+            if last {
+                return Ok(());
+            }
+            self.next_row += 1;
+        }
+    }
+
+    fn row(&mut self, t: f64, sink: &mut impl FnMut(&SpaceRow)) -> Result<(), Stop> {
+        let row_y = std::mem::take(&mut self.row_y);
+        let loaded = self.system.load(t, &row_y);
+        self.row_y = row_y;
+        loaded.map_err(|e| failed(t, e))?;
+        let n = self.system.layout.diabolos;
+        self.row_state.clone_from(&self.system.state);
+        for k in 1..=n {
+            self.row_state.diabolos[k - 1].axle_rate = self.system.axle_rate(k);
+        }
+        let params = &self.sim.params;
+        let taut = self.system.phase == SpacePhase::Taut;
+        if taut {
+            self.row_tensions
+                .copy_from_slice(self.system.tension.tensions());
+        } else {
+            self.row_tensions.iter_mut().for_each(|x| *x = 0.0);
+            self.system.tension.update_contacts(
+                params,
+                &self.system.state,
+                &self.system.string,
+                None,
+                crate::model::space::SpaceSlipReference::LeftSide,
+            );
+        }
+        let accounts_at = self.system.layout.accounts();
+        let a = &self.row_y[accounts_at..accounts_at + ACCOUNTS];
+        let energy = space_energy(params, &self.row_state);
+        let hand_forces = if taut {
+            self.system.tension.hand_forces()
+        } else {
+            let p = params.planar.values();
+            let gravity = Vector3::new(0.0, -p.gravity, 0.0);
+            let force = |input: crate::model::StickInput<3>| match input {
+                crate::model::StickInput::Force(f) => f,
+                crate::model::StickInput::Accel(acc) => p.stick_mass * (acc - gravity),
+            };
+            [force(self.system.inputs[0]), force(self.system.inputs[1])]
+        };
+        let ledger = LedgerAccounts {
+            energy,
+            hand_work: a[0] + a[3],
+            losses: [a[1], a[2], self.impulse_loss, 0.0],
+        };
+        if !taut
+            && -(self.system.string.total_length() - params.planar.values().string_length)
+                < -OVERSTRETCH
+        {
+            let over = self.system.string.total_length() - params.planar.values().string_length;
+            return Err((t, SpaceStop::Overstretched(over)));
+        }
+        let residual = ledger.residual(self.initial_energy);
+        self.worst_residual = self.worst_residual.max(residual.abs());
+        let row = SpaceRow {
+            t,
+            phase: self.system.phase,
+            state: &self.row_state,
+            tensions: &self.row_tensions,
+            gear_ratio: self.system.tension.gear_ratio(params, &self.system.string),
+            centrifugal_term: self.system.string.centrifugal_term(),
+            hand_forces,
+            modes: &self.system.modes,
+            energy,
+            hand_work: a[0],
+            friction_loss: a[1],
+            drag_loss: a[2],
+            impulse_loss: self.impulse_loss,
+            axle_work: a[3],
+            slack: params.planar.values().string_length - self.system.string.total_length(),
+        };
+        sink(&row);
+        self.watch
+            .check(&ledger)
+            .map_err(|(breach, tolerance)| (t, SpaceStop::LedgerOpen { breach, tolerance }))
+    }
+}
+
+/// The stop a guard means, if it ends the run.
+fn terminal(guard: SpaceGuard) -> Option<SpaceStop> {
+    match guard {
+        SpaceGuard::Leave(k) => Some(SpaceStop::Left(k)),
+        SpaceGuard::Cup(k) => Some(SpaceStop::Cup(k)),
+        SpaceGuard::Wrap(k) => Some(SpaceStop::Wrap(k)),
+        SpaceGuard::SlowSpin(k) => Some(SpaceStop::SlowSpin(k)),
+        SpaceGuard::Touch(j) => Some(SpaceStop::Touch(j)),
+        _ => None,
+    }
+}
+
+/// Projects the taut state onto the string (sum l = L, L' = 0) in the metric of the inverse
+/// masses (a prescribed stick does not move), and each axle onto the unit sphere with its rate
+/// perpendicular to it. True when anything changed.
+fn project<H: SpaceHand>(
+    system: &mut SpaceSystem<'_, H>,
+    layout: Layout,
+    params: &crate::model::space::SpaceParams,
+    prescribed: [bool; 2],
+    y: &mut [f64],
+) -> bool {
+    let p = params.planar.values();
+    let n = layout.diabolos;
+    let mut state = std::mem::take(&mut system.state);
+    layout.unpack(y, &mut state);
+    let mu = |j: usize| -> f64 {
+        if j == 0 || j == n + 1 {
+            if prescribed[usize::from(j != 0)] {
+                0.0
+            } else {
+                1.0 / p.stick_mass
+            }
+        } else {
+            1.0 / p.diabolo_mass
+        }
+    };
+    // grad_j C = u_{j-1} - u_j (u_{-1} = u_{N+1} = 0).
+    let direction = |state: &SpaceState, i: usize| {
+        let d = state.position(i + 1) - state.position(i);
+        d / d.norm()
+    };
+    let gradient = |state: &SpaceState, j: usize| {
+        let left = if j > 0 {
+            direction(state, j - 1)
+        } else {
+            Vector3::zeros()
+        };
+        let right = if j <= n {
+            direction(state, j)
+        } else {
+            Vector3::zeros()
+        };
+        left - right
+    };
+    let mut changed = false;
+    for _ in 0..2 {
+        let c = state.string_used() - p.string_length;
+        let norm: f64 = (0..n + 2)
+            .map(|j| mu(j) * gradient(&state, j).norm_squared())
+            .sum();
+        if c == 0.0 || norm.is_nan() || norm <= 0.0 {
+            break;
+        }
+        let grads: Vec<Vector3<f64>> = (0..n + 2).map(|j| gradient(&state, j)).collect();
+        for (j, g) in grads.iter().enumerate() {
+            let shift = -g * (mu(j) * c / norm);
+            set_position(&mut state, j, shift);
+        }
+        changed = true;
+    }
+    let grads: Vec<Vector3<f64>> = (0..n + 2).map(|j| gradient(&state, j)).collect();
+    let norm: f64 = (0..n + 2).map(|j| mu(j) * grads[j].norm_squared()).sum();
+    let rate: f64 = (0..n + 2).map(|j| grads[j].dot(&state.velocity(j))).sum();
+    if rate != 0.0 && norm > 0.0 {
+        for (j, g) in grads.iter().enumerate() {
+            let shift = -g * (mu(j) * rate / norm);
+            set_velocity(&mut state, j, shift);
+        }
+        changed = true;
+    }
+    for d in &mut state.diabolos {
+        let size = d.axle.norm();
+        if size != 1.0 {
+            d.axle /= size;
+            changed = true;
+        }
+        if params.model == AxleModel::Rigid {
+            let along = d.axle.dot(&d.axle_rate);
+            if along != 0.0 {
+                d.axle_rate -= d.axle * along;
+                changed = true;
+            }
+        }
+    }
+    if changed {
+        let accounts = layout.accounts();
+        layout.pack(&state, &mut y[..accounts]);
+    }
+    system.state = state;
+    changed
+}
+
+fn set_position(state: &mut SpaceState, j: usize, shift: Vector3<f64>) {
+    let n = state.diabolos.len();
+    match j {
+        0 => state.left.pos += shift,
+        j if j == n + 1 => state.right.pos += shift,
+        j => state.diabolos[j - 1].pos += shift,
+    }
+}
+
+fn set_velocity(state: &mut SpaceState, j: usize, shift: Vector3<f64>) {
+    let n = state.diabolos.len();
+    match j {
+        0 => state.left.vel += shift,
+        j if j == n + 1 => state.right.vel += shift,
+        j => state.diabolos[j - 1].vel += shift,
+    }
+}
+
+impl From<SpaceModelError> for SpaceStop {
+    fn from(e: SpaceModelError) -> Self {
+        SpaceStop::Failed(e.to_string())
+    }
+}

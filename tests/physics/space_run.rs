@@ -1,0 +1,416 @@
+//! The run in space (docs/space.md): the planar limit on the shipped scenarios, the spheroid's
+//! small swings, the energy ledger in 3D, the tensing impulse, and the axle's gyroscope.
+
+use crate::common;
+
+use common::*;
+use diabolo::model::space::{
+    fast_top_rate, string_torque, tilt_degrees, AxleModel, AxleValues, SpaceBody, SpaceDiabolo,
+    SpaceParams, SpaceState,
+};
+use diabolo::model::{ParamValues, Params, StickInput};
+use diabolo::simulation::space::{
+    HeldStill, SpaceHand, SpaceSettings, SpaceSimulation, SpaceStatus,
+};
+use diabolo::simulation::Row;
+use diabolo::simulation::StepperOptions;
+use nalgebra::Vector3;
+
+/// The largest distance between any object's planar and spatial positions at the rows both
+/// runs have (the same times), with the spatial z, m; the number of rows compared; and how the
+/// run in space ended.
+fn planar_gap(name: &str, sets: &[(&str, &str)]) -> (f64, usize, SpaceStatus, f64) {
+    let planar = shipped(name, sets);
+    let mut rows: Vec<Row> = Vec::new();
+    planar.run(&mut |row| rows.push(row.clone()));
+    let space = SpaceSimulation::from_planar(&planar, AxleValues::default()).unwrap();
+    let mut worst: f64 = 0.0;
+    let mut compared = 0;
+    let mut last_t = 0.0;
+    let report = space.run(|row| {
+        let Some(p) = rows.iter().find(|r| (r.t - row.t).abs() < 1e-12) else {
+            return;
+        };
+        let state: &SpaceState = row.state;
+        for j in 0..state.objects() {
+            let a = state.position(j);
+            let b = p.state.position(j);
+            worst = worst.max((a.xy() - b).norm()).max(a.z.abs());
+        }
+        compared += 1;
+        last_t = row.t;
+    });
+    (worst, compared, report.status, last_t)
+}
+
+// The run in space, on the shipped planar scenarios (z = 0, axles along z), follows the planar
+// model's trajectories within 1e-9 m at tight tolerances: every object at every common row,
+// through taut and slack phases, tensing impulses, grip, knots and two diabolos. Scenarios with
+// what the model in space does not follow yet stop with a status naming it, on the planar
+// trajectory up to there.
+#[test]
+fn space_run_reproduces_the_planar_model_in_the_plane() {
+    let tight = [("sim.rtol", "1e-12"), ("sim.atol", "1e-14")];
+    for name in [
+        "hanging",
+        "swing",
+        "rolling",
+        "sun",
+        "two_diabolos",
+        "elevator",
+        "snap",
+        "let_go",
+        "driven_swing",
+    ] {
+        let (worst, rows, status, _) = planar_gap(name, &tight);
+        assert_eq!(status, SpaceStatus::Finished, "{name}");
+        assert!(rows > 40, "{name}: {rows} rows");
+        assert!(worst < 1e-9, "{name}: {worst} m from the planar model");
+    }
+    for (name, stop) in [
+        ("whip", "impulse"),
+        ("high_toss", "left_string"),
+        ("missed_catch", "left_string"),
+        ("two_side_by_side", "contact"),
+    ] {
+        let (worst, _, status, _) = planar_gap(name, &tight);
+        match status {
+            SpaceStatus::Stopped { reason, .. } => assert_eq!(reason.status(), stop, "{name}"),
+            other => panic!("{name}: {other:?}"),
+        }
+        assert!(
+            worst < 1e-9,
+            "{name}: {worst} m from the planar model before its stop"
+        );
+    }
+}
+
+/// A still string between tips at (-c, 0, 0) and (c, 0, 0), one frictionless diabolo spinning
+/// at w = 0.65 m/s started at rest at `start` on the spheroid; rows every ms.
+fn spheroid_run(
+    start: Vector3<f64>,
+    length: f64,
+    duration: f64,
+    model: AxleModel,
+) -> (Vec<(f64, Vector3<f64>)>, SpaceStatus) {
+    let planar = Params::new(ParamValues {
+        string_length: length,
+        friction: 0.0,
+        ..ParamValues::default()
+    })
+    .unwrap();
+    let c = 0.4;
+    let body = |x: f64| SpaceBody {
+        pos: Vector3::new(x, 0.0, 0.0),
+        vel: Vector3::zeros(),
+    };
+    let sim = SpaceSimulation {
+        params: SpaceParams::new(
+            planar,
+            AxleValues {
+                model,
+                ..AxleValues::default()
+            },
+        )
+        .unwrap(),
+        hands: [HeldStill, HeldStill],
+        initial: SpaceState {
+            left: body(-c),
+            right: body(c),
+            diabolos: vec![SpaceDiabolo {
+                pos: start,
+                spin: 0.65,
+                ..SpaceDiabolo::default()
+            }],
+        },
+        settings: SpaceSettings {
+            duration,
+            output_interval: 1e-3,
+            stepper: StepperOptions {
+                rtol: 1e-12,
+                atol: 1e-14,
+                ..StepperOptions::default()
+            },
+            ..SpaceSettings::default()
+        },
+    };
+    let mut rows = Vec::new();
+    let report = sim.run(|row| rows.push((row.t, row.state.diabolos[0].pos)));
+    (rows, report.status)
+}
+
+/// The mean period of a coordinate's oscillation from its upward zero crossings (linear
+/// interpolation between rows), s.
+fn period(rows: &[(f64, f64)]) -> f64 {
+    let crossings: Vec<f64> = rows
+        .windows(2)
+        .filter(|w| w[0].1 < 0.0 && w[1].1 >= 0.0)
+        .map(|w| w[0].0 + (w[1].0 - w[0].0) * (-w[0].1) / (w[1].1 - w[0].1))
+        .collect();
+    (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64
+}
+
+// One diabolo on a still string lies on a prolate spheroid with the tips as foci (a = L / 2,
+// b = sqrt(a^2 - c^2)); its small swings at the lowest point have the periods
+// 2 pi sqrt(a^2 / (b g)) in the hands' plane and 2 pi sqrt(b / g) across it. Both to 1e-6.
+#[test]
+fn small_swings_on_the_spheroid_have_its_two_periods() {
+    let (length, c, g) = (1.46, 0.4, 9.81);
+    let a: f64 = length / 2.0;
+    let b = (a * a - c * c).sqrt();
+    let tau = std::f64::consts::TAU;
+    // In the plane: x = 1e-4 a on the ellipse, released at rest.
+    let x = 1e-4 * a;
+    let start = Vector3::new(x, -b * (1.0 - x * x / (a * a)).sqrt(), 0.0);
+    let (rows, status) = spheroid_run(start, length, 6.0, AxleModel::FastTop);
+    assert_eq!(status, SpaceStatus::Finished);
+    let xs: Vec<(f64, f64)> = rows.iter().map(|(t, p)| (*t, p.x)).collect();
+    let expected = tau * (a * a / (b * g)).sqrt();
+    let found = period(&xs);
+    assert!(
+        ((found - expected) / expected).abs() < 1e-6,
+        "in the plane: {found} s against {expected} s"
+    );
+    // Across: z = 1e-4 b on the circle of radius b, released at rest.
+    let z = 1e-4 * b;
+    let start = Vector3::new(0.0, -(b * b - z * z).sqrt(), z);
+    let (rows, status) = spheroid_run(start, length, 6.0, AxleModel::FastTop);
+    assert_eq!(status, SpaceStatus::Finished);
+    let zs: Vec<(f64, f64)> = rows.iter().map(|(t, p)| (*t, p.z)).collect();
+    let expected = tau * (b / g).sqrt();
+    let found = period(&zs);
+    assert!(
+        ((found - expected) / expected).abs() < 1e-6,
+        "across the plane: {found} s against {expected} s"
+    );
+}
+
+/// A hand moving its stick on an ellipse in x-z around `centre` (prescribed, m, rad/s).
+struct Circling {
+    centre: Vector3<f64>,
+    amplitude: Vector3<f64>,
+    omega: f64,
+}
+
+impl Circling {
+    fn at(&self, t: f64) -> (Vector3<f64>, Vector3<f64>, Vector3<f64>) {
+        let (s, c) = (self.omega * t).sin_cos();
+        let a = self.amplitude;
+        let w = self.omega;
+        (
+            self.centre + Vector3::new(a.x * s, a.y * s, a.z * (c - 1.0)),
+            Vector3::new(a.x * w * c, a.y * w * c, -a.z * w * s),
+            Vector3::new(-a.x * w * w * s, -a.y * w * w * s, -a.z * w * w * c),
+        )
+    }
+}
+
+impl SpaceHand for Circling {
+    fn input(&self, t: f64, _stick: &SpaceBody) -> StickInput<3> {
+        StickInput::Accel(self.at(t).2)
+    }
+    fn prescribes_motion(&self) -> bool {
+        true
+    }
+    fn breakpoints(&self) -> Vec<f64> {
+        Vec::new()
+    }
+}
+
+// With the hands moving in all three directions, friction, spin drag, slack phases and tensing
+// impulses, the energy ledger E - E(0) = W - losses closes to 1e-8 J at every row, with the fast
+// top and with the rigid axle (whose string torque's work is its own account).
+#[test]
+fn the_energy_ledger_closes_in_space() {
+    for model in [AxleModel::FastTop, AxleModel::Rigid] {
+        let planar = Params::new(ParamValues {
+            spin_drag: 0.05,
+            ..ParamValues::default()
+        })
+        .unwrap();
+        let hands = [
+            Circling {
+                centre: Vector3::new(-0.4, 0.0, 0.0),
+                amplitude: Vector3::new(0.05, 0.1, 0.08),
+                omega: 9.0,
+            },
+            Circling {
+                centre: Vector3::new(0.4, 0.0, 0.0),
+                amplitude: Vector3::new(-0.04, -0.12, 0.05),
+                omega: 7.0,
+            },
+        ];
+        let mut initial = SpaceState {
+            left: SpaceBody {
+                pos: hands[0].at(0.0).0,
+                vel: hands[0].at(0.0).1,
+            },
+            right: SpaceBody {
+                pos: hands[1].at(0.0).0,
+                vel: hands[1].at(0.0).1,
+            },
+            diabolos: vec![SpaceDiabolo {
+                spin: 0.65,
+                ..SpaceDiabolo::default()
+            }],
+        };
+        // Hanging below the middle, 2 cm slack.
+        let c: f64 = 0.4;
+        let a = 0.71;
+        initial.diabolos[0].pos = Vector3::new(0.0, -(a * a - c * c).sqrt(), 0.0);
+        let sim = SpaceSimulation {
+            params: SpaceParams::new(
+                planar,
+                AxleValues {
+                    model,
+                    ..AxleValues::default()
+                },
+            )
+            .unwrap(),
+            hands,
+            initial,
+            settings: SpaceSettings {
+                duration: 2.0,
+                output_interval: 1e-3,
+                stepper: StepperOptions {
+                    rtol: 1e-11,
+                    atol: 1e-13,
+                    ..StepperOptions::default()
+                },
+                ..SpaceSettings::default()
+            },
+        };
+        let mut tilt: f64 = 0.0;
+        let mut depth: f64 = 0.0;
+        let report = sim.run(|row| {
+            tilt = tilt.max(tilt_degrees(&row.state.diabolos[0].axle).abs());
+            depth = depth.max(row.state.diabolos[0].pos.z.abs());
+        });
+        assert_eq!(report.status, SpaceStatus::Finished, "{model:?}");
+        let tenses = report
+            .events
+            .iter()
+            .filter(|e| e.kind.name() == "tense")
+            .count();
+        assert!(tenses >= 1, "{model:?}: no tensing in {:?}", report.events);
+        assert!(
+            tilt > 1.0 && depth > 0.01,
+            "{model:?}: tilt {tilt} degrees, depth {depth} m"
+        );
+        assert!(
+            report.ledger_residual < 1e-8,
+            "{model:?}: the ledger opened by {} J",
+            report.ledger_residual
+        );
+    }
+}
+
+// The gyroscope, on a diabolo hanging from tips 0.8 m apart with the right tip 10 cm toward the
+// audience (+z), spinning at 100 rad/s about its axle (toward the audience, as in the
+// recordings): the fast top's tilt rate equals the closed form
+// a'_y = -(T / m) cos(alpha) ((u_L + u_R) . a) / (J r Omega) of docs/space.md, the near end going
+// down; and the rigid body, started on the slow precession, follows the fast top's tilt over
+// 0.5 s within 2 % while it nutates around it.
+#[test]
+fn the_axle_tilts_as_the_gyroscope_says_with_both_equations() {
+    let length: f64 = 1.46;
+    let left: Vector3<f64> = Vector3::new(-0.4, 0.0, 0.0);
+    let right: Vector3<f64> = Vector3::new(0.4, 0.0, 0.1);
+    // The lowest point of the spheroid: below the midpoint.
+    let mid = 0.5 * (left + right);
+    let half: f64 = 0.5 * (right - left).norm();
+    let b = ((0.5 * length) * (0.5 * length) - half * half).sqrt();
+    let start = mid - Vector3::new(0.0, b, 0.0);
+    let r = 0.0065;
+    let omega = 100.0;
+    let planar = Params::new(ParamValues {
+        friction: 0.0,
+        ..ParamValues::default()
+    })
+    .unwrap();
+    let p = *planar.values();
+    let mut tilts = Vec::new();
+    for model in [AxleModel::FastTop, AxleModel::Rigid] {
+        let params = SpaceParams::new(
+            planar,
+            AxleValues {
+                model,
+                ..AxleValues::default()
+            },
+        )
+        .unwrap();
+        let u_l = (start - left).normalize();
+        let u_r = (right - start).normalize();
+        let axle = Vector3::z();
+        // The tension holding the diabolo still: m g = T (u_L - u_R) . (-y) (frictionless).
+        let tension = p.diabolo_mass * p.gravity / (u_l.y - u_r.y).abs();
+        let alpha: f64 = 0.5 * u_l.angle(&-u_r);
+        let closed = -(tension / p.diabolo_mass) * alpha.cos() * (u_l + u_r).dot(&axle)
+            / (p.spin_inertia * r * omega);
+        let torque = string_torque(&axle, &u_l, &u_r, (tension, tension), r);
+        let fast = fast_top_rate(&torque, params.polar_inertia, omega);
+        // The closed form takes the strands as perpendicular to the axle: it is first order in
+        // their slope u . a along it, off by at most (u . a)^2 relative.
+        let slope = u_l.dot(&axle).powi(2).max(u_r.dot(&axle).powi(2));
+        assert!(
+            (fast.y - closed).abs() < slope * closed.abs(),
+            "fast top {} against the closed form {closed}",
+            fast.y
+        );
+        assert!(closed < 0.0, "the near end goes down");
+        let sim = SpaceSimulation {
+            params,
+            hands: [HeldStill, HeldStill],
+            initial: SpaceState {
+                left: SpaceBody {
+                    pos: left,
+                    vel: Vector3::zeros(),
+                },
+                right: SpaceBody {
+                    pos: right,
+                    vel: Vector3::zeros(),
+                },
+                diabolos: vec![SpaceDiabolo {
+                    pos: start,
+                    spin: -r * omega,
+                    axle,
+                    axle_rate: fast,
+                    ..SpaceDiabolo::default()
+                }],
+            },
+            settings: SpaceSettings {
+                duration: 0.5,
+                output_interval: 1e-3,
+                stepper: StepperOptions {
+                    rtol: 1e-10,
+                    atol: 1e-12,
+                    ..StepperOptions::default()
+                },
+                ..SpaceSettings::default()
+            },
+        };
+        let mut last = 0.0;
+        let mut first_rate = None;
+        let report = sim.run(|row| {
+            last = tilt_degrees(&row.state.diabolos[0].axle);
+            if row.t > 0.0 && first_rate.is_none() {
+                first_rate = Some(last.to_radians() / row.t);
+            }
+        });
+        assert_eq!(report.status, SpaceStatus::Finished, "{model:?}");
+        let rate = first_rate.unwrap();
+        assert!(
+            (rate - fast.y).abs() < 1e-2 * closed.abs(),
+            "{model:?}: first tilt rate {rate} against {}",
+            fast.y
+        );
+        tilts.push(last);
+    }
+    assert!(tilts[0] < -0.5, "tilt after 0.5 s: {} degrees", tilts[0]);
+    assert!(
+        (tilts[1] - tilts[0]).abs() < 0.02 * tilts[0].abs(),
+        "rigid {} against fast top {} degrees",
+        tilts[1],
+        tilts[0]
+    );
+}

@@ -1,0 +1,442 @@
+//! The model in space at one instant (docs/space.md): its vector-form tension solution against
+//! the planar rotating-frame solution on planar states, and against an independent Newton solve
+//! in 3D; the string's torque on the axle against the exact tangent points of a finite axle.
+
+use crate::common;
+
+use common::*;
+use diabolo::model::space::{
+    string_torque, AxleValues, SpaceBody, SpaceDiabolo, SpaceParams, SpaceState, SpaceString,
+    SpaceTension,
+};
+use diabolo::model::{AxleMode, FrictionLaw, Params, SlipDirection, StickInput, TautDynamics};
+use nalgebra::{DMatrix, DVector, Vector3};
+
+const REL: f64 = 1e-9;
+
+fn lift(v: nalgebra::Vector2<f64>) -> Vector3<f64> {
+    Vector3::new(v.x, v.y, 0.0)
+}
+
+fn space_params(params: &Params) -> SpaceParams {
+    SpaceParams::new(*params, AxleValues::default()).unwrap()
+}
+
+// On planar states (z = 0, axles along z) the vector form gives the planar model's tensions,
+// accelerations, spin rates, hand forces, G and F_C: N = 1..4, knots 0..1, all three friction
+// laws, random slip directions, forces and prescribed accelerations.
+#[test]
+fn space_tension_reduces_to_the_planar_solution_in_the_plane() {
+    let mut rng = SplitMix::new(33);
+    for trial in 0..800 {
+        let n = 1 + trial % 4;
+        let (state, length) = random_taut_state(&mut rng, n, (0, 1));
+        let law = match trial % 3 {
+            0 => FrictionLaw::Step,
+            1 => FrictionLaw::Bearing,
+            _ => FrictionLaw::Tanh {
+                width: rng.uniform(0.05, 1.0),
+            },
+        };
+        let params = random_params(&mut rng, law, length);
+        let signs = random_signs(&mut rng, n);
+        let modes = modes_from_signs(&signs);
+        let inputs = if trial % 5 == 4 {
+            [
+                StickInput::Accel(rng.vector(4.0)),
+                StickInput::Force(rng.vector(3.0)),
+            ]
+        } else {
+            [
+                StickInput::Force(rng.vector(3.0)),
+                StickInput::Force(rng.vector(3.0)),
+            ]
+        };
+        let mut dynamics = TautDynamics::new(&params, n);
+        let reduced = dynamics.layout().reduce(&state, length, 1e-9).unwrap();
+        dynamics
+            .evaluate(reduced.values(), &inputs, &modes)
+            .unwrap();
+
+        let space = space_params(&params);
+        let lifted = SpaceState::from_planar(&state);
+        let mut string = SpaceString::new(n);
+        string.update(&lifted).unwrap();
+        let mut tension = SpaceTension::new(n);
+        let inputs3 = inputs.map(|i| match i {
+            StickInput::Force(f) => StickInput::Force(lift(f)),
+            StickInput::Accel(a) => StickInput::Accel(lift(a)),
+        });
+        tension
+            .solve(&space, &lifted, &string, &inputs3, Some(&modes))
+            .unwrap();
+        let planar = dynamics.tension();
+        let t_scale = planar
+            .base_tension
+            .abs()
+            .max(params.diabolo_mass * params.gravity);
+        for k in 0..=n {
+            assert_close(
+                tension.tensions()[k],
+                dynamics.segment_tension(k),
+                REL,
+                t_scale * 10.0,
+                &format!("T_{k} (trial {trial})"),
+            );
+        }
+        let a_scale = (0..n + 2)
+            .map(|k| dynamics.acceleration(k).norm())
+            .fold(params.gravity, f64::max);
+        for k in 0..n + 2 {
+            assert_close(
+                tension.acceleration(k),
+                lift(dynamics.acceleration(k)),
+                REL,
+                a_scale,
+                &format!("a_{k} (trial {trial})"),
+            );
+        }
+        for k in 1..=n {
+            assert_close(
+                tension.spin_rate(k),
+                dynamics.spin_rate(k),
+                REL,
+                t_scale * 10.0 / (params.diabolo_mass * params.spin_inertia) + params.spin_drag,
+                &format!("w_{k}' (trial {trial})"),
+            );
+        }
+        assert_close(
+            tension.gear_ratio(&space, &string),
+            planar.gear_ratio,
+            REL,
+            1.0,
+            "G",
+        );
+        assert_close(
+            string.centrifugal_term(),
+            planar.centrifugal_term,
+            REL,
+            planar.centrifugal_term.abs() + 1.0,
+            "F_C",
+        );
+        if matches!(inputs[0], StickInput::Force(_)) {
+            for s in 0..2 {
+                assert_close(
+                    tension.hand_forces()[s],
+                    lift(planar.hand_forces[s]),
+                    REL,
+                    t_scale * 10.0 + params.stick_mass * a_scale,
+                    &format!("F_{s}"),
+                );
+            }
+        }
+    }
+}
+
+/// A random state in space: N diabolos, segments of 0.1-0.6 m in random directions turning
+/// by 0.3-2.5 rad, random velocities (the right stick's corrected so that L' = 0), spins and
+/// axles near the normal of each turn (so that the string passes under them). Returns the state
+/// and L.
+fn random_space_state(rng: &mut SplitMix, n: usize) -> (SpaceState, f64) {
+    let unit = |rng: &mut SplitMix| {
+        let v = Vector3::new(
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+        );
+        v.normalize()
+    };
+    let mut pos = Vector3::new(rng.uniform(-0.5, 0.5), rng.uniform(-0.5, 0.5), 0.0);
+    let mut direction = unit(rng);
+    let left = SpaceBody {
+        pos,
+        vel: Vector3::zeros(),
+    };
+    let mut diabolos = Vec::new();
+    for i in 0..=n {
+        pos += rng.uniform(0.1, 0.6) * direction;
+        if i < n {
+            // Turn by an angle about an axis perpendicular to the direction.
+            let axis = direction.cross(&unit(rng)).normalize();
+            let angle = rng.uniform(0.3, 2.5);
+            let next =
+                nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(axis), angle)
+                    * direction;
+            let tilt = Vector3::new(
+                rng.uniform(-0.3, 0.3),
+                rng.uniform(-0.3, 0.3),
+                rng.uniform(-0.3, 0.3),
+            );
+            diabolos.push(SpaceDiabolo {
+                pos,
+                vel: Vector3::zeros(),
+                spin: rng.uniform(-1.0, 1.0),
+                knot: 0,
+                axle: (axis + tilt).normalize(),
+                axle_rate: Vector3::zeros(),
+            });
+            direction = next;
+        }
+    }
+    let mut state = SpaceState {
+        left,
+        right: SpaceBody {
+            pos,
+            vel: Vector3::zeros(),
+        },
+        diabolos,
+    };
+    let vel = |rng: &mut SplitMix| {
+        2.0 * Vector3::new(
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+        )
+    };
+    state.left.vel = vel(rng);
+    state.right.vel = vel(rng);
+    for d in &mut state.diabolos {
+        d.vel = vel(rng);
+    }
+    let length = state.string_used();
+    let rate: f64 = (0..=n)
+        .map(|i| {
+            let d = state.position(i + 1) - state.position(i);
+            d.normalize()
+                .dot(&(state.velocity(i + 1) - state.velocity(i)))
+        })
+        .sum();
+    let last = (state.right.pos - state.position(n)).normalize();
+    state.right.vel -= rate * last;
+    (state, length)
+}
+
+/// The independent reference: Newton's law for every object with the segment tensions T,
+/// l_i'' from the second derivative of |x_{i+1} - x_i| along the motion, and the rows the
+/// tensions must satisfy (the string's length held, T_K = d'_K T_{K-1} at a slipping axle, the
+/// slip acceleration zero at a gripping one), solved as a dense linear system by evaluating the
+/// residuals on the unit tensions.
+fn newton_tensions(
+    params: &Params,
+    state: &SpaceState,
+    inputs: &[StickInput<3>; 2],
+    ratios: &[Option<f64>],
+) -> Vec<f64> {
+    let n = state.diabolos.len();
+    let g = Vector3::new(0.0, -params.gravity, 0.0);
+    let residuals = |t: &[f64]| -> Vec<f64> {
+        let dir = |i: usize| (state.position(i + 1) - state.position(i)).normalize();
+        let mut acc = vec![Vector3::zeros(); n + 2];
+        for j in 0..n + 2 {
+            let mut force = Vector3::zeros();
+            if j <= n {
+                force += t[j] * dir(j);
+            }
+            if j > 0 {
+                force -= t[j - 1] * dir(j - 1);
+            }
+            acc[j] = if j == 0 || j == n + 1 {
+                match inputs[usize::from(j != 0)] {
+                    StickInput::Accel(a) => a,
+                    StickInput::Force(f) => (f + force) / params.stick_mass + g,
+                }
+            } else {
+                force / params.diabolo_mass + g
+            };
+        }
+        // d^2/dt^2 |d| = (d . d'' + |d'|^2) / |d| - (d . d')^2 / |d|^3.
+        let second = |i: usize| {
+            let d = state.position(i + 1) - state.position(i);
+            let dv = state.velocity(i + 1) - state.velocity(i);
+            let da = acc[i + 1] - acc[i];
+            let l = d.norm();
+            (d.dot(&da) + dv.norm_squared()) / l - d.dot(&dv).powi(2) / l.powi(3)
+        };
+        let mut out = vec![(0..=n).map(second).sum::<f64>()];
+        for k in 1..=n {
+            out.push(match ratios[k - 1] {
+                Some(d) => t[k] - d * t[k - 1],
+                None => {
+                    let spin_rate = (t[k - 1] - t[k]) / (params.diabolo_mass * params.spin_inertia)
+                        - params.spin_drag * state.diabolos[k - 1].spin;
+                    spin_rate - (0..k).map(second).sum::<f64>()
+                }
+            });
+        }
+        out
+    };
+    let zero = residuals(&vec![0.0; n + 1]);
+    let mut matrix = DMatrix::zeros(n + 1, n + 1);
+    for col in 0..=n {
+        let mut unit = vec![0.0; n + 1];
+        unit[col] = 1.0;
+        let r = residuals(&unit);
+        for row in 0..=n {
+            matrix[(row, col)] = r[row] - zero[row];
+        }
+    }
+    let rhs = -DVector::from_vec(zero);
+    matrix.lu().solve(&rhs).unwrap().iter().copied().collect()
+}
+
+// In space, on random states (N = 1..4, random axles, slip directions and gripping axles, force
+// and acceleration inputs), the tensions and accelerations equal an independent Newton solve.
+#[test]
+fn space_tension_matches_an_independent_newton_solve_in_3d() {
+    let mut rng = SplitMix::new(2033);
+    let mut gripping = 0;
+    for trial in 0..600 {
+        let n = 1 + trial % 4;
+        let (state, length) = random_space_state(&mut rng, n);
+        let params = random_params(&mut rng, FrictionLaw::Step, length);
+        let space = space_params(&params);
+        let mut string = SpaceString::new(n);
+        string.update(&state).unwrap();
+        let modes: Vec<AxleMode> = (0..n)
+            .map(|_| match rng.int(0, 2) {
+                0 => AxleMode::Slipping(SlipDirection::Positive),
+                1 => AxleMode::Slipping(SlipDirection::Negative),
+                _ => AxleMode::Stuck,
+            })
+            .collect();
+        gripping += modes.iter().filter(|m| **m == AxleMode::Stuck).count();
+        let inputs = [
+            StickInput::Force(
+                3.0 * Vector3::new(
+                    rng.uniform(-1.0, 1.0),
+                    rng.uniform(-1.0, 1.0),
+                    rng.uniform(-1.0, 1.0),
+                ),
+            ),
+            if trial % 2 == 0 {
+                StickInput::Accel(
+                    4.0 * Vector3::new(
+                        rng.uniform(-1.0, 1.0),
+                        rng.uniform(-1.0, 1.0),
+                        rng.uniform(-1.0, 1.0),
+                    ),
+                )
+            } else {
+                StickInput::RELEASED
+            },
+        ];
+        let mut tension = SpaceTension::new(n);
+        if tension
+            .solve(&space, &state, &string, &inputs, Some(&modes))
+            .is_err()
+        {
+            continue;
+        }
+        // The ratios of the slipping axles, from the contact angle about each axle.
+        let ratios: Vec<Option<f64>> = (1..=n)
+            .map(|k| match modes[k - 1] {
+                AxleMode::Stuck => None,
+                AxleMode::Slipping(direction) => {
+                    let d = &state.diabolos[k - 1];
+                    let u = (state.position(k) - state.position(k - 1)).normalize();
+                    let v = (state.position(k + 1) - state.position(k)).normalize();
+                    let (u, v) = (u - d.axle * d.axle.dot(&u), v - d.axle * d.axle.dot(&v));
+                    let angle = u.cross(&v).dot(&d.axle).atan2(u.dot(&v)).max(0.0);
+                    Some((direction.sign() * params.friction * angle).exp())
+                }
+            })
+            .collect();
+        let expected = newton_tensions(&params, &state, &inputs, &ratios);
+        let scale = expected
+            .iter()
+            .fold(params.diabolo_mass * params.gravity, |a, t| a.max(t.abs()));
+        for k in 0..=n {
+            assert_close(
+                tension.tensions()[k],
+                expected[k],
+                1e-8,
+                scale,
+                &format!("T_{k} (trial {trial})"),
+            );
+        }
+        for k in 1..=n {
+            if modes[k - 1] == AxleMode::Stuck {
+                assert!(
+                    tension.slip_acceleration(k, &string).abs()
+                        < 1e-7 * (1.0 + scale / params.diabolo_mass),
+                    "gripping axle {k} accelerates its slip"
+                );
+            }
+        }
+    }
+    assert!(gripping > 300, "only {gripping} gripping axles compared");
+}
+
+/// The torque of a strand leaving an axle of radius r exactly at its tangent point: the point P
+/// on the circle (centre c, plane perpendicular to a) where the strand to the far end S is
+/// tangent, on the side the string wraps (`sign`), found by bisection; torque (P - c) x T (S - P).
+fn exact_strand_torque(
+    c: Vector3<f64>,
+    a: Vector3<f64>,
+    far: Vector3<f64>,
+    tension: f64,
+    r: f64,
+    sign: f64,
+) -> Vector3<f64> {
+    let e1 = (far - c - a * a.dot(&(far - c))).normalize();
+    let e2 = a.cross(&e1);
+    let point = |phi: f64| c + r * (phi.cos() * e1 + phi.sin() * e2);
+    // Tangency: (S - P) . (P - c) = 0; on the wrap side sign * phi in (0, pi).
+    let f = |phi: f64| (far - point(phi)).dot(&(point(phi) - c));
+    let (mut lo, mut hi) = (sign * 1e-9, sign * (std::f64::consts::PI - 1e-9));
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(lo) * f(mid) <= 0.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    let p = point(0.5 * (lo + hi));
+    (p - c).cross(&(tension * (far - p).normalize()))
+}
+
+// The string's torque on the axle (each strand at its tangent point, radius r) against the
+// exact tangent points of a finite axle: equal to first order in r / l (within 3 r / l here),
+// and its part along the axle is the spin torque r (T_R - T_L).
+#[test]
+fn string_torque_matches_exact_tangent_points() {
+    let mut rng = SplitMix::new(5);
+    for _ in 0..200 {
+        let r = 0.0065;
+        let c = Vector3::new(0.0, 0.0, 0.0);
+        let left = Vector3::new(
+            rng.uniform(-0.6, -0.2),
+            rng.uniform(0.2, 0.8),
+            rng.uniform(-0.2, 0.2),
+        );
+        let right = Vector3::new(
+            rng.uniform(0.2, 0.6),
+            rng.uniform(0.2, 0.8),
+            rng.uniform(-0.2, 0.2),
+        );
+        let a = Vector3::new(rng.uniform(-0.2, 0.2), rng.uniform(-0.2, 0.2), 1.0).normalize();
+        let (tl, tr) = (rng.uniform(0.5, 3.0), rng.uniform(0.5, 3.0));
+        let u_l = (c - left).normalize();
+        let u_r = (right - c).normalize();
+        let model = string_torque(&a, &u_l, &u_r, (tl, tr), r);
+        // Seen from the tip of a (+z), the string runs under the axle from left to right: the
+        // left strand leaves at the lower left (counter-clockwise from its far end's direction
+        // by a negative angle), the right strand at the lower right.
+        let exact = exact_strand_torque(c, a, left, tl, r, 1.0)
+            + exact_strand_torque(c, a, right, tr, r, -1.0);
+        let perp = exact - a * a.dot(&exact);
+        let l = (left - c).norm().min((right - c).norm());
+        assert!(
+            (model - perp).norm() <= 3.0 * r / l * (tl + tr) * r,
+            "model {model} exact {perp}"
+        );
+        let axial = a.dot(&exact);
+        let expected_axial =
+            r * (tr * (u_r - a * a.dot(&u_r)).norm() - tl * (u_l - a * a.dot(&u_l)).norm());
+        assert!(
+            (axial - expected_axial).abs() <= 3.0 * r / l * (tl + tr) * r,
+            "axial {axial} expected {expected_axial}"
+        );
+    }
+}
