@@ -30,7 +30,7 @@ pub struct SpaceBaseline {
 /// The rule: every frame of every recording is a start; a horizon h is scored at the starts s
 /// with s + h no later than the recording's last frame, against the recording at s + h (linear
 /// between frames, the axle's components interpolated); the errors of all recordings are pooled, each start weighing the same. The
-/// angles are of the axle smoothed over `half_width` s ([`Space::smoothed_axle`]); the centre's
+/// angles are of the axle smoothed over `half_width` s ([`Space::smoothed_axle`](super::Space::smoothed_axle)); the centre's
 /// z is as recorded. (Not the replay's starts, every 0.25 s from 0.25 s in: on
 /// `data/inclination/` those give a mean tilt error of 2.044 degrees at 2 s, where every frame
 /// gives 2.038, the figure the inclination analysis found.)
