@@ -2,8 +2,10 @@
 //! tension solution, loose-phase accelerations, the tensing impulse and the energy budget.
 //!
 //! Objects are numbered left to right: left stick 0, diabolos 1..N, right stick N+1.
-//! Segment i joins object i and i+1. Everything is SI (m, kg, s, N) and angles are radians.
+//! Segment i joins object i and i+1. Everything is SI (m, kg, s, N) and angles are radians,
+//! but for the axle's tilt and turn ([`axle_angles`]), which are degrees as the reports give them.
 
+pub mod axle_angles;
 pub mod contact;
 pub mod dynamics;
 pub mod elastic;

@@ -5,18 +5,22 @@
 //! alongside: the diabolo stays where it was, and the diabolo moves rigidly with the midpoint of
 //! the hands.
 //!
-//! - `recording`: a recording read and measured; `options`: what to replay and how;
+//! - `recording`: a recording read and measured (planar, or with the 3D columns: `space`,
+//!   which also smooths the axle); `baseline`: the "stays as it is" forecasts of the axle's
+//!   tilt and turn and of the centre's distance from the plane; `options`: what to replay and how;
 //!   `length`: the string length a recording's replay uses; `horizons`: the prediction
 //!   horizons a recording holds.
 //! - `start`: one start's simulation and its errors; `estimate`: the initial diabolo
 //!   state of a start; `stats`: the statistics over the starts and the per-start errors CSV.
 
+mod baseline;
 mod error;
 mod estimate;
 mod horizons;
 mod length;
 mod options;
 mod recording;
+mod space;
 mod start;
 mod stats;
 
@@ -27,11 +31,13 @@ use crate::display::Compact;
 use horizons::{check_horizons, first_start, too_long};
 use start::replay_start;
 
+pub use baseline::{stay_baselines, SpaceBaseline};
 pub use error::ReplayError;
 pub use horizons::{longest_horizon, plan_horizons, HeldHorizons, MAX_HORIZONS};
 pub use length::{effective_length, recording_params, replay_length, ReplayLength};
 pub use options::{InitialEstimate, LengthEstimate, ReplayOptions};
-pub use recording::{Recording, AXLE_RADIUS, RECORDING_COLUMNS};
+pub use recording::{Recording, AXLE_RADIUS, RECORDING_COLUMNS, SPACE_COLUMNS};
+pub use space::{Space, AXLE_SMOOTHING};
 pub use start::{start_simulation, StartRun};
 pub use stats::{
     percentile, statistics, write_start_errors, Figure, HorizonError, HorizonStats,

@@ -6,6 +6,7 @@ use std::path::Path;
 use nalgebra::Vector2;
 
 use super::error::ReplayError;
+use super::space::Space;
 use crate::display::{echoed, Compact};
 use crate::input_limits::{read_failure, Records};
 use crate::output::compress;
@@ -16,10 +17,20 @@ pub const RECORDING_COLUMNS: [&str; 8] = [
     "t", "left_x", "left_y", "right_x", "right_y", "dia_x", "dia_y", "spin",
 ];
 
+/// The columns of a recording in three dimensions, in order: the planar columns with each
+/// point's z after its y, then the axle's direction (a unit vector with `axle_z >= 0`) before
+/// the spin.
+pub const SPACE_COLUMNS: [&str; 14] = [
+    "t", "left_x", "left_y", "left_z", "right_x", "right_y", "right_z", "dia_x", "dia_y", "dia_z",
+    "axle_x", "axle_y", "axle_z", "spin",
+];
+
 /// Axle radius r of the recorded diabolo, m: the model's spin w = -r * (recorded rad/s).
 pub const AXLE_RADIUS: f64 = 0.0065;
 
-/// A planar recording: stick tips, diabolo centre (m) and spin (rad/s, counter-clockwise > 0).
+/// A recording: stick tips, diabolo centre (m) and spin (rad/s, counter-clockwise > 0) in the
+/// hands' plane, and for a recording with the 3D columns ([`SPACE_COLUMNS`]) what lies outside
+/// it ([`Space`]: the z of each point and the axle's direction).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recording {
     /// The recording's name (its file name without the extension).
@@ -32,8 +43,11 @@ pub struct Recording {
     pub right: Vec<Vector2<f64>>,
     /// Diabolo centre of each frame, m.
     pub dia: Vec<Vector2<f64>>,
-    /// Diabolo spin of each frame, rad/s (counter-clockwise > 0).
+    /// Diabolo spin of each frame, rad/s (counter-clockwise > 0; in a 3D recording about the
+    /// axle direction, which points toward +z).
     pub spin: Vec<f64>,
+    /// The third dimension, when the file has the 3D columns (`None` for a planar file).
+    pub space: Option<Space>,
 }
 
 impl Recording {
@@ -86,9 +100,10 @@ impl Recording {
         paths.iter().map(|p| Self::read(p)).collect()
     }
 
-    /// Columns t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin; `#` lines are comments. A
-    /// cell that is not a finite number is an error naming its line and column. Read through
-    /// the one CSV reader of [`crate::output::table`].
+    /// Columns t,left_x,left_y,right_x,right_y,dia_x,dia_y,spin ([`RECORDING_COLUMNS`]), or the
+    /// 3D columns ([`SPACE_COLUMNS`]: then [`Recording::space`] holds the z series and the
+    /// axle); `#` lines are comments. A cell that is not a finite number is an error naming its
+    /// line and column. Read through the one CSV reader of [`crate::output::table`].
     pub fn parse(name: &str, text: &str) -> Result<Self, String> {
         let mut rec = Self {
             name: name.to_string(),
@@ -97,11 +112,13 @@ impl Recording {
             right: Vec::new(),
             dia: Vec::new(),
             spin: Vec::new(),
+            space: None,
         };
+        let mut columns: &[&str] = &RECORDING_COLUMNS;
         let mut csv = csv_reader(text.as_bytes());
         let mut record = csv::StringRecord::new();
         let mut header_seen = false;
-        let mut v = [0.0; 8];
+        let mut v = [0.0; SPACE_COLUMNS.len()];
         loop {
             let line_number = csv.position().line() + 1;
             let more = csv
@@ -117,22 +134,27 @@ impl Recording {
             }
             if !header_seen {
                 header_seen = true;
-                if record.iter().ne(RECORDING_COLUMNS) {
+                if record.iter().eq(SPACE_COLUMNS) {
+                    columns = &SPACE_COLUMNS;
+                    rec.space = Some(Space::default());
+                } else if record.iter().ne(RECORDING_COLUMNS) {
                     return Err(format!(
-                        "line {line_number}: expected the header {}",
-                        RECORDING_COLUMNS.join(",")
+                        "line {line_number}: expected the header {} (or, in three dimensions, \
+                         {})",
+                        RECORDING_COLUMNS.join(","),
+                        SPACE_COLUMNS.join(",")
                     ));
                 }
                 continue;
             }
-            if record.len() != RECORDING_COLUMNS.len() {
+            if record.len() != columns.len() {
                 return Err(format!(
                     "line {line_number} has {} fields, the header {}",
                     record.len(),
-                    RECORDING_COLUMNS.len()
+                    columns.len()
                 ));
             }
-            for ((value, field), column) in v.iter_mut().zip(&record).zip(RECORDING_COLUMNS) {
+            for ((value, field), column) in v.iter_mut().zip(&record).zip(columns) {
                 *value = field
                     .parse::<f64>()
                     .ok()
@@ -155,10 +177,23 @@ impl Recording {
                 }
             }
             rec.t.push(v[0]);
-            rec.left.push(Vector2::new(v[1], v[2]));
-            rec.right.push(Vector2::new(v[3], v[4]));
-            rec.dia.push(Vector2::new(v[5], v[6]));
-            rec.spin.push(v[7]);
+            match rec.space.as_mut() {
+                None => {
+                    rec.left.push(Vector2::new(v[1], v[2]));
+                    rec.right.push(Vector2::new(v[3], v[4]));
+                    rec.dia.push(Vector2::new(v[5], v[6]));
+                    rec.spin.push(v[7]);
+                }
+                Some(space) => {
+                    rec.left.push(Vector2::new(v[1], v[2]));
+                    rec.right.push(Vector2::new(v[4], v[5]));
+                    rec.dia.push(Vector2::new(v[7], v[8]));
+                    rec.spin.push(v[13]);
+                    space
+                        .push(v[3], v[6], v[9], [v[10], v[11], v[12]])
+                        .map_err(|reason| format!("line {line_number}: {reason}"))?;
+                }
+            }
         }
         if rec.t.len() < 8 {
             return Err("fewer than 8 frames".into());

@@ -12,4 +12,5 @@ mod layout;
 mod orbit;
 mod plot;
 mod replay;
+mod space;
 mod sweep_and_check;

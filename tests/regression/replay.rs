@@ -129,6 +129,7 @@ fn synthetic_with(values: ParamValues) -> Recording {
         right: vec![],
         dia: vec![],
         spin: vec![],
+        space: None,
     };
     let report = sim.run(&mut |row| {
         rec.t.push(row.t);
@@ -451,6 +452,7 @@ fn still_recording(seconds: f64) -> Recording {
         right: vec![Vector2::new(0.3, 1.5); frames],
         dia: vec![Vector2::new(0.0, 0.9); frames],
         spin: vec![60.0; frames],
+        space: None,
     }
 }
 
