@@ -65,16 +65,3 @@ pub fn rigid_axle_acceleration(
     -axle * rate.norm_squared()
         + (axle.cross(rate) * (polar_inertia * omega) - axle.cross(torque)) / transverse_inertia
 }
-
-/// The tilt of an axle: its elevation above the horizontal, asin(a_y), degrees (positive: the
-/// end a points to is up).
-pub fn tilt_degrees(axle: &Vector3<f64>) -> f64 {
-    (axle.y / axle.norm()).clamp(-1.0, 1.0).asin().to_degrees()
-}
-
-/// The turn of an axle: its azimuth about the vertical, atan2(a_x, a_z), degrees: 0 along +z
-/// (toward the audience), positive counter-clockwise seen from above (a rotation about +y,
-/// which swings the end a points to toward +x, the right hand).
-pub fn turn_degrees(axle: &Vector3<f64>) -> f64 {
-    axle.x.atan2(axle.z).to_degrees()
-}

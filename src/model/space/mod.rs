@@ -2,7 +2,8 @@
 //! three dimensions, and each diabolo's axle as an axisymmetric gyroscope driven by the string.
 //!
 //! Axes: x right in the hands' plane, y up, z toward the audience. The planar model is the
-//! case z = 0 everywhere with every axle along +z; the model in space reproduces it there.
+//! case z = 0 everywhere with every axle along +z; the model in space reproduces it there. The
+//! axle's tilt and turn are measured as [`crate::model::axle_angles`] says.
 
 pub mod axle;
 pub mod energy;
@@ -12,10 +13,7 @@ pub mod state;
 pub mod string;
 pub mod tension;
 
-pub use axle::{
-    fast_top_rate, rigid_axle_acceleration, spin_rate_about_axle, string_torque, tilt_degrees,
-    turn_degrees,
-};
+pub use axle::{fast_top_rate, rigid_axle_acceleration, spin_rate_about_axle, string_torque};
 pub use energy::space_energy;
 pub use impulse::{space_tensing_impulse, SpaceImpulse, SpaceImpulseError};
 pub use params::{AxleModel, AxleValues, SpaceParams};
