@@ -8,16 +8,27 @@
 //!   where l_N = L - sum l_j and u_{N+1}^beta = -u_0^beta + 2 sum u_i^beta sin psi_i hold the string
 //!   constraint exactly.
 
-use nalgebra::Vector2;
+use nalgebra::{SVector, Vector2};
 use thiserror::Error;
 
-/// A stick tip: a point mass with position (m) and velocity (m/s).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Body {
-    /// Position [x, y], m.
-    pub pos: Vector2<f64>,
-    /// Velocity [vx, vy], m/s.
-    pub vel: Vector2<f64>,
+/// A stick tip: a point mass with position (m) and velocity (m/s), in `D` dimensions: x-y in
+/// the hands' plane by default, x, y, z (toward the audience) for `Body<3>`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Body<const D: usize = 2> {
+    /// Position [x, y] (or [x, y, z]), m.
+    pub pos: SVector<f64, D>,
+    /// Velocity [vx, vy] (or [vx, vy, vz]), m/s.
+    pub vel: SVector<f64, D>,
+}
+
+impl<const D: usize> Default for Body<D> {
+    /// At rest at the origin.
+    fn default() -> Self {
+        Self {
+            pos: SVector::zeros(),
+            vel: SVector::zeros(),
+        }
+    }
 }
 
 /// One diabolo on the string.

@@ -5,14 +5,14 @@
 //! S = sum_i (d_i + d_{i-1}) sin^2 psi_i, G = 2 / ((1 + d_N) + 2 (M/m) S), P = (F^_0^b +
 //! F^_{N+1}^b) / 2 + F^_C and T_0 = M G P.
 
-use nalgebra::{Matrix2, Matrix4, SVector, Vector2};
+use nalgebra::{ArrayStorage, Matrix2, Matrix4, SVector, Vector2};
 
 use super::friction::Axles;
 use super::geometry::{Kinematics, ObjectFrame};
 use super::params::Params;
 
-/// What a hand does to a stick at this instant, in D dimensions (2: the plane, x-y; 3: space,
-/// x-y-z, docs/space.md).
+/// What a hand does to a stick at this instant, in `D` dimensions (x-y by default; x, y, z for
+/// `StickInput<3>`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum StickInput<const D: usize = 2> {
     /// The hand applies this force, N. `Force(zero)` is a released stick.
@@ -25,9 +25,8 @@ pub enum StickInput<const D: usize = 2> {
 
 impl<const D: usize> StickInput<D> {
     /// A released stick: no force from the hand.
-    pub const RELEASED: Self = Self::Force(SVector::from_array_storage(nalgebra::ArrayStorage(
-        [[0.0; D]; 1],
-    )));
+    pub const RELEASED: Self =
+        Self::Force(SVector::from_array_storage(ArrayStorage([[0.0; D]; 1])));
 }
 
 /// How the stick-force solve behaves near the singular straight string, where

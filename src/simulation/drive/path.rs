@@ -1,22 +1,36 @@
 //! Prescribed stick paths: a clamped spline or a monotone cubic through keyframes, a polyline,
 //! or sampled positions smoothed into a path, each with its position, velocity and
-//! acceleration at any time.
+//! acceleration at any time. Every path is generic over the dimension `D` of its points (2, the
+//! default: x-y in the hands' plane; 3: x, y and z toward the audience) and works on each
+//! component alone, so the x-y components of a 3D path are the planar path's to the last bit.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use nalgebra::Vector2;
+use nalgebra::{SMatrix, SVector};
 
 use super::{check_points, DriveError};
 
-/// Position, velocity and acceleration of a path at one time.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct PathPoint {
-    /// Position (x-y), m.
-    pub pos: Vector2<f64>,
-    /// Velocity (x-y), m/s.
-    pub vel: Vector2<f64>,
-    /// Acceleration (x-y), m/s^2.
-    pub acc: Vector2<f64>,
+/// Position, velocity and acceleration of a path at one time, in `D` dimensions (x-y by
+/// default; x, y, z in 3D).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PathPoint<const D: usize = 2> {
+    /// Position, m.
+    pub pos: SVector<f64, D>,
+    /// Velocity, m/s.
+    pub vel: SVector<f64, D>,
+    /// Acceleration, m/s^2.
+    pub acc: SVector<f64, D>,
+}
+
+impl<const D: usize> Default for PathPoint<D> {
+    /// At rest at the origin.
+    fn default() -> Self {
+        Self {
+            pos: SVector::zeros(),
+            vel: SVector::zeros(),
+            acc: SVector::zeros(),
+        }
+    }
 }
 
 /// The piece a path was last read on: time runs forward within a step and from step to step,
@@ -69,21 +83,21 @@ impl PieceHint {
 /// A C2 cubic spline through keyframes with zero velocity at the first and last one (a hand
 /// that starts and ends at rest), held at the first point before and the last point after.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ClampedSpline {
-    points: Vec<(f64, Vector2<f64>)>,
+pub struct ClampedSpline<const D: usize = 2> {
+    points: Vec<(f64, SVector<f64, D>)>,
     /// Per piece i (from keyframe i to i + 1), the polynomial in s = t - t_i:
     /// y_i + c1 s + c2 s^2 + c3 s^3 (no division at evaluation).
-    coefficients: Vec<[Vector2<f64>; 3]>,
+    coefficients: Vec<[SVector<f64, D>; 3]>,
     hint: PieceHint,
 }
 
-impl ClampedSpline {
+impl<const D: usize> ClampedSpline<D> {
     /// The spline through keyframes (t, position), t in s and increasing, position in m;
     /// checked: at least one, all finite.
-    pub fn new(points: Vec<(f64, Vector2<f64>)>) -> Result<Self, DriveError> {
+    pub fn new(points: Vec<(f64, SVector<f64, D>)>) -> Result<Self, DriveError> {
         check_points("path keyframes", &points, 1)?;
         let n = points.len();
-        let mut curvature = vec![Vector2::zeros(); n];
+        let mut curvature = vec![SVector::zeros(); n];
         if n >= 2 {
             // Tridiagonal system for the second derivatives M_i with clamped ends (s' = 0):
             // 2 h_0 M_0 + h_0 M_1 = 6 (d_0 - 0), h_{i-1} M_{i-1} + 2 (h_{i-1} + h_i) M_i + h_i M_{i+1}
@@ -93,7 +107,7 @@ impl ClampedSpline {
             let mut diag = vec![0.0; n];
             let mut upper = vec![0.0; n];
             let mut lower = vec![0.0; n];
-            let mut rhs = vec![Vector2::zeros(); n];
+            let mut rhs = vec![SVector::zeros(); n];
             for i in 0..n {
                 let left = if i > 0 { h[i - 1] } else { 0.0 };
                 let right = if i + 1 < n { h[i] } else { 0.0 };
@@ -103,12 +117,12 @@ impl ClampedSpline {
                 let s_right = if i + 1 < n {
                     slope[i]
                 } else {
-                    Vector2::zeros()
+                    SVector::zeros()
                 };
                 let s_left = if i > 0 {
                     slope[i - 1]
                 } else {
-                    Vector2::zeros()
+                    SVector::zeros()
                 };
                 rhs[i] = 6.0 * (s_right - s_left);
             }
@@ -146,7 +160,7 @@ impl ClampedSpline {
     }
 
     /// Position, velocity and acceleration at time t (s); at rest outside the keyframes.
-    pub fn at(&self, t: f64) -> PathPoint {
+    pub fn at(&self, t: f64) -> PathPoint<D> {
         let p = &self.points;
         let i = match piece(p, t, &self.hint) {
             Ok(i) => i,
@@ -165,7 +179,11 @@ impl ClampedSpline {
 /// The piece of keyframes `points` that holds time t: `Ok(i)` for the one from keyframe i - 1
 /// to keyframe i (a keyframe's own time belongs to the piece that starts there), or the hand
 /// at rest at the first keyframe before them and at the last one from its time on.
-fn piece(points: &[(f64, Vector2<f64>)], t: f64, hint: &PieceHint) -> Result<usize, PathPoint> {
+fn piece<const D: usize>(
+    points: &[(f64, SVector<f64, D>)],
+    t: f64,
+    hint: &PieceHint,
+) -> Result<usize, PathPoint<D>> {
     let i = hint.knots_passed(points.len(), |k| points[k].0, t);
     let rest = |pos| PathPoint {
         pos,
@@ -181,7 +199,7 @@ fn piece(points: &[(f64, Vector2<f64>)], t: f64, hint: &PieceHint) -> Result<usi
 }
 
 /// Slopes (change of position over time) of the pieces between keyframes, m/s.
-fn slopes(points: &[(f64, Vector2<f64>)]) -> Vec<Vector2<f64>> {
+fn slopes<const D: usize>(points: &[(f64, SVector<f64, D>)]) -> Vec<SVector<f64, D>> {
     points
         .windows(2)
         .map(|w| (w[1].1 - w[0].1) / (w[1].0 - w[0].0))
@@ -192,24 +210,24 @@ fn slopes(points: &[(f64, Vector2<f64>)]) -> Vec<Vector2<f64>> {
 /// axis: C1, never beyond the range of two neighbouring keyframes (no overshoot), still between
 /// two equal keyframes, at rest at the first and last keyframe and outside them.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MonotoneCubic {
-    points: Vec<(f64, Vector2<f64>)>,
+pub struct MonotoneCubic<const D: usize = 2> {
+    points: Vec<(f64, SVector<f64, D>)>,
     /// Velocities at the keyframes, m/s.
-    velocity: Vec<Vector2<f64>>,
+    velocity: Vec<SVector<f64, D>>,
     hint: PieceHint,
 }
 
-impl MonotoneCubic {
+impl<const D: usize> MonotoneCubic<D> {
     /// The interpolant through keyframes (t, position), t in s and increasing, position in m;
     /// checked: at least one, all finite.
-    pub fn new(points: Vec<(f64, Vector2<f64>)>) -> Result<Self, DriveError> {
+    pub fn new(points: Vec<(f64, SVector<f64, D>)>) -> Result<Self, DriveError> {
         check_points("path keyframes", &points, 1)?;
         let n = points.len();
         let slope = slopes(&points);
-        let mut velocity = vec![Vector2::zeros(); n];
+        let mut velocity = vec![SVector::zeros(); n];
         for i in 1..n.saturating_sub(1) {
             let (before, after) = (points[i].0 - points[i - 1].0, points[i + 1].0 - points[i].0);
-            for axis in 0..2 {
+            for axis in 0..D {
                 velocity[i][axis] =
                     harmonic_velocity(slope[i - 1][axis], slope[i][axis], before, after);
             }
@@ -222,7 +240,7 @@ impl MonotoneCubic {
     }
 
     /// Position, velocity and acceleration at time t (s); at rest outside the keyframes.
-    pub fn at(&self, t: f64) -> PathPoint {
+    pub fn at(&self, t: f64) -> PathPoint<D> {
         let p = &self.points;
         let i = match piece(p, t, &self.hint) {
             Ok(i) => i,
@@ -270,17 +288,17 @@ fn harmonic_velocity(slope_before: f64, slope_after: f64, before: f64, after: f6
 /// each keyframe (an impulsive hand) and the acceleration is 0 within the pieces; at rest
 /// outside the keyframes.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Polyline {
-    points: Vec<(f64, Vector2<f64>)>,
+pub struct Polyline<const D: usize = 2> {
+    points: Vec<(f64, SVector<f64, D>)>,
     /// Velocity of each piece, m/s.
-    velocity: Vec<Vector2<f64>>,
+    velocity: Vec<SVector<f64, D>>,
     hint: PieceHint,
 }
 
-impl Polyline {
+impl<const D: usize> Polyline<D> {
     /// The polyline through keyframes (t, position), t in s and increasing, position in m;
     /// checked: at least one, all finite.
-    pub fn new(points: Vec<(f64, Vector2<f64>)>) -> Result<Self, DriveError> {
+    pub fn new(points: Vec<(f64, SVector<f64, D>)>) -> Result<Self, DriveError> {
         check_points("path keyframes", &points, 1)?;
         let velocity = slopes(&points);
         Ok(Self {
@@ -292,7 +310,7 @@ impl Polyline {
 
     /// Position, velocity (of the piece that starts at t at a keyframe) and acceleration (0)
     /// at time t (s); at rest outside the keyframes.
-    pub fn at(&self, t: f64) -> PathPoint {
+    pub fn at(&self, t: f64) -> PathPoint<D> {
         let i = match piece(&self.points, t, &self.hint) {
             Ok(i) => i,
             Err(rest) => return rest,
@@ -302,20 +320,20 @@ impl Polyline {
         PathPoint {
             pos: y0 + vel * (t - t0),
             vel,
-            acc: Vector2::zeros(),
+            acc: SVector::zeros(),
         }
     }
 
     /// The velocity just before and just after time t (s), m/s: different only at a keyframe
     /// (at rest before the first keyframe and from the last one on).
-    pub fn velocity_jump(&self, t: f64) -> (Vector2<f64>, Vector2<f64>) {
+    pub fn velocity_jump(&self, t: f64) -> (SVector<f64, D>, SVector<f64, D>) {
         let before = match self.points.partition_point(|(ti, _)| *ti < t) {
-            0 => Vector2::zeros(),
+            0 => SVector::zeros(),
             i => self
                 .velocity
                 .get(i - 1)
                 .copied()
-                .unwrap_or_else(Vector2::zeros),
+                .unwrap_or_else(SVector::zeros),
         };
         (before, self.at(t).vel)
     }
@@ -325,16 +343,16 @@ impl Polyline {
 /// interpolated by quintic Hermite pieces through the smoothed position, velocity and
 /// acceleration at each sample: C2, and exact for cubic motion.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SampledPath {
+pub struct SampledPath<const D: usize = 2> {
     times: Vec<f64>,
-    points: Vec<PathPoint>,
+    points: Vec<PathPoint<D>>,
     hint: PieceHint,
 }
 
-impl SampledPath {
+impl<const D: usize> SampledPath<D> {
     /// Smooths `samples` with a window of half-width `half_window` seconds (at least the two
     /// nearest samples on each side are always used).
-    pub fn new(samples: Vec<(f64, Vector2<f64>)>, half_window: f64) -> Result<Self, DriveError> {
+    pub fn new(samples: Vec<(f64, SVector<f64, D>)>, half_window: f64) -> Result<Self, DriveError> {
         check_points("path samples", &samples, 4)?;
         if !(half_window.is_finite() && half_window > 0.0) {
             return Err(DriveError::NotPositive {
@@ -354,7 +372,7 @@ impl SampledPath {
     }
 
     /// Position, velocity and acceleration at time t (s); at rest outside the samples.
-    pub fn at(&self, t: f64) -> PathPoint {
+    pub fn at(&self, t: f64) -> PathPoint<D> {
         let i = self
             .hint
             .knots_passed(self.times.len(), |k| self.times[k], t);
@@ -382,7 +400,11 @@ impl SampledPath {
 
 /// Weighted least-squares cubic through the samples within `half_window` of sample `center`
 /// (tricube weights), evaluated at the sample: position, velocity, acceleration.
-fn local_cubic(samples: &[(f64, Vector2<f64>)], center: usize, half_window: f64) -> PathPoint {
+fn local_cubic<const D: usize>(
+    samples: &[(f64, SVector<f64, D>)],
+    center: usize,
+    half_window: f64,
+) -> PathPoint<D> {
     let tc = samples[center].0;
     let mut lo = center;
     let mut hi = center;
@@ -404,7 +426,7 @@ fn local_cubic(samples: &[(f64, Vector2<f64>)], center: usize, half_window: f64)
     }
     let reach = (tc - samples[lo].0).max(samples[hi].0 - tc) * 1.0001;
     let mut normal = nalgebra::Matrix4::<f64>::zeros();
-    let mut rhs = nalgebra::Matrix4x2::<f64>::zeros();
+    let mut rhs = SMatrix::<f64, 4, D>::zeros();
     for (t, p) in &samples[lo..=hi] {
         let u = (t - tc) / reach;
         let w = (1.0 - u.abs().powi(3)).powi(3);
@@ -413,11 +435,11 @@ fn local_cubic(samples: &[(f64, Vector2<f64>)], center: usize, half_window: f64)
         rhs += w * basis * p.transpose();
     }
     let coefficients = normal.lu().solve(&rhs).unwrap_or_else(|| {
-        let mut c = nalgebra::Matrix4x2::zeros();
+        let mut c = SMatrix::<f64, 4, D>::zeros();
         c.set_row(0, &samples[center].1.transpose());
         c
     });
-    let row = |k: usize| Vector2::new(coefficients[(k, 0)], coefficients[(k, 1)]);
+    let row = |k: usize| SVector::<f64, D>::from_fn(|axis, _| coefficients[(k, axis)]);
     PathPoint {
         pos: row(0),
         vel: row(1) / reach,
@@ -426,7 +448,13 @@ fn local_cubic(samples: &[(f64, Vector2<f64>)], center: usize, half_window: f64)
 }
 
 /// The quintic through (p, v, a) at t0 and t1, evaluated at t.
-fn quintic_hermite(t0: f64, start: PathPoint, t1: f64, end: PathPoint, t: f64) -> PathPoint {
+fn quintic_hermite<const D: usize>(
+    t0: f64,
+    start: PathPoint<D>,
+    t1: f64,
+    end: PathPoint<D>,
+    t: f64,
+) -> PathPoint<D> {
     let h = t1 - t0;
     let s = (t - t0) / h;
     let (s2, s3, s4, s5) = (s * s, s * s * s, s.powi(4), s.powi(5));
@@ -476,31 +504,31 @@ fn quintic_hermite(t0: f64, start: PathPoint, t1: f64, end: PathPoint, t: f64) -
     }
 }
 
-/// A prescribed stick path.
+/// A prescribed stick path, in `D` dimensions (x-y by default).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Path {
+pub enum Path<const D: usize = 2> {
     /// A clamped spline through keyframes (`"interpolation": "cubic"`).
-    Keyframes(ClampedSpline),
+    Keyframes(ClampedSpline<D>),
     /// A monotone cubic through keyframes (`"interpolation": "pchip"`).
-    Monotone(MonotoneCubic),
+    Monotone(MonotoneCubic<D>),
     /// Straight pieces between keyframes (`"interpolation": "linear"`).
-    Linear(Polyline),
+    Linear(Polyline<D>),
     /// center + amplitude * sin(2 pi frequency t + phase), per component.
     Sine {
-        /// Centre of the oscillation (x-y), m.
-        center: Vector2<f64>,
-        /// Amplitude (x-y), m.
-        amplitude: Vector2<f64>,
+        /// Centre of the oscillation, m.
+        center: SVector<f64, D>,
+        /// Amplitude, m.
+        amplitude: SVector<f64, D>,
         /// Frequency, Hz.
         frequency: f64,
-        /// Phase at t = 0 (x-y), rad.
-        phase: Vector2<f64>,
+        /// Phase at t = 0 (one per component), rad.
+        phase: SVector<f64, D>,
     },
     /// A smoothed recording.
-    Samples(SampledPath),
+    Samples(SampledPath<D>),
 }
 
-impl Path {
+impl<const D: usize> Path<D> {
     /// Times where the path is not smooth (keyframes of the spline, samples of a recording:
     /// a derivative of the position jumps there), s.
     pub fn knots(&self) -> Vec<f64> {
@@ -514,7 +542,7 @@ impl Path {
     }
 
     /// Position, velocity and acceleration at time t (s).
-    pub fn at(&self, t: f64) -> PathPoint {
+    pub fn at(&self, t: f64) -> PathPoint<D> {
         match self {
             Self::Keyframes(spline) => spline.at(t),
             Self::Monotone(cubic) => cubic.at(t),
@@ -527,12 +555,13 @@ impl Path {
                 phase,
             } => {
                 let w = std::f64::consts::TAU * frequency;
-                let (sx, cx) = (w * t + phase.x).sin_cos();
-                let (sy, cy) = (w * t + phase.y).sin_cos();
+                let angle: [(f64, f64); D] = std::array::from_fn(|i| (w * t + phase[i]).sin_cos());
+                let sin = SVector::<f64, D>::from_fn(|i, _| amplitude[i] * angle[i].0);
+                let cos = SVector::<f64, D>::from_fn(|i, _| amplitude[i] * angle[i].1);
                 PathPoint {
-                    pos: center + Vector2::new(amplitude.x * sx, amplitude.y * sy),
-                    vel: w * Vector2::new(amplitude.x * cx, amplitude.y * cy),
-                    acc: -w * w * Vector2::new(amplitude.x * sx, amplitude.y * sy),
+                    pos: center + sin,
+                    vel: w * cos,
+                    acc: -w * w * sin,
                 }
             }
         }

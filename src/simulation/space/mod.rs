@@ -93,18 +93,17 @@ pub struct SpaceSimulation<H: SpaceHand> {
     pub settings: SpaceSettings,
 }
 
-/// A planar drive in space: its x-y input with z = 0 (the stick keeps to the hands' plane).
-/// The model in space runs every planar scenario's hands through this.
-impl SpaceHand for crate::simulation::drive::Drive {
+/// A drive in space: a 3D drive as it is, a planar one (D = 2) with z = 0 (the stick keeps to
+/// the hands' plane; the model in space runs every planar scenario's hands through this).
+impl<const D: usize> SpaceHand for crate::simulation::drive::Drive<D> {
     fn input(&self, t: f64, stick: &SpaceBody) -> StickInput<3> {
-        let planar = crate::model::Body {
-            pos: stick.pos.xy(),
-            vel: stick.vel.xy(),
+        let body = crate::model::Body::<D> {
+            pos: nalgebra::SVector::from_fn(|i, _| stick.pos[i]),
+            vel: nalgebra::SVector::from_fn(|i, _| stick.vel[i]),
         };
-        let lift = |v: nalgebra::Vector2<f64>| Vector3::new(v.x, v.y, 0.0);
-        match crate::simulation::drive::Drive::input(self, t, &planar) {
-            StickInput::Force(f) => StickInput::Force(lift(f)),
-            StickInput::Accel(a) => StickInput::Accel(lift(a)),
+        match crate::simulation::drive::Drive::input(self, t, &body) {
+            StickInput::Force(f) => StickInput::Force(lift(&f)),
+            StickInput::Accel(a) => StickInput::Accel(lift(&a)),
         }
     }
     fn prescribes_motion(&self) -> bool {
@@ -119,12 +118,16 @@ impl SpaceHand for crate::simulation::drive::Drive {
     fn velocity_after(&self, t: f64) -> Option<Vector3<f64>> {
         match self.path() {
             Some(crate::simulation::drive::Path::Linear(line)) => {
-                let v = line.velocity_jump(t).1;
-                Some(Vector3::new(v.x, v.y, 0.0))
+                Some(lift(&line.velocity_jump(t).1))
             }
             _ => None,
         }
     }
+}
+
+/// A vector of D <= 3 components in space (the missing ones zero).
+fn lift<const D: usize>(v: &nalgebra::SVector<f64, D>) -> Vector3<f64> {
+    Vector3::from_fn(|i, _| if i < D { v[i] } else { 0.0 })
 }
 
 /// A planar setup the model in space cannot run yet.
