@@ -65,3 +65,10 @@ pub fn rigid_axle_acceleration(
     -axle * rate.norm_squared()
         + (axle.cross(rate) * (polar_inertia * omega) - axle.cross(torque)) / transverse_inertia
 }
+
+/// The torque of the string's net pull `pull` (N) on a diabolo whose string sits at
+/// s = lambda a_y along the axle from the centre (`offset` lambda, m): s a x F, N m. Perpendicular
+/// to the axle; it turns a tilted diabolo about the vertical (docs/space.md, "The turn").
+pub fn offset_torque(axle: &Vector3<f64>, pull: &Vector3<f64>, offset: f64) -> Vector3<f64> {
+    axle.cross(pull) * (offset * axle.y)
+}

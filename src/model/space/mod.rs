@@ -13,7 +13,9 @@ pub mod state;
 pub mod string;
 pub mod tension;
 
-pub use axle::{fast_top_rate, rigid_axle_acceleration, spin_rate_about_axle, string_torque};
+pub use axle::{
+    fast_top_rate, offset_torque, rigid_axle_acceleration, spin_rate_about_axle, string_torque,
+};
 pub use energy::space_energy;
 pub use impulse::{space_tensing_impulse, SpaceImpulse, SpaceImpulseError};
 pub use params::{AxleModel, AxleValues, SpaceParams};

@@ -3,6 +3,15 @@
 
 use crate::model::params::{ParamError, Params};
 
+/// The default lambda of [`AxleValues::string_offset`], m. A diabolo hanging with its axle
+/// tilted by tau turns about the vertical at (r sin(alpha) + lambda) g sin(tau) / (J r^2 Omega)
+/// (alpha half the string's V angle): the strands' tangent points give the r sin(alpha), the
+/// offset the rest. The inclination recordings turn at 0.187 deg/s per degree of tilt at their
+/// median spin of 116 rad/s; with J = 50, r = 6.5 mm and the V of hands 0.8 m apart on a
+/// 1.46 m string (sin(alpha) = 0.548) the tangent points give 0.142 of it, and lambda the rest:
+/// 0.187 J r^2 Omega / g - r sin(alpha) = 1.1 mm.
+pub const STRING_OFFSET: f64 = 0.187 * 50.0 * 0.0065 * 0.0065 * 116.0 / 9.81 - 0.0065 * 0.548;
+
 /// How the axle's direction moves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AxleModel {
@@ -39,6 +48,11 @@ pub struct AxleValues {
     /// gamma: the largest angle between a strand of string and the plane perpendicular to the
     /// axle that the cups' cones keep on the axle, rad; beyond it the string climbs a cup.
     pub cup_angle: f64,
+    /// lambda: where the string sits along a tilted axle, m: at s = lambda sin(tilt) from the
+    /// centre toward the upper cup (the axle slides down through the string until the cups'
+    /// cones hold it). The string's pull applied there turns the diabolo about the vertical
+    /// (docs/space.md, "The turn"). Fitted on the recordings: 1.1 mm ([`STRING_OFFSET`]).
+    pub string_offset: f64,
     /// The equations of the axle's direction.
     pub model: AxleModel,
 }
@@ -50,6 +64,7 @@ impl Default for AxleValues {
             transverse_inertia: None,
             half_length: 0.06,
             cup_angle: 35f64.to_radians(),
+            string_offset: STRING_OFFSET,
             model: AxleModel::FastTop,
         }
     }
@@ -70,6 +85,8 @@ pub struct SpaceParams {
     pub half_length: f64,
     /// gamma, rad.
     pub cup_angle: f64,
+    /// lambda, m.
+    pub string_offset: f64,
     /// The axle's equations.
     pub model: AxleModel,
 }
@@ -103,6 +120,13 @@ impl SpaceParams {
                 "an angle between 0 and pi/2 rad",
             ));
         }
+        if axle.string_offset.is_nan() || axle.string_offset.abs() > axle.half_length {
+            return Err(err(
+                "string_offset",
+                axle.string_offset,
+                "an offset of at most the half-length in size (the string stays between the cups)",
+            ));
+        }
         let p = planar.values();
         let polar = p.spin_inertia * p.diabolo_mass * axle.axle_radius * axle.axle_radius;
         let transverse = axle.transverse_inertia.unwrap_or(
@@ -125,6 +149,7 @@ impl SpaceParams {
             transverse_inertia: transverse,
             half_length: axle.half_length,
             cup_angle: axle.cup_angle,
+            string_offset: axle.string_offset,
             model: axle.model,
         })
     }

@@ -3,6 +3,7 @@
 //! not follow yet (leaving the string, a wrap, the string on a cup, a spin too slow for the
 //! fast top) end the run with a status that names them.
 
+mod response;
 mod run;
 mod system;
 
@@ -12,6 +13,7 @@ use crate::model::space::{SpaceBody, SpaceParams, SpaceState};
 use crate::model::StickInput;
 use crate::simulation::ode::integrate::{Method, StepperOptions};
 
+pub use response::{tilt_response, TiltResponse};
 pub use run::{SpaceEvent, SpaceEventKind, SpaceReport, SpaceRow, SpaceStatus, SpaceStop};
 pub use system::{SpaceGuard, SpaceModelError, SpacePhase, FAST_TOP_RATIO};
 

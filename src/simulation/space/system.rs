@@ -11,8 +11,9 @@ use nalgebra::Vector3;
 use super::SpaceHand;
 use crate::model::friction::{filippov_mode, AxleMode, SlipDirection};
 use crate::model::space::{
-    fast_top_rate, rigid_axle_acceleration, spin_rate_about_axle, string_torque, AxleModel,
-    CollapsedSegment, SingularTension, SpaceParams, SpaceState, SpaceString, SpaceTension,
+    fast_top_rate, offset_torque, rigid_axle_acceleration, spin_rate_about_axle, string_torque,
+    AxleModel, CollapsedSegment, SingularTension, SpaceParams, SpaceState, SpaceString,
+    SpaceTension,
 };
 use crate::model::StickInput;
 use crate::simulation::ode::events::EventSystem;
@@ -247,13 +248,16 @@ impl<'a, H: SpaceHand> SpaceSystem<'a, H> {
             let segments = self.string.segments();
             let tensions = self.tension.tensions();
             for k in 1..=self.layout.diabolos {
+                let axle = &self.state.diabolos[k - 1].axle;
+                let pull = tensions[k] * segments[k].direction
+                    - tensions[k - 1] * segments[k - 1].direction;
                 self.torques[k - 1] = string_torque(
-                    &self.state.diabolos[k - 1].axle,
+                    axle,
                     &segments[k - 1].direction,
                     &segments[k].direction,
                     (tensions[k - 1], tensions[k]),
                     self.params.axle_radius,
-                );
+                ) + offset_torque(axle, &pull, self.params.string_offset);
             }
         } else {
             self.torques.iter_mut().for_each(|t| *t = Vector3::zeros());
