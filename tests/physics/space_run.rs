@@ -69,7 +69,6 @@ fn space_run_reproduces_the_planar_model_in_the_plane() {
         assert!(worst < 1e-9, "{name}: {worst} m from the planar model");
     }
     for (name, stop) in [
-        ("whip", "impulse"),
         ("high_toss", "left_string"),
         ("missed_catch", "left_string"),
         ("two_side_by_side", "contact"),

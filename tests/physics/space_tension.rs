@@ -440,3 +440,112 @@ fn string_torque_matches_exact_tangent_points() {
         );
     }
 }
+
+// The tensing impulse in space on random states (N = 1..4, free and prescribed sticks): it
+// leaves L' = -e L'-; without friction it is the kinetic-metric projection onto L' = 0 of seed
+// 004 (Delta v = -M^-1 g (g . v) / (g M^-1 g), g the gradient of sum l); with friction it never
+// creates energy and never reverses a slip (an axle whose slip would reverse ends gripping).
+#[test]
+fn the_tensing_impulse_in_space_projects_and_dissipates() {
+    use diabolo::model::space::space_tensing_impulse;
+    let mut rng = SplitMix::new(4242);
+    let mut gripped = 0;
+    for trial in 0..600 {
+        let n = 1 + trial % 4;
+        let (mut state, length) = random_space_state(&mut rng, n);
+        // Stretch the string: a random velocity of the right stick along its segment.
+        let last = (state.right.pos - state.position(n)).normalize();
+        state.right.vel += rng.uniform(0.1, 2.0) * last;
+        let frictionless = trial % 3 == 0;
+        let law = FrictionLaw::Step;
+        let mut params = random_params(&mut rng, law, length);
+        if frictionless {
+            params = Params::new(diabolo::model::ParamValues {
+                friction: 0.0,
+                restitution: 0.0,
+                ..*params.values()
+            })
+            .unwrap();
+        }
+        let space = space_params(&params);
+        let prescribed = [trial % 2 == 0, trial % 5 == 0];
+        let mut string = SpaceString::new(n);
+        string.update(&state).unwrap();
+        let before_rate = string.total_length_rate();
+        let mut work = SpaceTension::new(n);
+        work.update_contacts(
+            &space,
+            &state,
+            &string,
+            None,
+            diabolo::model::space::SpaceSlipReference::Symmetric,
+        );
+        let slips_before: Vec<f64> = (1..=n).map(|k| work.contact(k).slip_speed).collect();
+        let before = state.clone();
+        let Ok(impulse) =
+            space_tensing_impulse(&space, &mut state, &mut string, &mut work, prescribed)
+        else {
+            continue;
+        };
+        let e = params.restitution;
+        assert!(
+            (impulse.rate_after + e * before_rate).abs() < 1e-10 * before_rate.abs().max(1.0),
+            "trial {trial}: L' after {}",
+            impulse.rate_after
+        );
+        assert!(
+            impulse.energy_lost >= -1e-12,
+            "trial {trial}: energy created {}",
+            impulse.energy_lost
+        );
+        work.update_contacts(
+            &space,
+            &state,
+            &string,
+            None,
+            diabolo::model::space::SpaceSlipReference::Symmetric,
+        );
+        for k in 1..=n {
+            let after = work.contact(k).slip_speed;
+            assert!(
+                after * slips_before[k - 1] >= -1e-12,
+                "trial {trial}: slip {k} reversed"
+            );
+            if after.abs() < 1e-12 && slips_before[k - 1].abs() > 1e-9 {
+                gripped += 1;
+            }
+        }
+        if frictionless {
+            // The projection: inverse masses (0 for a prescribed stick), gradient of sum l.
+            let mu = |j: usize| {
+                if j == 0 || j == n + 1 {
+                    if prescribed[usize::from(j != 0)] {
+                        0.0
+                    } else {
+                        1.0 / params.stick_mass
+                    }
+                } else {
+                    1.0 / params.diabolo_mass
+                }
+            };
+            let dir = |i: usize| (before.position(i + 1) - before.position(i)).normalize();
+            let grad = |j: usize| {
+                (if j > 0 { dir(j - 1) } else { Vector3::zeros() })
+                    - (if j <= n { dir(j) } else { Vector3::zeros() })
+            };
+            let gv: f64 = (0..n + 2).map(|j| grad(j).dot(&before.velocity(j))).sum();
+            let gmg: f64 = (0..n + 2).map(|j| mu(j) * grad(j).norm_squared()).sum();
+            for j in 0..n + 2 {
+                let expected = before.velocity(j) - grad(j) * (mu(j) * gv / gmg);
+                assert_close(
+                    state.velocity(j),
+                    expected,
+                    1e-10,
+                    before.velocity(j).norm() + 1.0,
+                    &format!("v_{j} (trial {trial})"),
+                );
+            }
+        }
+    }
+    assert!(gripped > 20, "only {gripped} axles gripped at an impulse");
+}
