@@ -52,3 +52,51 @@ fn derivative_evaluation_allocates_nothing() {
         assert_eq!(thread_allocations() - before, 0, "N = {n}");
     }
 }
+
+// The run in space allocates nothing per step or row: a swing on held sticks (no events) of
+// 2 s allocates as much as one of 0.5 s (the buffers are built at the start).
+#[test]
+fn a_run_in_space_allocates_nothing_per_step() {
+    use diabolo::model::space::{AxleValues, SpaceBody, SpaceDiabolo, SpaceParams, SpaceState};
+    use diabolo::simulation::space::{HeldStill, SpaceSettings, SpaceSimulation};
+    use nalgebra::Vector3;
+    let count = |duration: f64| {
+        let params = SpaceParams::new(
+            Params::new(ParamValues::default()).unwrap(),
+            AxleValues::default(),
+        )
+        .unwrap();
+        let body = |x: f64| SpaceBody {
+            pos: Vector3::new(x, 0.0, 0.0),
+            vel: Vector3::zeros(),
+        };
+        // Hanging 0.1 m right of the bottom, on the spheroid, and 2 cm out of the plane.
+        let (a, c) = (0.73f64, 0.4f64);
+        let b = (a * a - c * c).sqrt();
+        let (x, z) = (0.1f64, 0.02f64);
+        let y = -b * (1.0 - x * x / (a * a) - z * z / (b * b)).sqrt();
+        let sim = SpaceSimulation {
+            params,
+            hands: [HeldStill, HeldStill],
+            initial: SpaceState {
+                left: body(-c),
+                right: body(c),
+                diabolos: vec![SpaceDiabolo {
+                    pos: Vector3::new(x, y, z),
+                    spin: -0.65,
+                    ..SpaceDiabolo::default()
+                }],
+            },
+            settings: SpaceSettings {
+                duration,
+                ..SpaceSettings::default()
+            },
+        };
+        let before = thread_allocations();
+        let report = sim.run(|_| {});
+        assert!(report.events.is_empty(), "{:?}", report.events);
+        assert!(report.steps >= 10, "{} steps", report.steps);
+        thread_allocations() - before
+    };
+    assert_eq!(count(2.0), count(0.5));
+}

@@ -614,7 +614,12 @@ impl<'a, H: SpaceHand> Run<'a, H> {
         self.row_y = row_y;
         loaded.map_err(|e| failed(t, e))?;
         let n = self.system.layout.diabolos;
-        self.row_state.clone_from(&self.system.state);
+        // Field by field: a derived clone_from would allocate a new vector per row.
+        self.row_state.left = self.system.state.left;
+        self.row_state.right = self.system.state.right;
+        self.row_state
+            .diabolos
+            .copy_from_slice(&self.system.state.diabolos);
         for k in 1..=n {
             self.row_state.diabolos[k - 1].axle_rate = self.system.axle_rate(k);
         }
@@ -749,14 +754,20 @@ fn project<H: SpaceHand>(
         if c == 0.0 || norm.is_nan() || norm <= 0.0 {
             break;
         }
-        let grads: Vec<Vector3<f64>> = (0..n + 2).map(|j| gradient(&state, j)).collect();
+        let grads = &mut system.gradients;
+        for (j, g) in grads.iter_mut().enumerate() {
+            *g = gradient(&state, j);
+        }
         for (j, g) in grads.iter().enumerate() {
             let shift = -g * (mu(j) * c / norm);
             set_position(&mut state, j, shift);
         }
         changed = true;
     }
-    let grads: Vec<Vector3<f64>> = (0..n + 2).map(|j| gradient(&state, j)).collect();
+    let grads = &mut system.gradients;
+    for (j, g) in grads.iter_mut().enumerate() {
+        *g = gradient(&state, j);
+    }
     let norm: f64 = (0..n + 2).map(|j| mu(j) * grads[j].norm_squared()).sum();
     let rate: f64 = (0..n + 2).map(|j| grads[j].dot(&state.velocity(j))).sum();
     if rate != 0.0 && norm > 0.0 {

@@ -159,6 +159,8 @@ pub struct SpaceSystem<'a, H: SpaceHand> {
     pub(super) tension: SpaceTension,
     pub(super) inputs: [StickInput<3>; 2],
     pub(super) torques: Vec<Vector3<f64>>,
+    /// The gradient of sum l by object (a buffer of the projection onto the string).
+    pub(super) gradients: Vec<Vector3<f64>>,
     pub(super) switching: bool,
 }
 
@@ -177,6 +179,7 @@ impl<'a, H: SpaceHand> SpaceSystem<'a, H> {
             tension: SpaceTension::new(n),
             inputs: [StickInput::RELEASED; 2],
             torques: vec![Vector3::zeros(); n],
+            gradients: vec![Vector3::zeros(); n + 2],
             switching: params.planar.has_switching_friction(),
         }
     }
