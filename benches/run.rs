@@ -20,6 +20,10 @@
 //! `high_toss_3s` is `scenarios/high_toss.json` (a toss to 2.45 m, its flight and catch) run
 //! for 3 s with rows every 1 ms (3,001), collected in memory.
 //!
+//! `space_whip_10s`: the same 10 s whip through the model in space (`SpaceSimulation::from_planar`,
+//! fast-top axle), rows every 0.01 s collected; the ratio of its time to the planar whip's is
+//! printed to standard error (the price of the 3D path on a planar scenario).
+//!
 //! Run: `cargo bench --bench run`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -267,5 +271,41 @@ fn whip_rows(c: &mut Criterion) {
     eprintln!("whip_3s_rows_1ms: one thread / two threads = {ratio:.2}");
 }
 
-criterion_group!(benches, run, whip, whip_rows, high_toss, session);
+fn space_whip(c: &mut Criterion) {
+    use diabolo::model::space::AxleValues;
+    use diabolo::simulation::space::SpaceSimulation;
+    let planar = shipped("whip", &[("sim.duration", "10")]);
+    let space = SpaceSimulation::from_planar(&planar, AxleValues::default()).unwrap();
+    let run_space = || {
+        let mut rows = 0usize;
+        let report = space.run(|_| rows += 1);
+        black_box((report.steps, rows))
+    };
+    let run_planar = || {
+        let mut rows = 0usize;
+        planar.run(&mut |_| rows += 1);
+        black_box(rows)
+    };
+    let mut group = c.benchmark_group("space_whip_10s");
+    group.sample_size(20);
+    group.bench_function("space", |b| b.iter(run_space));
+    group.finish();
+    let best = |f: &dyn Fn()| {
+        (0..20)
+            .map(|_| {
+                let started = std::time::Instant::now();
+                f();
+                started.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let ratio = best(&|| {
+        run_space();
+    }) / best(&|| {
+        run_planar();
+    });
+    eprintln!("space_whip_10s: space / planar = {ratio:.2}");
+}
+
+criterion_group!(benches, run, whip, whip_rows, high_toss, session, space_whip);
 criterion_main!(benches);
