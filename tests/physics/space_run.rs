@@ -546,3 +546,197 @@ fn a_tilted_diabolo_turns_as_the_recordings_do() {
     );
     assert!(turn_rate(0.0, None).abs() < 1e-9, "no tilt");
 }
+
+// Random runs in space (one or two diabolos placed on a random string in space, slack or taut,
+// random spins, axles tilted up to 20 degrees, friction laws and coefficients, both axle models,
+// hands circling in x, y and z) never say `Finished` over broken physics: a taut row holds the
+// string's length to 1e-7 m, a slack row is never longer than the string, every number is
+// finite, and the same run gives the same rows bit for bit. Whatever stops says what.
+#[test]
+fn random_runs_in_space_keep_their_invariants_or_say_why() {
+    use diabolo::model::FrictionLaw;
+    use diabolo::simulation::space::SpacePhase;
+    let mut rng = SplitMix::new(3303);
+    let mut finished = 0;
+    let mut stops: std::collections::BTreeMap<String, usize> = Default::default();
+    let cases = 120;
+    for case in 0..cases {
+        let n = 1 + case % 2;
+        let law = match rng.int(0, 2) {
+            0 => FrictionLaw::Step,
+            1 => FrictionLaw::Bearing,
+            _ => FrictionLaw::Tanh { width: 0.05 },
+        };
+        let hands = [
+            Circling {
+                centre: Vector3::new(-0.4, 0.0, 0.0),
+                amplitude: Vector3::new(
+                    rng.uniform(-0.1, 0.1),
+                    rng.uniform(-0.15, 0.15),
+                    rng.uniform(-0.1, 0.1),
+                ),
+                omega: rng.uniform(2.0, 10.0),
+            },
+            Circling {
+                centre: Vector3::new(0.4, 0.0, 0.0),
+                amplitude: Vector3::new(
+                    rng.uniform(-0.1, 0.1),
+                    rng.uniform(-0.15, 0.15),
+                    rng.uniform(-0.1, 0.1),
+                ),
+                omega: rng.uniform(2.0, 10.0),
+            },
+        ];
+        let left = SpaceBody {
+            pos: hands[0].at(0.0).0,
+            vel: hands[0].at(0.0).1,
+        };
+        let right = SpaceBody {
+            pos: hands[1].at(0.0).0,
+            vel: hands[1].at(0.0).1,
+        };
+        let mut diabolos = Vec::new();
+        for k in 0..n {
+            let x = -0.25 + 0.5 * (k as f64 + 0.5) / n as f64 + rng.uniform(-0.05, 0.05);
+            let tilt_angle: f64 = rng.uniform(-20.0, 20.0).to_radians();
+            let turn_angle: f64 = rng.uniform(-20.0, 20.0).to_radians();
+            diabolos.push(SpaceDiabolo {
+                pos: Vector3::new(x, rng.uniform(-0.7, -0.5), rng.uniform(-0.05, 0.05)),
+                vel: Vector3::new(
+                    rng.uniform(-0.5, 0.5),
+                    rng.uniform(-0.5, 0.5),
+                    rng.uniform(-0.3, 0.3),
+                ),
+                spin: -rng.uniform(0.3, 1.0),
+                axle: Vector3::new(
+                    tilt_angle.cos() * turn_angle.sin(),
+                    tilt_angle.sin(),
+                    tilt_angle.cos() * turn_angle.cos(),
+                ),
+                ..SpaceDiabolo::default()
+            });
+        }
+        let mut initial = SpaceState {
+            left,
+            right,
+            diabolos,
+        };
+        let used = initial.string_used();
+        let slack = if rng.coin() {
+            0.0
+        } else {
+            rng.uniform(0.0, 0.05)
+        };
+        if slack == 0.0 {
+            // On a taut string: no length rate (the diabolos' velocities along the string
+            // removed by a correction of the last one's).
+            let n_last = initial.diabolos.len();
+            let rate: f64 = (0..=n_last)
+                .map(|i| {
+                    let d = initial.position(i + 1) - initial.position(i);
+                    d.normalize()
+                        .dot(&(initial.velocity(i + 1) - initial.velocity(i)))
+                })
+                .sum();
+            let g_last = (initial.position(n_last) - initial.position(n_last - 1)).normalize()
+                - (initial.position(n_last + 1) - initial.position(n_last)).normalize();
+            initial.diabolos[n_last - 1].vel -= g_last * (rate / g_last.norm_squared());
+        }
+        let model = if rng.coin() {
+            AxleModel::FastTop
+        } else {
+            AxleModel::Rigid
+        };
+        let params = SpaceParams::new(
+            Params::new(ParamValues {
+                string_length: used + slack,
+                friction: rng.uniform(0.0, 0.3),
+                friction_law: law,
+                restitution: if rng.coin() {
+                    0.0
+                } else {
+                    rng.uniform(0.0, 0.6)
+                },
+                spin_drag: rng.uniform(0.0, 0.1),
+                ..ParamValues::default()
+            })
+            .unwrap(),
+            AxleValues {
+                model,
+                ..AxleValues::default()
+            },
+        )
+        .unwrap();
+        let sim = SpaceSimulation {
+            params,
+            hands,
+            initial,
+            settings: SpaceSettings {
+                duration: 1.5,
+                output_interval: 0.005,
+                stepper: StepperOptions {
+                    rtol: 1e-9,
+                    atol: 1e-11,
+                    ..StepperOptions::default()
+                },
+                ..SpaceSettings::default()
+            },
+        };
+        let run = || {
+            let mut rows: Vec<Vec<f64>> = Vec::new();
+            let report = sim.run(|row| {
+                let mut values = vec![
+                    row.t,
+                    row.slack,
+                    row.energy,
+                    row.hand_work,
+                    row.friction_loss,
+                ];
+                for d in &row.state.diabolos {
+                    values.extend(d.pos.iter().chain(d.vel.iter()).chain(d.axle.iter()));
+                    values.push(d.spin);
+                }
+                assert!(
+                    values.iter().all(|v| v.is_finite()),
+                    "case {case}: {values:?}"
+                );
+                match row.phase {
+                    SpacePhase::Taut => assert!(
+                        row.slack.abs() < 1e-7,
+                        "case {case}: taut row at t = {} with slack {}",
+                        row.t,
+                        row.slack
+                    ),
+                    SpacePhase::Loose => assert!(
+                        row.slack > -1e-6,
+                        "case {case}: slack row at t = {} longer than the string: {}",
+                        row.t,
+                        row.slack
+                    ),
+                }
+                rows.push(values);
+            });
+            (rows, report)
+        };
+        let (rows, report) = run();
+        let (again, _) = run();
+        assert!(
+            rows.iter()
+                .flatten()
+                .map(|v| v.to_bits())
+                .eq(again.iter().flatten().map(|v| v.to_bits())),
+            "case {case}: not deterministic"
+        );
+        match report.status {
+            SpaceStatus::Finished => finished += 1,
+            SpaceStatus::Stopped { reason, .. } => {
+                assert!(!reason.to_string().is_empty());
+                *stops.entry(reason.status().to_string()).or_default() += 1;
+            }
+        }
+    }
+    assert!(
+        finished * 3 > cases,
+        "only {finished} of {cases} finished: {stops:?}"
+    );
+}

@@ -3,6 +3,7 @@
 //! not follow yet (leaving the string, a wrap, the string on a cup, a spin too slow for the
 //! fast top) end the run with a status that names them.
 
+mod projection;
 mod response;
 mod run;
 mod system;
