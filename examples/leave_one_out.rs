@@ -41,6 +41,7 @@ fn main() -> anyhow::Result<()> {
                 replay: start.clone(),
                 free: free.clone(),
                 spin_weight: 1e-3,
+                tilt_weight: diabolo::fit::DEFAULT_TILT_WEIGHT,
                 max_iterations: 60,
             },
         )?;

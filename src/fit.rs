@@ -14,8 +14,10 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::input_limits::{read_text, Records};
+use crate::model::space::{AxleModel, AxleValues, SpaceParams};
 use crate::replay::{
-    plan_horizons, replay, statistics, HeldHorizons, Recording, ReplayError, ReplayOptions,
+    plan_horizons, replay, replays_in_space, statistics, HeldHorizons, Recording, ReplayError,
+    ReplayOptions,
 };
 use crate::scenario::{strict_json, FrictionLawName, ParamsSpec, ScenarioError};
 
@@ -34,17 +36,25 @@ pub enum FreeParameter {
     StringStiffness,
     /// eta, N s: a compliant string's damping.
     StringDamping,
+    /// r, m: the axle's radius (a replay in space: the gyroscope's tilt rate goes as
+    /// 1 / (J r), and the recorded spin converts as w = -r spin).
+    AxleRadius,
+    /// I_t, kg m^2: the transverse moment of inertia (a replay in space with the rigid axle;
+    /// freed from the two-ring default when the parameters have none).
+    TransverseInertia,
 }
 
 impl FreeParameter {
     /// Every parameter `fit` may move.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 8] = [
         Self::Friction,
         Self::SpinInertia,
         Self::SpinDrag,
         Self::StringLength,
         Self::StringStiffness,
         Self::StringDamping,
+        Self::AxleRadius,
+        Self::TransverseInertia,
     ];
 
     /// EA a fit starts from when it frees the stiffness of parameters that have none, N (the
@@ -75,7 +85,14 @@ impl FreeParameter {
             Self::StringLength => "string_length",
             Self::StringStiffness => "string_stiffness",
             Self::StringDamping => "string_damping",
+            Self::AxleRadius => "axle_radius",
+            Self::TransverseInertia => "transverse_inertia",
         }
+    }
+
+    /// Whether the parameter acts only on a replay by the model in space (the axle's).
+    pub fn in_space_only(self) -> bool {
+        matches!(self, Self::AxleRadius | Self::TransverseInertia)
     }
 
     /// The parameter's value in `o` (for `StringLength`, the correction `length_offset`, m).
@@ -90,6 +107,11 @@ impl FreeParameter {
                 .string_stiffness
                 .unwrap_or(Self::STARTING_STIFFNESS),
             Self::StringDamping => o.params.string_damping,
+            Self::AxleRadius => o.axle.axle_radius,
+            Self::TransverseInertia => o
+                .axle
+                .transverse_inertia
+                .unwrap_or_else(|| default_transverse_inertia(o)),
         }
     }
 
@@ -102,6 +124,11 @@ impl FreeParameter {
             Self::StringLength => o.length_offset = v.clamp(-0.1, 0.1),
             Self::StringStiffness => o.params.string_stiffness = Some(v.clamp(10.0, 1e6)),
             Self::StringDamping => o.params.string_damping = v.clamp(0.0, 100.0),
+            Self::AxleRadius => o.axle.axle_radius = v.clamp(1e-3, 0.05),
+            // At least half the polar moment (the perpendicular-axis theorem).
+            Self::TransverseInertia => {
+                o.axle.transverse_inertia = Some(v.max(0.5 * polar_inertia(o)));
+            }
         }
     }
 
@@ -114,8 +141,22 @@ impl FreeParameter {
             Self::StringLength => 0.005,
             Self::StringStiffness => 0.3 * v.abs().max(50.0),
             Self::StringDamping => 0.5,
+            Self::AxleRadius => 0.15 * v.abs().max(1e-3),
+            Self::TransverseInertia => 0.3 * v.abs(),
         }
     }
+}
+
+/// I_p = J m r^2 of the options' parameters, kg m^2.
+fn polar_inertia(o: &ReplayOptions) -> f64 {
+    o.params.spin_inertia * o.params.diabolo_mass * o.axle.axle_radius * o.axle.axle_radius
+}
+
+/// The transverse moment of inertia the model in space takes when none is given: two rings at
+/// the cups, I_p / 2 + m (h / 2)^2, kg m^2 ([`AxleValues::transverse_inertia`]).
+fn default_transverse_inertia(o: &ReplayOptions) -> f64 {
+    let half = 0.5 * o.axle.half_length;
+    0.5 * polar_inertia(o) + o.params.diabolo_mass * half * half
 }
 
 /// Why a fit did not run or did not finish.
@@ -141,9 +182,17 @@ pub struct FitOptions {
     pub free: Vec<FreeParameter>,
     /// m of objective per rad/s of mean spin error.
     pub spin_weight: f64,
+    /// m of objective per degree of mean tilt error (the recordings replayed in space only;
+    /// [`DEFAULT_TILT_WEIGHT`] by default).
+    pub tilt_weight: f64,
     /// Nelder-Mead iterations, at most [`MAX_ITERATIONS`].
     pub max_iterations: u64,
 }
+
+/// The tilt's default weight in the objective, m per degree: a degree of tilt counts as a
+/// centimetre of position (the recordings' mean errors at 0.5 s are about a degree and a few
+/// centimetres).
+pub const DEFAULT_TILT_WEIGHT: f64 = 0.01;
 
 /// The outcome of a fit.
 #[derive(Clone, Debug, PartialEq)]
@@ -162,33 +211,69 @@ pub struct FitReport {
     pub spin_before: f64,
     /// Mean spin error at the fitted values, rad/s.
     pub spin_after: f64,
+    /// Mean tilt error of the recordings replayed in space at the starting values, degrees
+    /// (NaN when none is).
+    pub tilt_before: f64,
+    /// Mean tilt error at the fitted values, degrees (NaN when none is).
+    pub tilt_after: f64,
     /// How many times the objective was evaluated.
     pub evaluations: u64,
 }
 
 /// (objective, mean position error m, mean spin error rad/s) of `options` on the recordings,
-/// each at the horizons it holds.
+/// each at the horizons it holds ([`objective_of`] without a tilt weight).
 pub fn objective(
     recordings: &[Recording],
     options: &ReplayOptions,
     spin_weight: f64,
 ) -> Result<(f64, f64, f64), ReplayError> {
-    let per_recording: Vec<Result<(f64, f64, usize), ReplayError>> = recordings
+    let o = objective_of(recordings, options, spin_weight, 0.0)?;
+    Ok((o.value, o.position, o.spin))
+}
+
+/// The objective of a parameter set and its parts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Objective {
+    /// position + spin_weight spin + tilt_weight tilt, m.
+    pub value: f64,
+    /// Mean position error over every start and horizon (a failed run's missing horizons
+    /// counting 1 m each), m.
+    pub position: f64,
+    /// Mean spin error, rad/s.
+    pub spin: f64,
+    /// Mean tilt error over the starts and horizons of the recordings replayed in space,
+    /// degrees (NaN when none is; it then adds nothing).
+    pub tilt: f64,
+}
+
+/// The [`Objective`] of `options` on the recordings, each at the horizons it holds.
+pub fn objective_of(
+    recordings: &[Recording],
+    options: &ReplayOptions,
+    spin_weight: f64,
+    tilt_weight: f64,
+) -> Result<Objective, ReplayError> {
+    type Sums = (f64, f64, usize, f64, usize);
+    let per_recording: Vec<Result<Sums, ReplayError>> = recordings
         .par_iter()
         .map(|rec| {
             // Each recording scores the horizons it holds ([`plan_horizons`] has checked that
             // every horizon is held by one).
             let held = HeldHorizons::of(rec, options).options;
             if held.horizons.is_empty() {
-                return Ok((0.0, 0.0, 0));
+                return Ok((0.0, 0.0, 0, 0.0, 0));
             }
             let results = replay(rec, &held).map_err(|e| e.in_recording(&rec.name))?;
             let stats = statistics(&results, &held.horizons);
-            let mut sums = (0.0, 0.0, 0usize);
+            let mut sums = (0.0, 0.0, 0usize, 0.0, 0usize);
             for s in stats.iter().filter(|s| s.n > 0) {
                 sums.0 += s.mean * s.n as f64;
                 sums.1 += s.spin_mean * s.n as f64;
                 sums.2 += s.n;
+                if let Some(space) = s.space {
+                    sums.3 += space.tilt_mean * s.n as f64;
+                    sums.4 += s.n;
+                }
             }
             // A start whose run failed counts with a large error, so failures are not rewarded.
             let dropped: usize = stats.iter().map(|s| s.dropped).sum();
@@ -197,16 +282,31 @@ pub fn objective(
             Ok(sums)
         })
         .collect();
-    let (mut position, mut spin, mut n) = (0.0, 0.0, 0usize);
+    let (mut position, mut spin, mut n, mut tilt, mut n_tilt) = (0.0, 0.0, 0usize, 0.0, 0usize);
     for r in per_recording {
-        let (p, s, k) = r?;
+        let (p, s, k, a, k_tilt) = r?;
         position += p;
         spin += s;
         n += k;
+        tilt += a;
+        n_tilt += k_tilt;
     }
     let n = n.max(1) as f64;
     let (position, spin) = (position / n, spin / n);
-    Ok((position + spin_weight * spin, position, spin))
+    let mut value = position + spin_weight * spin;
+    let tilt = if n_tilt > 0 {
+        let tilt = tilt / n_tilt as f64;
+        value += tilt_weight * tilt;
+        tilt
+    } else {
+        f64::NAN
+    };
+    Ok(Objective {
+        value,
+        position,
+        spin,
+        tilt,
+    })
 }
 
 struct Problem<'a> {
@@ -232,7 +332,13 @@ impl CostFunction for Problem<'_> {
     type Output = f64;
 
     fn cost(&self, x: &Self::Param) -> Result<f64, ArgminError> {
-        let (value, _, _) = objective(self.recordings, &self.with(x), self.options.spin_weight)?;
+        let value = objective_of(
+            self.recordings,
+            &self.with(x),
+            self.options.spin_weight,
+            self.options.tilt_weight,
+        )?
+        .value;
         if let Ok(mut tally) = self.tally.lock() {
             tally.0 += 1;
             tally.1 = tally.1.min(value);
@@ -275,6 +381,13 @@ pub fn fit_with_progress(
             crate::display::Compact(options.spin_weight)
         )));
     }
+    if !(options.tilt_weight.is_finite() && options.tilt_weight >= 0.0) {
+        return Err(FitError::Parameter(format!(
+            "--tilt-weight {}: give a weight of 0 or more, m per degree",
+            crate::display::Compact(options.tilt_weight)
+        )));
+    }
+    check_free_in_space(recordings, options)?;
     plan_horizons(recordings, &options.replay, true)?;
     let start: Vec<f64> = options
         .free
@@ -287,9 +400,13 @@ pub fn fit_with_progress(
         vertex[i] += p.step(start[i]);
         simplex.push(vertex);
     }
-    let (objective_before, position_before, spin_before) =
-        objective(recordings, &options.replay, options.spin_weight)?;
-    let tally = std::sync::Mutex::new((0, objective_before));
+    let before = objective_of(
+        recordings,
+        &options.replay,
+        options.spin_weight,
+        options.tilt_weight,
+    )?;
+    let tally = std::sync::Mutex::new((0, before.value));
     let problem = Problem {
         recordings,
         options,
@@ -317,18 +434,54 @@ pub fn fit_with_progress(
         progress: &|_, _| {},
     };
     let fitted = problem.with(&best);
-    let (objective_after, position_after, spin_after) =
-        objective(recordings, &fitted, options.spin_weight)?;
+    let after = objective_of(
+        recordings,
+        &fitted,
+        options.spin_weight,
+        options.tilt_weight,
+    )?;
     Ok(FitReport {
         fitted,
-        objective_before,
-        objective_after,
-        position_before,
-        position_after,
-        spin_before,
-        spin_after,
+        objective_before: before.value,
+        objective_after: after.value,
+        position_before: before.position,
+        position_after: after.position,
+        spin_before: before.spin,
+        spin_after: after.spin,
+        tilt_before: before.tilt,
+        tilt_after: after.tilt,
         evaluations,
     })
+}
+
+/// The axle's parameters move only a replay in space, and the transverse inertia only the
+/// rigid axle's: freeing one where it moves nothing is an error naming it and the fix.
+fn check_free_in_space(recordings: &[Recording], options: &FitOptions) -> Result<(), FitError> {
+    let in_space = recordings
+        .iter()
+        .any(|rec| replays_in_space(rec, &options.replay));
+    for p in options.free.iter().filter(|p| p.in_space_only()) {
+        if !in_space {
+            return Err(FitError::Parameter(format!(
+                "--free {}: moves only a replay by the model in space, and no recording is \
+                 replayed in space (a planar recording, or --planar); give recordings with the \
+                 3D columns (as in data/space/) or leave {} out",
+                p.name(),
+                p.name()
+            )));
+        }
+    }
+    if options.free.contains(&FreeParameter::TransverseInertia)
+        && options.replay.axle.model != AxleModel::Rigid
+    {
+        return Err(FitError::Parameter(format!(
+            "--free transverse_inertia: the fast-top axle ({}) does not use it (its precession \
+             neglects the transverse momentum); set \"axle_model\": \"rigid\" in the --params \
+             file's params, or leave transverse_inertia out",
+            options.replay.axle.model.name()
+        )));
+    }
+    Ok(())
 }
 
 impl Serialize for FreeParameter {
@@ -370,20 +523,105 @@ pub struct FitRecord {
 ///
 /// `params` is a scenario's `params` object without `string_length` (each recording's length
 /// is estimated from it; `length_offset` is added to every estimate), and `friction_width` is
-/// written only for the tanh law, the one that has it. Reading, `params` is typed as a
-/// scenario's (the same defaults and messages), `length_offset` is 0 unless it is a number and
-/// `fit` is kept only when it is a whole [`FitRecord`].
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// written only for the tanh law, the one that has it. For the recordings replayed in space it
+/// may also hold the axle's values ([`AXLE_KEYS`]: `axle_radius` in m, `transverse_inertia` in
+/// kg m^2, `axle_model` "fast_top" or "rigid"), written only when the file has them. Reading,
+/// `params` is typed as a scenario's (the same defaults and messages), `length_offset` is 0
+/// unless it is a number and `fit` is kept only when it is a whole [`FitRecord`].
+#[derive(Clone, Debug, PartialEq)]
 pub struct ParamsFile {
     /// The model parameters. Its `string_length` stands in for the estimates (a replay
     /// replaces it) and is not written.
-    #[serde(serialize_with = "params_without_length")]
     pub params: ParamsSpec,
+    /// The axle's values for a replay in space (`None`: the file gives none; the defaults).
+    pub axle: Option<AxleValues>,
     /// Added to every recording's estimated string length, m.
     pub length_offset: f64,
     /// How the values were fitted.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub fit: Option<FitRecord>,
+}
+
+/// The keys of a parameters file's `params` that hold the axle's values (for a replay in
+/// space), not a scenario's.
+pub const AXLE_KEYS: [&str; 3] = ["axle_radius", "transverse_inertia", "axle_model"];
+
+impl Serialize for ParamsFile {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut params = params_without_length(&self.params).map_err(ser::Error::custom)?;
+        if let (Some(axle), Some(fields)) = (self.axle, params.as_object_mut()) {
+            fields.insert("axle_radius".into(), axle.axle_radius.into());
+            if let Some(inertia) = axle.transverse_inertia {
+                fields.insert("transverse_inertia".into(), inertia.into());
+            }
+            fields.insert("axle_model".into(), axle.model.name().into());
+        }
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("params", &params)?;
+        map.serialize_entry("length_offset", &self.length_offset)?;
+        if let Some(fit) = &self.fit {
+            map.serialize_entry("fit", fit)?;
+        }
+        map.end()
+    }
+}
+
+/// Takes the axle's keys ([`AXLE_KEYS`]) out of a `params` object: their values (the others at
+/// their defaults), or `None` when it has none. A value of the wrong type is an error naming
+/// the key, the value and what to give.
+fn take_axle(params: &mut Value) -> Result<Option<AxleValues>, ParamsFileError> {
+    let Some(fields) = params.as_object_mut() else {
+        return Ok(None);
+    };
+    let taken: Vec<(&str, Value)> = AXLE_KEYS
+        .iter()
+        .filter_map(|key| fields.shift_remove(*key).map(|v| (*key, v)))
+        .collect();
+    if taken.is_empty() {
+        return Ok(None);
+    }
+    let wrong = |key: &str, value: &Value, give: &str| {
+        ParamsFileError::Axle(format!(
+            "params.{key}: {} is not {give}",
+            crate::display::echoed(&value.to_string()),
+        ))
+    };
+    let mut axle = AxleValues::default();
+    for (key, value) in taken {
+        match key {
+            "axle_radius" => {
+                axle.axle_radius = value.as_f64().ok_or_else(|| {
+                    wrong(
+                        key,
+                        &value,
+                        "a number; give the axle's radius in m (the shipped diabolo's is 0.0065)",
+                    )
+                })?;
+            }
+            "transverse_inertia" => {
+                axle.transverse_inertia = match &value {
+                    Value::Null => None,
+                    v => Some(v.as_f64().ok_or_else(|| {
+                        wrong(key, &value, "a number; give the moment of inertia about a transverse axis in kg m^2, or leave it out for two rings at the cups")
+                    })?),
+                };
+            }
+            _ => {
+                axle.model = match value.as_str() {
+                    Some("fast_top") => AxleModel::FastTop,
+                    Some("rigid") => AxleModel::Rigid,
+                    _ => {
+                        return Err(wrong(
+                            key,
+                            &value,
+                            "an axle model; give \"fast_top\" (the default) or \"rigid\"",
+                        ));
+                    }
+                };
+            }
+        }
+    }
+    Ok(Some(axle))
 }
 
 /// Why a parameters file cannot be read.
@@ -398,14 +636,22 @@ pub enum ParamsFileError {
     /// The document has no `params`.
     #[error("no \"params\" object")]
     NoParams,
+    /// An axle value of the wrong type (the message names the key, the value and the fix).
+    #[error("{0}")]
+    Axle(String),
 }
 
 impl ParamsFile {
     /// The fitted values of `report` (the fit of `options` on the recordings of the files
     /// `recordings`), with the record of the fit.
     pub fn fitted(report: &FitReport, options: &FitOptions, recordings: Vec<String>) -> Self {
+        // The axle's values when the fit moved one or started from given ones.
+        let axle = (options.free.iter().any(|p| p.in_space_only())
+            || report.fitted.axle != AxleValues::default())
+        .then_some(report.fitted.axle);
         Self {
             params: ParamsSpec::from(report.fitted.params),
+            axle,
             length_offset: report.fitted.length_offset,
             fit: Some(FitRecord {
                 recordings,
@@ -436,6 +682,7 @@ impl ParamsFile {
             .get("params")
             .cloned()
             .ok_or(ParamsFileError::NoParams)?;
+        let axle = take_axle(&mut params)?;
         if let Some(fields) = params.as_object_mut() {
             // The replay's own length stands in for the estimates, so the object types as a
             // scenario's `params`.
@@ -444,6 +691,7 @@ impl ParamsFile {
         }
         Ok(Self {
             params: ParamsSpec::from_value(&params)?,
+            axle,
             length_offset: document
                 .get("length_offset")
                 .and_then(Value::as_f64)
@@ -460,11 +708,21 @@ impl ParamsFile {
     }
 
     /// The replay options with these parameters (the others at their defaults); parameters
-    /// out of range are an error naming the field.
+    /// out of range, the axle's included, are an error naming the field, the value and the
+    /// range.
     pub fn replay_options(&self) -> Result<ReplayOptions, ScenarioError> {
+        let params = self.params.to_params()?;
+        let axle = self.axle.unwrap_or_default();
+        SpaceParams::new(params, axle).map_err(|e| ScenarioError::Invalid {
+            path: format!("params.{}", e.field),
+            value: crate::display::Compact(e.value).to_string(),
+            reason: "out of range".into(),
+            fix: format!("give {}", e.requirement),
+        })?;
         Ok(ReplayOptions {
-            params: *self.params.to_params()?.values(),
+            params: *params.values(),
             length_offset: self.length_offset,
+            axle,
             ..ReplayOptions::default()
         })
     }
@@ -477,18 +735,15 @@ impl<'de> Deserialize<'de> for ParamsFile {
 }
 
 /// `params` without `string_length`, and without `friction_width` unless the law is tanh.
-fn params_without_length<S: Serializer>(
-    params: &ParamsSpec,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    let mut fields = serde_json::to_value(params).map_err(ser::Error::custom)?;
+fn params_without_length(params: &ParamsSpec) -> Result<Value, serde_json::Error> {
+    let mut fields = serde_json::to_value(params)?;
     if let Some(fields) = fields.as_object_mut() {
         fields.shift_remove("string_length");
         if params.friction_law != FrictionLawName::Tanh {
             fields.shift_remove("friction_width");
         }
     }
-    fields.serialize(serializer)
+    Ok(fields)
 }
 
 #[cfg(test)]
@@ -570,6 +825,7 @@ mod tests {
             };
             let file = ParamsFile {
                 params: ParamsSpec::from(values),
+                axle: None,
                 length_offset: 0.0031,
                 fit: Some(record()),
             };
@@ -599,12 +855,15 @@ mod tests {
             position_after: 0.011,
             spin_before: 1.9,
             spin_after: 0.7,
+            tilt_before: f64::NAN,
+            tilt_after: f64::NAN,
             evaluations: 30,
         };
         let options = FitOptions {
             replay: ReplayOptions::default(),
             free: FreeParameter::ALL.to_vec(),
             spin_weight: 1e-3,
+            tilt_weight: DEFAULT_TILT_WEIGHT,
             max_iterations: 10,
         };
         let file = ParamsFile::fitted(&report, &options, record().recordings);
@@ -636,7 +895,7 @@ mod tests {
         assert_eq!(
             FreeParameter::parse("mass").unwrap_err().to_string(),
             "--free mass: not a parameter fit can move; use friction, spin_inertia, spin_drag, \
-             string_length, string_stiffness, string_damping"
+             string_length, string_stiffness, string_damping, axle_radius, transverse_inertia"
         );
     }
 }

@@ -426,6 +426,10 @@ pub struct ReplaySettingsArgs {
     /// Half-width of the smoothing window of the recorded hand paths, s.
     #[arg(long, default_value_t = 0.025)]
     pub hand_smoothing: f64,
+    /// Replay a recording with the 3D columns by the planar model on its x and y (as a planar
+    /// recording) instead of by the model in space.
+    #[arg(long)]
+    pub planar: bool,
 }
 
 /// `--initial`.
@@ -443,7 +447,9 @@ pub struct FitArgs {
     pub recordings: Vec<PathBuf>,
     /// The parameters to move: friction, spin_inertia, spin_drag, string_length (a correction
     /// added to every recording's estimated length), string_stiffness, string_damping (the
-    /// compliant string; string_stiffness starts from the --params value or 200 N).
+    /// compliant string; string_stiffness starts from the --params value or 200 N), and for
+    /// recordings replayed in space axle_radius and (with "axle_model": "rigid")
+    /// transverse_inertia.
     #[arg(
         long,
         value_delimiter = ',',
@@ -463,6 +469,10 @@ pub struct FitArgs {
     /// Weight of the mean spin error (rad/s) in the objective, m per rad/s.
     #[arg(long, default_value_t = 1e-3)]
     pub spin_weight: f64,
+    /// Weight of the mean tilt error of the axle (degrees) in the objective, m per degree (the
+    /// recordings replayed in space only).
+    #[arg(long, default_value_t = diabolo::fit::DEFAULT_TILT_WEIGHT)]
+    pub tilt_weight: f64,
     #[command(flatten)]
     pub settings: ReplaySettingsArgs,
     /// Nelder-Mead iterations.

@@ -12,8 +12,8 @@ use diabolo::display::Compact;
 use diabolo::fit::{FitError, FitOptions, FreeParameter, ParamsFile};
 use diabolo::output::CountProgress;
 use diabolo::replay::{
-    plan_horizons, replay_length, statistics, HeldHorizons, InitialEstimate, LengthEstimate,
-    Recording, RecordingErrors, ReplayLength, ReplayOptions, StartResult,
+    plan_horizons, replay_length, replays_in_space, statistics, HeldHorizons, InitialEstimate,
+    LengthEstimate, Recording, RecordingErrors, ReplayLength, ReplayOptions, StartResult,
 };
 
 impl ReplaySettingsArgs {
@@ -32,6 +32,7 @@ impl ReplaySettingsArgs {
             }
         }
         options.diabolo_smoothing = self.diabolo_smoothing;
+        options.planar = self.planar;
         options.smoothing = self.hand_smoothing;
         options.initial = match self.initial {
             InitialArg::Assimilate => InitialEstimate::Assimilated {
@@ -189,7 +190,7 @@ fn json_report(replayed: &Replayed) -> Value {
         .iter()
         .map(|s| {
             let mut row = json!({"horizon": s.horizon, "n": s.n});
-            for f in s.figures() {
+            for f in s.all_figures() {
                 row[f.key] = json!(f.value);
             }
             row["dropped"] = json!(s.dropped);
@@ -201,13 +202,33 @@ fn json_report(replayed: &Replayed) -> Value {
         .iter()
         .map(|(start, error)| json!({"start": start, "error": error}))
         .collect();
-    json!({
+    let mut report = json!({
         "recording": rec.name, "string_length": length.length, "taut_length": length.taut,
         "tips_span": length.tips_span, "initial": options.initial.to_string(),
         "starts": results.len(), "horizons": horizons, "horizons_left_out": plan.left_out,
         "longest_horizon": plan.longest, "dropped": dropped.len(),
         "dropped_starts": dropped_starts,
-    })
+    });
+    if replays_in_space(rec, options) {
+        // Only a replay in space has these keys: a planar report stays as it was.
+        report["model"] = json!("space");
+        report["axle_model"] = json!(options.axle.model.name());
+        report["axle_radius"] = json!(options.axle.axle_radius);
+    }
+    report
+}
+
+/// The model a recording is replayed by, for the table's first line.
+fn model_note(rec: &Recording, options: &ReplayOptions) -> String {
+    if replays_in_space(rec, options) {
+        format!(
+            ", model in space ({} axle, r = {} m; errors in 3D, tilt and turn of the axle)",
+            options.axle.model.name().replace('_', " "),
+            Compact(options.axle.axle_radius)
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// The string length, and where it comes from when the tips' span sets it.
@@ -233,22 +254,23 @@ fn say_table(replayed: &Replayed) -> Result<(), CliError> {
     } = replayed;
     let options = &plan.options;
     say(format_args!(
-        "{}: {} starts every {} s, {}, initial state: {}",
+        "{}: {} starts every {} s, {}, initial state: {}{}",
         rec.name,
         results.len(),
         Compact(options.stride),
         length_note(length),
-        options.initial
+        options.initial,
+        model_note(rec, options)
     ))?;
     let stats = statistics(results, &options.horizons);
     let mut heading = format!("{:>8} {:>5}", "horizon", "n");
-    for f in stats.first().map(|s| s.figures()).into_iter().flatten() {
+    for f in stats.first().map(|s| s.all_figures()).into_iter().flatten() {
         heading.push_str(&format!("  {}", f.heading));
     }
     say(heading)?;
     for s in &stats {
         let mut line = format!("{:>8} {:>5}", s.horizon, s.n);
-        for f in s.figures() {
+        for f in s.all_figures() {
             let width = f.heading.len();
             line.push_str(&format!("  {:>width$.*}", f.decimals, f.value));
         }
@@ -309,6 +331,7 @@ pub fn fit(args: &FitArgs) -> Result<(), CliError> {
         replay,
         free,
         spin_weight: args.spin_weight,
+        tilt_weight: args.tilt_weight,
         max_iterations: args.iterations,
     };
     let progress = Mutex::new(CountProgress::new(
@@ -343,11 +366,18 @@ pub fn fit(args: &FitArgs) -> Result<(), CliError> {
             "  {:<14} {:.5}{}",
             f.name(),
             f.value(&report.fitted),
-            if *f == FreeParameter::StringLength {
-                " m (added to each recording's estimated length)"
-            } else {
-                ""
+            match f {
+                FreeParameter::StringLength => " m (added to each recording's estimated length)",
+                FreeParameter::AxleRadius => " m",
+                FreeParameter::TransverseInertia => " kg m^2",
+                _ => "",
             }
+        ))?;
+    }
+    if report.tilt_before.is_finite() {
+        say(format_args!(
+            "  mean tilt error (recordings replayed in space) {:.3} -> {:.3} degrees",
+            report.tilt_before, report.tilt_after
         ))?;
     }
     say(format_args!(

@@ -12,11 +12,16 @@
 //!   horizons a recording holds.
 //! - `start`: one start's simulation and its errors; `estimate`: the initial diabolo
 //!   state of a start; `stats`: the statistics over the starts and the per-start errors CSV.
+//! - `in_space`: a start of a recording with the 3D columns replayed by the model in space
+//!   (unless [`ReplayOptions::planar`]): the tips on their 3D paths, the initial state
+//!   assimilated in 3D, the axle from the smoothed recorded one; errors in 3D with the axle's
+//!   tilt and turn and the distance from the plane, next to the "stays as it is" forecasts.
 
 mod baseline;
 mod error;
 mod estimate;
 mod horizons;
+mod in_space;
 mod length;
 mod options;
 mod recording;
@@ -34,6 +39,7 @@ use start::replay_start;
 pub use baseline::{stay_baselines, SpaceBaseline};
 pub use error::ReplayError;
 pub use horizons::{longest_horizon, plan_horizons, HeldHorizons, MAX_HORIZONS};
+pub use in_space::replays_in_space;
 pub use length::{effective_length, recording_params, replay_length, ReplayLength};
 pub use options::{InitialEstimate, LengthEstimate, ReplayOptions};
 pub use recording::{Recording, AXLE_RADIUS, RECORDING_COLUMNS, SPACE_COLUMNS};
@@ -41,14 +47,17 @@ pub use space::{Space, AXLE_SMOOTHING};
 pub use start::{start_simulation, StartRun};
 pub use stats::{
     percentile, statistics, write_start_errors, Figure, HorizonError, HorizonStats,
-    RecordingErrors, StartResult, START_ERROR_COLUMNS,
+    RecordingErrors, SpaceErrors, SpaceStats, StartResult, SPACE_ERROR_COLUMNS,
+    START_ERROR_COLUMNS,
 };
 
 /// The most starts of one replay: each start is a simulation (about 30 ms), so 20,000 are
 /// about 5 minutes on two cores; a stride below the frame interval is refused before this.
 pub const MAX_STARTS: usize = 20_000;
 
-/// Replays every start of the recording (in parallel; results in start order).
+/// Replays every start of the recording (in parallel; results in start order): by the model in
+/// space when the recording has the 3D columns (unless [`ReplayOptions::planar`]), else by the
+/// planar model on its x and y.
 pub fn replay(rec: &Recording, options: &ReplayOptions) -> Result<Vec<StartResult>, ReplayError> {
     replay_with_progress(rec, options, &|_, _| {})
 }
@@ -86,6 +95,13 @@ pub fn replay_with_progress(
         ));
     }
     let params = recording_params(rec, options)?;
+    let space = if replays_in_space(rec, options) {
+        in_space::SpaceSeries::of(rec)
+            .map(|series| Ok((series, in_space::space_params(params, options)?)))
+            .transpose()?
+    } else {
+        None
+    };
     let margin = first_start(options);
     let shortest = options
         .horizons
@@ -113,7 +129,12 @@ pub fn replay_with_progress(
     Ok(starts
         .par_iter()
         .map(|&start| {
-            let result = replay_start(rec, options, &params, start);
+            let result = match &space {
+                Some((series, space_params)) => {
+                    in_space::replay_space_start(rec, series, options, space_params, start)
+                }
+                None => replay_start(rec, options, &params, start),
+            };
             let done = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             progress(done, starts.len());
             result

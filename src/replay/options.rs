@@ -1,6 +1,7 @@
 //! What to replay and how: the options, and how the string length and the initial diabolo
 //! state are estimated.
 
+use crate::model::space::AxleValues;
 use crate::model::ParamValues;
 
 /// How the effective string length of a recording is estimated. Both estimates read only the
@@ -42,6 +43,12 @@ pub struct ReplayOptions {
     /// Added to the estimated string length, m (a fitted correction that carries over between
     /// recordings).
     pub length_offset: f64,
+    /// The axle's values, for a recording with the 3D columns replayed by the model in space
+    /// (the axle radius also converts the recorded spin: w = -r spin).
+    pub axle: AxleValues,
+    /// Replays a recording with the 3D columns by the planar model on its x and y (as a planar
+    /// recording), instead of by the model in space.
+    pub planar: bool,
 }
 
 impl Default for ReplayOptions {
@@ -57,6 +64,8 @@ impl Default for ReplayOptions {
             rtol: 1e-7,
             taut_band: 0.0,
             length_offset: 0.0,
+            axle: AxleValues::default(),
+            planar: false,
         }
     }
 }

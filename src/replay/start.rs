@@ -172,6 +172,7 @@ pub(super) fn replay_start(
         start,
         errors: vec![None; options.horizons.len()],
         failure: None,
+        space: false,
     };
     let StartRun {
         simulation,
@@ -215,6 +216,7 @@ pub(super) fn replay_start(
             stay: (measured - truth).norm(),
             midpoint: (measured + (midpoint(&hands.0, &hands.1, lead + h) - start_mid) - truth)
                 .norm(),
+            space: None,
         });
     }
     result

@@ -15,6 +15,27 @@ pub struct HorizonError {
     pub stay: f64,
     /// Baseline: the diabolo moves rigidly with the hands' midpoint, m.
     pub midpoint: f64,
+    /// The third dimension, for a replay by the model in space (`None` for a planar replay;
+    /// the errors above are then in x-y, else in 3D).
+    pub space: Option<SpaceErrors>,
+}
+
+/// The errors of one start at one horizon in the third dimension (a replay in space), with the
+/// "stays as it is" forecasts of the same quantities.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpaceErrors {
+    /// |z_sim - z_meas| of the centre, m: the error of its distance from the plane.
+    pub oop: f64,
+    /// |tilt_sim - tilt_meas| of the axle (the recorded one smoothed), degrees.
+    pub tilt: f64,
+    /// |turn_sim - turn_meas| of the axle (a line's turn, modulo 180), degrees.
+    pub turn: f64,
+    /// Baseline: the centre keeps its distance from the plane, m.
+    pub stay_oop: f64,
+    /// Baseline: the axle keeps its tilt, degrees.
+    pub stay_tilt: f64,
+    /// Baseline: the axle keeps its turn, degrees.
+    pub stay_turn: f64,
 }
 
 /// One start: its time and the errors at each horizon (`None`: beyond the recording or after a
@@ -27,6 +48,9 @@ pub struct StartResult {
     pub errors: Vec<Option<HorizonError>>,
     /// Why horizons are missing, if a run failed.
     pub failure: Option<String>,
+    /// Whether the start was replayed by the model in space (its errors have
+    /// [`HorizonError::space`]).
+    pub space: bool,
 }
 
 /// Statistics of one horizon over all starts.
@@ -52,6 +76,27 @@ pub struct HorizonStats {
     pub midpoint_mean: f64,
     /// Starts whose run failed before this horizon.
     pub dropped: usize,
+    /// The means of the third dimension, for a replay by the model in space (`None` for a
+    /// planar replay).
+    pub space: Option<SpaceStats>,
+}
+
+/// The means of one horizon's errors in the third dimension over all starts (a replay in
+/// space), and those of the "stays as it is" forecasts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpaceStats {
+    /// Mean |z error| of the centre, m.
+    pub oop_mean: f64,
+    /// Mean |tilt error| of the axle, degrees.
+    pub tilt_mean: f64,
+    /// Mean |turn error| of the axle, degrees.
+    pub turn_mean: f64,
+    /// The centre keeps its distance from the plane: mean |z error|, m.
+    pub stay_oop_mean: f64,
+    /// The axle keeps its tilt: mean |tilt error|, degrees.
+    pub stay_tilt_mean: f64,
+    /// The axle keeps its turn: mean |turn error|, degrees.
+    pub stay_turn_mean: f64,
 }
 
 /// One figure of a horizon's statistics, as the reports print it.
@@ -91,6 +136,50 @@ impl HorizonStats {
             ),
         ]
     }
+
+    /// The figures of the third dimension (after [`HorizonStats::figures`]; none for a planar
+    /// replay), in report order.
+    pub fn space_figures(&self) -> Vec<Figure> {
+        let Some(s) = self.space else {
+            return Vec::new();
+        };
+        let figure = |key, heading, value, decimals| Figure {
+            key,
+            heading,
+            value,
+            decimals,
+        };
+        vec![
+            figure("oop_mean", "out of plane (m)", s.oop_mean, 4),
+            figure("tilt_mean", "tilt (deg)", s.tilt_mean, 2),
+            figure("turn_mean", "turn (deg)", s.turn_mean, 2),
+            figure(
+                "stay_oop_mean",
+                "baseline: oop stays (m)",
+                s.stay_oop_mean,
+                4,
+            ),
+            figure(
+                "stay_tilt_mean",
+                "baseline: tilt stays (deg)",
+                s.stay_tilt_mean,
+                2,
+            ),
+            figure(
+                "stay_turn_mean",
+                "baseline: turn stays (deg)",
+                s.stay_turn_mean,
+                2,
+            ),
+        ]
+    }
+
+    /// Every figure: [`HorizonStats::figures`], then [`HorizonStats::space_figures`].
+    pub fn all_figures(&self) -> Vec<Figure> {
+        let mut all = self.figures().to_vec();
+        all.extend(self.space_figures());
+        all
+    }
 }
 
 /// The q-quantile of sorted values (linear between ranks).
@@ -127,6 +216,18 @@ pub fn statistics(results: &[StartResult], horizons: &[f64]) -> Vec<HorizonStats
                     errors.iter().map(f).sum::<f64>() / errors.len() as f64
                 }
             };
+            let in_space = results.iter().any(|r| r.space);
+            let space_mean = |f: fn(&SpaceErrors) -> f64| {
+                let values: Vec<f64> = errors
+                    .iter()
+                    .filter_map(|e| e.space.as_ref().map(f))
+                    .collect();
+                if values.is_empty() {
+                    f64::NAN
+                } else {
+                    values.iter().sum::<f64>() / values.len() as f64
+                }
+            };
             HorizonStats {
                 horizon,
                 n: errors.len(),
@@ -138,6 +239,14 @@ pub fn statistics(results: &[StartResult], horizons: &[f64]) -> Vec<HorizonStats
                 stay_mean: mean(|e| e.stay),
                 midpoint_mean: mean(|e| e.midpoint),
                 dropped,
+                space: in_space.then(|| SpaceStats {
+                    oop_mean: space_mean(|s| s.oop),
+                    tilt_mean: space_mean(|s| s.tilt),
+                    turn_mean: space_mean(|s| s.turn),
+                    stay_oop_mean: space_mean(|s| s.stay_oop),
+                    stay_tilt_mean: space_mean(|s| s.stay_tilt),
+                    stay_turn_mean: space_mean(|s| s.stay_turn),
+                }),
             }
         })
         .collect()
@@ -155,6 +264,17 @@ pub const START_ERROR_COLUMNS: [&str; 8] = [
     "failure",
 ];
 
+/// The columns the per-start errors CSV adds before `failure` when a recording was replayed in
+/// space (empty for the planar recordings of the same file).
+pub const SPACE_ERROR_COLUMNS: [&str; 6] = [
+    "oop_error",
+    "tilt_error",
+    "turn_error",
+    "stay_oop_error",
+    "stay_tilt_error",
+    "stay_turn_error",
+];
+
 /// One recording's replay, as [`write_start_errors`] writes it.
 #[derive(Clone, Copy, Debug)]
 pub struct RecordingErrors<'a> {
@@ -168,7 +288,8 @@ pub struct RecordingErrors<'a> {
 
 /// Writes the per-start errors CSV: one line per start and horizon, the errors empty where the
 /// horizon is missing, the run's failure (commas as `;`) last. With `named` (the replay of a
-/// folder) a first column `recording` names each line's recording.
+/// folder) a first column `recording` names each line's recording. When a recording was
+/// replayed in space, the [`SPACE_ERROR_COLUMNS`] come before `failure`.
 pub fn write_start_errors(
     out: &mut dyn std::io::Write,
     replays: &[RecordingErrors],
@@ -178,7 +299,13 @@ pub fn write_start_errors(
     if named {
         line.text("recording");
     }
-    line.texts(START_ERROR_COLUMNS).end(out)?;
+    let in_space = replays.iter().any(|r| r.results.iter().any(|s| s.space));
+    let (columns, failure_column) = START_ERROR_COLUMNS.split_at(START_ERROR_COLUMNS.len() - 1);
+    line.texts(columns.iter().copied());
+    if in_space {
+        line.texts(SPACE_ERROR_COLUMNS);
+    }
+    line.texts(failure_column.iter().copied()).end(out)?;
     for replay in replays {
         for r in replay.results {
             let failure = r.failure.as_deref().unwrap_or("").replace(',', ";");
@@ -196,6 +323,20 @@ pub fn write_start_errors(
                     None => {
                         for _ in 0..5 {
                             line.plain("");
+                        }
+                    }
+                }
+                if in_space {
+                    match e.and_then(|e| e.space) {
+                        Some(s) => {
+                            for v in [s.oop, s.tilt, s.turn, s.stay_oop, s.stay_tilt, s.stay_turn] {
+                                line.number(v);
+                            }
+                        }
+                        None => {
+                            for _ in 0..SPACE_ERROR_COLUMNS.len() {
+                                line.plain("");
+                            }
                         }
                     }
                 }
@@ -218,17 +359,20 @@ mod tests {
             spin: 2.5,
             stay: 0.0,
             midpoint: f64::NAN,
+            space: None,
         };
         let results = [
             StartResult {
                 start: 0.25,
                 errors: vec![Some(error), None],
                 failure: None,
+                space: false,
             },
             StartResult {
                 start: 0.5,
                 errors: vec![None, None],
                 failure: Some("t = 1 s: stopped, the sticks are too far apart".into()),
+                space: false,
             },
         ];
         let mut out = Vec::new();

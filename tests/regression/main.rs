@@ -13,4 +13,5 @@ mod orbit;
 mod plot;
 mod replay;
 mod space;
+mod space_replay;
 mod sweep_and_check;

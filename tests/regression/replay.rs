@@ -158,6 +158,7 @@ fn fit_recovers_known_parameters_from_a_synthetic_recording() {
         },
         free: vec![FreeParameter::Friction, FreeParameter::SpinInertia],
         spin_weight: 1e-3,
+        tilt_weight: diabolo::fit::DEFAULT_TILT_WEIGHT,
         max_iterations: 60,
     };
     let report = fit(std::slice::from_ref(&rec), &options).unwrap();
@@ -201,6 +202,7 @@ fn fit_recovers_the_stiffness_and_damping_of_a_synthetic_compliant_recording() {
         },
         free: vec![FreeParameter::StringStiffness, FreeParameter::StringDamping],
         spin_weight: 1e-3,
+        tilt_weight: diabolo::fit::DEFAULT_TILT_WEIGHT,
         max_iterations: 60,
     };
     let report = fit(std::slice::from_ref(&rec), &options).unwrap();
@@ -617,6 +619,7 @@ fn fit_refuses_endless_iterations_and_weights_that_are_not_numbers() {
         replay: reference_options(),
         free: vec![FreeParameter::Friction],
         spin_weight,
+        tilt_weight: diabolo::fit::DEFAULT_TILT_WEIGHT,
         max_iterations,
     };
     let error = fit(std::slice::from_ref(&rec), &options(1_000_000_000, 1e-3))
