@@ -149,13 +149,23 @@ pub struct PlotArgs {
     /// default 0.0635, a 127 mm diabolo).
     #[arg(long, value_name = "METRES", requires = "xy")]
     pub radius: Option<f64>,
+    /// With --xy: the views side by side, comma-separated: front (x-y), top (x-z, from above,
+    /// the audience down the picture), side (z-y, from the left, the audience to the right).
+    /// Default: front; for a trajectory in space (z columns) front,top.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "front|top|side,...",
+        requires = "xy"
+    )]
+    pub view: Vec<String>,
     /// The Poincare section of a long run: the trajectory sampled once per period T (s) or
     /// where a column crosses a value (KEY=VALUE[,up|down]); --columns A,B picks the two
     /// columns drawn (default d1_x,d1_vx). A continuation's CSV (diabolo orbit --continue) is
     /// drawn as its bifurcation diagram without this flag.
     #[arg(long, value_name = "T|KEY=VALUE[,up|down]", conflicts_with = "xy")]
     pub poincare: Option<String>,
-    /// Width in pixels (default 900; --xy 800).
+    /// Width in pixels (default 900; --xy 800, or 1200 with two or three views).
     #[arg(long)]
     pub width: Option<u32>,
     /// Height in pixels (default 180 per panel and 70 more; --xy 640).
@@ -217,6 +227,10 @@ pub struct AnimateArgs {
     /// its object for 15 frames from its time.
     #[arg(long, value_name = "EVENTS.jsonl")]
     pub events: Option<PathBuf>,
+    /// A trajectory in space: the views side by side, comma-separated: front (x-y), top (x-z,
+    /// from above, the audience down the picture), side (z-y, from the left). Default: front,top.
+    #[arg(long, value_delimiter = ',', value_name = "front|top|side,...")]
+    pub view: Vec<String>,
     #[command(flatten)]
     pub window: WindowArgs,
     #[command(flatten)]

@@ -10,7 +10,7 @@ use diabolo::output::compress;
 use diabolo::output::table::Table;
 use diabolo::output::{AtomicFile, CountProgress};
 use diabolo::plot::{
-    self, AnimateOptions, Cut, Format, OrbitPictureOptions, PlotError, SeriesOptions, Window,
+    self, AnimateOptions, Cut, Format, OrbitPictureOptions, PlotError, SeriesOptions, View, Window,
     XyOptions,
 };
 
@@ -30,15 +30,27 @@ pub fn plot(args: &PlotArgs) -> Result<(), CliError> {
         None => Vec::new(),
     };
     let title = Some(file_title(&args.trajectory));
+    // The views of --xy (checked before the file is created).
+    let views = if args.xy {
+        let requested = args
+            .view
+            .iter()
+            .map(|name| View::from_name(name))
+            .collect::<Result<Vec<_>, _>>()?;
+        plot::xy::views_of(&table, &requested)?
+    } else {
+        Vec::new()
+    };
     let mut file = create(&args.output)?;
     let drawn = if args.xy {
         let defaults = XyOptions::default();
         let options = XyOptions {
-            width: args.width.unwrap_or(defaults.width),
+            width: args.width.unwrap_or(plot::xy::default_width(views.len())),
             height: args.height.unwrap_or(defaults.height),
             instants: args.instants,
             title,
             radius: args.radius,
+            views,
         };
         plot::xy(&table, &events, &options, format, &mut file)
     } else {
@@ -72,6 +84,11 @@ pub fn animate(args: &AnimateArgs) -> Result<(), CliError> {
         title: Some(file_title(&args.trajectory)),
         radius: args.radius,
         events,
+        views: args
+            .view
+            .iter()
+            .map(|name| View::from_name(name))
+            .collect::<Result<Vec<_>, _>>()?,
         ..AnimateOptions::default()
     };
     let mut file = create(&args.output)?;

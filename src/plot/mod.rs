@@ -24,6 +24,7 @@ mod glyphs;
 pub mod orbits;
 mod raster;
 pub mod series;
+pub mod space;
 pub mod window;
 pub mod xy;
 
@@ -46,6 +47,7 @@ use glyphs::GlyphText;
 pub use animate::{animate, animate_with_progress, AnimateOptions, Animation};
 pub use orbits::{bifurcation, is_branch_header, poincare, read_branch, Cut, OrbitPictureOptions};
 pub use series::{default_panels, series, SeriesOptions};
+pub use space::{View, AXLE_DRAWN};
 pub use window::Window;
 pub use xy::{xy, XyOptions};
 

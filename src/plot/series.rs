@@ -90,16 +90,19 @@ pub fn describe(name: &str) -> (&'static str, &'static str) {
         "t" => ("time", "s"),
         "G" => ("gear ratio G", ""),
         "FC" => ("centrifugal term F̂_C", "N/kg"),
-        "energy" | "hand_work" | "friction_loss" | "drag_loss" | "impulse_loss" | "string_loss" => {
-            ("energy", "J")
-        }
+        "energy" | "hand_work" | "friction_loss" | "drag_loss" | "impulse_loss" | "string_loss"
+        | "axle_work" => ("energy", "J"),
         "slack" => ("slack", "m"),
         _ if name.starts_with('T') && is_number(&name[1..]) => ("tension", "N"),
         _ if on_object => match suffix {
             "x" => ("x", "m"),
             "y" => ("height", "m"),
-            "vx" | "vy" => ("velocity", "m/s"),
-            "fx" | "fy" => ("hand force", "N"),
+            "z" => ("depth z", "m"),
+            "vx" | "vy" | "vz" => ("velocity", "m/s"),
+            "fx" | "fy" | "fz" => ("hand force", "N"),
+            "ax" | "ay" | "az" => ("axle direction", ""),
+            "tilt" => ("axle tilt", "°"),
+            "turn" => ("axle turn", "°"),
             "w" => ("spin w", "m/s"),
             "theta" => ("angle θ", "rad"),
             "knot" => ("knot degree", ""),

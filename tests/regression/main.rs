@@ -11,6 +11,7 @@ mod golden;
 mod layout;
 mod orbit;
 mod plot;
+mod plot_space;
 mod replay;
 mod space;
 mod space_replay;

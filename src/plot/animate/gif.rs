@@ -97,6 +97,30 @@ impl Scene<'_> {
         ))
         .map_err(draw_error)?;
 
+        if self.layout.is_some() {
+            self.draw_views(root, frame)?;
+        } else {
+            self.draw_plane(root, frame)?;
+        }
+        for label in self.labels.iter().filter(|l| l.frames.contains(&index)) {
+            let baseline = text_anchor::Pos::new(left, text_anchor::VPos::Bottom);
+            root.draw(&Text::new(
+                label.kind.clone(),
+                ip(label.at),
+                text(12.0, event_colour(&label.kind), left).pos(baseline),
+            ))
+            .map_err(draw_error)?;
+        }
+        Ok(())
+    }
+
+    /// The string, the sticks and the diabolos of a planar trajectory into one frame.
+    fn draw_plane<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        frame: &Frame,
+    ) -> Result<(), PlotError> {
+        let ip = |(x, y): (f64, f64)| (x.round() as i32, y.round() as i32);
         let points: Vec<(i32, i32)> = frame.points.iter().map(|&p| ip(p)).collect();
         let on_string: Vec<(i32, i32)> = frame.string.iter().map(|&i| points[i]).collect();
         let string = RGBColor(51, 51, 51).stroke_width(2);
@@ -153,15 +177,6 @@ impl Scene<'_> {
             .map_err(draw_error)?;
             root.draw(&Circle::new(points[k], 2, BLACK.filled()))
                 .map_err(draw_error)?;
-        }
-        for label in self.labels.iter().filter(|l| l.frames.contains(&index)) {
-            let baseline = text_anchor::Pos::new(left, text_anchor::VPos::Bottom);
-            root.draw(&Text::new(
-                label.kind.clone(),
-                ip(label.at),
-                text(12.0, event_colour(&label.kind), left).pos(baseline),
-            ))
-            .map_err(draw_error)?;
         }
         Ok(())
     }

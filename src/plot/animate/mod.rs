@@ -20,15 +20,21 @@
 //! - `scene`: the frames laid out in pixels, the spools' angles, the events' labels.
 //! - `svg` and `gif`: the two ways of drawing them; `style`: colours, the scale bar and
 //!   numbers as written.
+//! - `space`: a trajectory in space (z columns, see [`crate::plot::space`]) in views side by
+//!   side, by default the front view and the view from above, at one scale: each diabolo is its
+//!   disc at a slant with the bow-tie turning in it and the axle as a segment
+//!   [`crate::plot::AXLE_DRAWN`] long, so the front view shows the axle's tilt and the view from
+//!   above its turn.
 
 mod gif;
 mod scene;
+mod space;
 mod style;
 mod svg;
 
 use std::io::Write;
 
-use super::{Event, Format, PlotError, MAX_GIF_PIXELS, MAX_SVG_VALUES};
+use super::{Event, Format, PlotError, View, MAX_GIF_PIXELS, MAX_SVG_VALUES};
 use crate::display::Compact;
 use crate::output::table::Table;
 
@@ -55,6 +61,9 @@ pub struct AnimateOptions {
     /// it names (the first diabolo when it names none) where the event happened, from the
     /// first frame at or after its time for [`EVENT_FRAMES`] frames.
     pub events: Vec<Event>,
+    /// The views side by side of a trajectory in space (`--view`); empty: the front view and
+    /// the view from above. A planar trajectory has only the front view.
+    pub views: Vec<View>,
 }
 
 impl Default for AnimateOptions {
@@ -69,6 +78,7 @@ impl Default for AnimateOptions {
             title: None,
             radius: None,
             events: Vec::new(),
+            views: Vec::new(),
         }
     }
 }
@@ -165,6 +175,10 @@ fn frame_budget(
     Ok(())
 }
 
+/// Animates an attribute through one value per frame: (values, attribute, transform type) to
+/// the SMIL element (empty for a single frame).
+type Linear<'a> = dyn Fn(Vec<String>, &str, Option<&str>) -> String + 'a;
+
 /// One frame, in pixels.
 struct Frame<'a> {
     t: f64,
@@ -177,6 +191,8 @@ struct Frame<'a> {
     string: Vec<usize>,
     /// Whether each diabolo lies dropped on the floor (drawn grey).
     dropped: Vec<bool>,
+    /// A trajectory in space: each view of the frame (empty for a planar one).
+    views: Vec<space::Drawn>,
 }
 
 impl Frame<'_> {
@@ -217,4 +233,6 @@ struct Scene<'a> {
     bar: (f64, String),
     /// The events' labels.
     labels: Vec<Label>,
+    /// A trajectory in space: its views laid out (`None` for a planar one).
+    layout: Option<space::Layout>,
 }

@@ -1,6 +1,7 @@
 //! The animation laid out: the view and its scale, the frames in pixels, the spools' drawn
 //! angles and the events' labels.
 
+use super::space::{parts, Layout};
 use super::style::{nice_at_least, scale_bar, trim};
 use super::{
     frame_budget, AnimateOptions, Frame, Label, Scene, EVENT_FRAMES, FOOTER, HANDLE, HEADER,
@@ -8,6 +9,7 @@ use super::{
 };
 use crate::display::Compact;
 use crate::output::table::Table;
+use crate::plot::space::{views_to_draw, Space};
 use crate::plot::{
     check_size, drawn_radius, interpolate, locate, Columns, Event, Format, PlotError, AXLE_RADIUS,
 };
@@ -46,6 +48,8 @@ impl<'a> Scene<'a> {
         check_size(options.width.into(), options.height.into())?;
         let columns = Columns::new(table);
         let objects = columns.positions()?;
+        let space = Space::read(&columns)?;
+        let views = views_to_draw(&options.views, space.is_some())?;
         let t = columns.t();
         let phases = columns.phases();
         let n = columns.diabolos;
@@ -63,7 +67,11 @@ impl<'a> Scene<'a> {
             )));
         }
         let count = count as usize;
-        frame_budget(count, options, format, columns.diabolos + 2)?;
+        let animated = match &space {
+            None => columns.diabolos + 2,
+            Some(_) => views.len() * parts(columns.diabolos),
+        };
+        frame_budget(count, options, format, animated)?;
 
         // The spools' angles at the rows, rad: (1 / r) ∫ w dt, trapezoids.
         let mut angles = Vec::with_capacity(n);
@@ -110,15 +118,32 @@ impl<'a> Scene<'a> {
         let scale = (aw / (x1 - x0)).min(ah / (y1 - y0));
         let left = 10.0 + (aw - (x1 - x0) * scale) / 2.0;
         let top = HEADER + (ah - (y1 - y0) * scale) / 2.0;
-        let pixel = |x: f64, y: f64| (left + (x - x0) * scale, top + (y1 - y) * scale);
+        let planar = |x: f64, y: f64| (left + (x - x0) * scale, top + (y1 - y) * scale);
+        // In space: the views side by side at one scale; positions are the first view's.
+        let layout = match &space {
+            None => None,
+            Some(space) => Some(Layout::new(&views, &objects, space, radius, (w, h))?),
+        };
+        let (scale, aw) = layout
+            .as_ref()
+            .map_or((scale, aw), |l| (l.scale, l.view_width));
+        let pixel = |i: usize, at: f64| {
+            let (x, y) = (
+                interpolate(t, objects[i].0, at),
+                interpolate(t, objects[i].1, at),
+            );
+            match (&layout, &space) {
+                (Some(layout), Some(space)) => {
+                    layout.pixel(0, [x, y, interpolate(t, space.z[i], at)])
+                }
+                _ => planar(x, y),
+            }
+        };
 
         let mut frames = Vec::with_capacity(count);
         for f in 0..count {
             let at = (t0 + f as f64 * speed / fps).min(t1);
-            let points = objects
-                .iter()
-                .map(|(xs, ys)| pixel(interpolate(t, xs, at), interpolate(t, ys, at)))
-                .collect();
+            let points = (0..objects.len()).map(|i| pixel(i, at)).collect();
             let (row, _) = locate(t, at);
             frames.push(Frame {
                 t: at,
@@ -129,6 +154,7 @@ impl<'a> Scene<'a> {
                 dropped: (1..=n)
                     .map(|k| columns.mode(row, k) == Some("dropped"))
                     .collect(),
+                views: Vec::new(),
             });
         }
         let fastest = frames
@@ -157,6 +183,19 @@ impl<'a> Scene<'a> {
             }
         }
         let drawn = (radius * scale).max(6.0);
+        if let (Some(layout), Some(space)) = (&layout, &space) {
+            for frame in &mut frames {
+                frame.views = layout.draw_frame(
+                    t,
+                    frame.t,
+                    &objects,
+                    space,
+                    &frame.string,
+                    &frame.angles,
+                    drawn,
+                );
+            }
+        }
         let labels = event_labels(&options.events, count, |e: &Event| {
             if !(t0..=t1).contains(&e.t) {
                 return None;
@@ -166,8 +205,7 @@ impl<'a> Scene<'a> {
                 Some(k) if (0..objects.len() as i64).contains(&k) => k as usize,
                 _ => 1.min(objects.len() - 1),
             };
-            let (xs, ys) = &objects[object];
-            let (x, y) = pixel(interpolate(t, xs, e.t), interpolate(t, ys, e.t));
+            let (x, y) = pixel(object, e.t);
             Some((first, object, (x + drawn + 3.0, y - drawn - 3.0)))
         });
         Ok(Self {
@@ -181,6 +219,7 @@ impl<'a> Scene<'a> {
             slowdown,
             bar: scale_bar(scale, aw),
             labels,
+            layout,
         })
     }
 

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::style::{escape, hex, lighten, phase_colour_hex, trim_to, DROPPED};
-use super::{Frame, Scene};
+use super::{Frame, Linear, Scene};
 use crate::plot::event_colour;
 use crate::plot::xy::object_colour;
 
@@ -75,6 +75,53 @@ impl Scene<'_> {
             escape(&self.note())
         );
 
+        // A trajectory in space: its views; a planar one below.
+        if self.layout.is_some() {
+            self.svg_views(&mut s, &linear);
+        } else {
+            self.svg_plane(&mut s, &linear);
+        }
+
+        // Time and phase, one text per value shown while it holds.
+        self.texts(
+            &mut s,
+            |f| format!("t = {:.2} s", f.t),
+            w as f64 - 150.0,
+            |_| "#000000",
+        );
+        self.texts(
+            &mut s,
+            |f| f.phase.to_string(),
+            w as f64 - 60.0,
+            |f| phase_colour_hex(f.phase),
+        );
+        for label in &self.labels {
+            let (first, animation) = self.visibility(|i| label.frames.contains(&i));
+            let _ = writeln!(
+                s,
+                "<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\" visibility=\"{}\">{}{animation}</text>",
+                trim_to(label.at.0, 1),
+                trim_to(label.at.1, 1),
+                hex(event_colour(&label.kind)),
+                if first { "visible" } else { "hidden" },
+                escape(&label.kind)
+            );
+        }
+        s.push_str("</svg>\n");
+        s
+    }
+
+    /// The string, the sticks and the diabolos of a planar trajectory into the SVG `s`;
+    /// `linear` animates an attribute through one value per frame.
+    fn svg_plane(&self, s: &mut String, linear: &Linear) {
+        let px = |v: f64| trim_to(v, 1);
+        let count = self.frames.len();
+        let dur = format!("{}s", trim_to(count as f64 / self.fps, 4));
+        let key_times: String = (0..count)
+            .map(|i| trim_to(i as f64 / count as f64, 6))
+            .chain(std::iter::once("1".to_string()))
+            .collect::<Vec<_>>()
+            .join(";");
         // The string, through the objects on it.
         let points_of = |f: &Frame| {
             f.string_points()
@@ -174,34 +221,6 @@ impl Scene<'_> {
                 hex(lighten(colour)),
             );
         }
-
-        // Time and phase, one text per value shown while it holds.
-        self.texts(
-            &mut s,
-            |f| format!("t = {:.2} s", f.t),
-            w as f64 - 150.0,
-            |_| "#000000",
-        );
-        self.texts(
-            &mut s,
-            |f| f.phase.to_string(),
-            w as f64 - 60.0,
-            |f| phase_colour_hex(f.phase),
-        );
-        for label in &self.labels {
-            let (first, animation) = self.visibility(|i| label.frames.contains(&i));
-            let _ = writeln!(
-                s,
-                "<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\" visibility=\"{}\">{}{animation}</text>",
-                trim_to(label.at.0, 1),
-                trim_to(label.at.1, 1),
-                hex(event_colour(&label.kind)),
-                if first { "visible" } else { "hidden" },
-                escape(&label.kind)
-            );
-        }
-        s.push_str("</svg>\n");
-        s
     }
 
     /// Runs of frames showing the same value: (first frame, end frame, value).
@@ -217,14 +236,14 @@ impl Scene<'_> {
         runs
     }
 
-    fn key_time(&self, frame: usize) -> String {
+    pub(super) fn key_time(&self, frame: usize) -> String {
         trim_to(frame as f64 / self.frames.len() as f64, 6)
     }
 
     /// Whether an element shows at the first frame, and the discrete animation of its
     /// visibility that shows it on exactly the frames where `visible` holds (empty when that
     /// never changes).
-    fn visibility(&self, visible: impl Fn(usize) -> bool) -> (bool, String) {
+    pub(super) fn visibility(&self, visible: impl Fn(usize) -> bool) -> (bool, String) {
         let first = visible(0);
         let mut values = vec![first];
         let mut times = vec!["0".to_string()];
