@@ -18,6 +18,9 @@ const ZENO_RATE: f64 = 1e-12;
 const OVERSTRETCH: f64 = 1e-6;
 /// The band (a fraction of L) within which the slack guard counts as zero at a phase's start.
 const TENSE_START_BAND: f64 = 1e-12;
+/// A string at its length stretching faster than this (m/s) at a phase's start takes a tensing
+/// impulse first.
+const STRETCHING: f64 = 1e-9;
 /// The string counts as taut at the start within this slack, m.
 const TAUT_START: f64 = 1e-9;
 
@@ -360,6 +363,18 @@ impl<'a, H: SpaceHand> Run<'a, H> {
         let length = self.sim.params.planar.values().string_length;
         self.system.layout.unpack(&self.y, &mut self.system.state);
         let slack = length - self.system.state.string_used();
+        if slack <= TAUT_START {
+            // A string at its length that the velocities stretch snaps taut first: the
+            // projection onto L' = 0 would otherwise take that energy unaccounted.
+            self.system
+                .string
+                .update(&self.system.state)
+                .map_err(|e| failed(t, e))?;
+            // (After the impulse L' <= 0 to round-off: this does not come back here.)
+            if self.system.string.total_length_rate() > STRETCHING {
+                return self.tense(t);
+            }
+        }
         let phase = if slack <= TAUT_START {
             self.decide_modes(t)?;
             self.system.phase = SpacePhase::Taut;
