@@ -261,7 +261,7 @@ fn simulation_from(
         diabolos: vec![diabolo],
     };
     SpaceSimulation {
-        params: params.clone(),
+        params: *params,
         hands: [
             Drive::Path(HandPath::Samples(hands[0].clone())),
             Drive::Path(HandPath::Samples(hands[1].clone())),

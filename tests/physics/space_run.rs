@@ -186,6 +186,7 @@ fn small_swings_on_the_spheroid_have_its_two_periods() {
 }
 
 /// A hand moving its stick on an ellipse in x-z around `centre` (prescribed, m, rad/s).
+#[derive(Clone)]
 struct Circling {
     centre: Vector3<f64>,
     amplitude: Vector3<f64>,
@@ -739,4 +740,67 @@ fn random_runs_in_space_keep_their_invariants_or_say_why() {
         finished * 3 > cases,
         "only {finished} of {cases} finished: {stops:?}"
     );
+}
+
+// A session in space advanced in 20 pieces follows the whole run (within the integrator's
+// tolerance: its steps end where the pieces do), and a hand replaced halfway (the right stick
+// accelerated toward the audience) tilts the axle where the unchanged run does not.
+#[test]
+fn a_session_in_space_follows_the_run_and_takes_new_hands() {
+    use diabolo::simulation::drive::{ClampedSpline, Drive, Path, Schedule};
+    use diabolo::simulation::space::SpaceSession;
+    let planar = shipped("swing", &[("sim.duration", "1.0")]);
+    let lifted = SpaceSimulation::from_planar(&planar, AxleValues::default()).unwrap();
+    let held = |x: f64| {
+        Drive::<3>::Path(Path::Keyframes(
+            ClampedSpline::new(vec![(0.0, Vector3::new(x, 1.5, 0.0))]).unwrap(),
+        ))
+    };
+    let space = SpaceSimulation {
+        params: lifted.params,
+        hands: [held(-0.4), held(0.4)],
+        initial: lifted.initial.clone(),
+        settings: lifted.settings,
+    };
+    let mut whole = Vec::new();
+    space.run(|row| whole.push((row.t, row.state.diabolos[0].pos)));
+    let mut session = SpaceSession::new(&space);
+    let mut pieces = Vec::new();
+    for i in 1..=20 {
+        session
+            .advance(0.05 * i as f64, |row| {
+                pieces.push((row.t, row.state.diabolos[0].pos))
+            })
+            .unwrap();
+    }
+    assert!(session.finished());
+    assert_eq!(whole.len(), pieces.len());
+    for (a, b) in whole.iter().zip(&pieces) {
+        assert!(
+            (a.0 - b.0).abs() < 1e-12 && (a.1 - b.1).norm() < 1e-6,
+            "{a:?} against {b:?}"
+        );
+    }
+    // The right hand pushes its stick toward the audience from 0.5 s on.
+    let tilt_at_end = |push: bool| {
+        let mut session = SpaceSession::new(&space);
+        session.advance(0.5, |_| {}).unwrap();
+        if push {
+            let hand = Drive::<3>::Accel(Schedule::Constant(Vector3::new(0.0, 0.0, 0.8)));
+            session.set_hand(1, hand).unwrap();
+        }
+        session.advance(1.0, |_| {}).unwrap();
+        let state = session.state();
+        (tilt(&state.diabolos[0].axle), state.right.pos.z)
+    };
+    let (still, _) = tilt_at_end(false);
+    let (pushed, z) = tilt_at_end(true);
+    assert!(still.abs() < 1e-9, "no push, tilt {still}");
+    assert!(
+        (z - 0.5 * 0.8 * 0.25).abs() < 1e-9,
+        "the stick moved {z} m toward the audience"
+    );
+    // The swing spins w > 0 (clockwise seen from the audience, the opposite of the recordings'
+    // sense): pushing the right stick toward the audience raises the near end.
+    assert!(pushed > 0.01, "pushed: tilt {pushed} degrees (near end up)");
 }

@@ -71,7 +71,7 @@ impl Default for AxleValues {
 }
 
 /// Checked parameters of the model in space.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpaceParams {
     /// The planar model's parameters (string, masses, friction, spin).
     pub planar: Params,

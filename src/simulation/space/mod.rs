@@ -6,6 +6,7 @@
 mod projection;
 mod response;
 mod run;
+mod session;
 mod system;
 
 use nalgebra::Vector3;
@@ -16,6 +17,7 @@ use crate::simulation::ode::integrate::{Method, StepperOptions};
 
 pub use response::{tilt_response, TiltResponse};
 pub use run::{SpaceEvent, SpaceEventKind, SpaceReport, SpaceRow, SpaceStatus, SpaceStop};
+pub use session::SpaceSession;
 pub use system::{SpaceGuard, SpaceModelError, SpacePhase, FAST_TOP_RATIO};
 
 /// What one hand does to its stick in space.

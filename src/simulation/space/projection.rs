@@ -12,12 +12,12 @@ use crate::model::space::{AxleModel, SpaceState};
 /// masses (a prescribed stick does not move), and each axle onto the unit sphere with its rate
 /// perpendicular to it. True when anything changed.
 pub(super) fn project<H: SpaceHand>(
-    system: &mut SpaceSystem<'_, H>,
+    system: &mut SpaceSystem<H>,
     layout: Layout,
-    params: &crate::model::space::SpaceParams,
     prescribed: [bool; 2],
     y: &mut [f64],
 ) -> bool {
+    let params = system.params;
     let p = params.planar.values();
     let n = layout.diabolos;
     let mut state = std::mem::take(&mut system.state);

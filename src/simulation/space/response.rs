@@ -56,10 +56,7 @@ pub fn tilt_response(
     };
     let mean = |model: AxleModel| -> Result<f64, String> {
         let sim = SpaceSimulation {
-            params: SpaceParams {
-                model,
-                ..params.clone()
-            },
+            params: SpaceParams { model, ..*params },
             hands: [HeldStill, HeldStill],
             initial: SpaceState {
                 left: body(left),

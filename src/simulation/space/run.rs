@@ -199,7 +199,7 @@ pub struct SpaceRow<'a> {
     pub slack: f64,
 }
 
-impl<H: SpaceHand> SpaceSimulation<H> {
+impl<H: SpaceHand + Clone> SpaceSimulation<H> {
     /// Runs the simulation, handing every row to `sink`.
     pub fn run(&self, mut sink: impl FnMut(&SpaceRow)) -> SpaceReport {
         let mut run = Run::new(self);
@@ -207,20 +207,15 @@ impl<H: SpaceHand> SpaceSimulation<H> {
             Ok(()) => SpaceStatus::Finished,
             Err((t, reason)) => SpaceStatus::Stopped { t, reason },
         };
-        SpaceReport {
-            status,
-            events: run.events,
-            steps: run.stepper.stats().accepted_steps,
-            ledger_residual: run.worst_residual,
-        }
+        run.report(status)
     }
 }
 
 type Stop = (f64, SpaceStop);
 
-struct Run<'a, H: SpaceHand> {
-    sim: &'a SpaceSimulation<H>,
-    system: SpaceSystem<'a, H>,
+pub(super) struct Run<H: SpaceHand> {
+    settings: super::SpaceSettings,
+    system: SpaceSystem<H>,
     stepper: Stepper,
     locator: EventLocator,
     y: Vec<f64>,
@@ -236,18 +231,20 @@ struct Run<'a, H: SpaceHand> {
     breakpoints: Vec<f64>,
     jumps: Vec<(f64, usize)>,
     bounces: u32,
+    /// The time reached, s.
+    t: f64,
 }
 
 fn failed(t: f64, e: impl std::fmt::Display) -> Stop {
     (t, SpaceStop::Failed(format!("at t = {t:.6} s: {e}")))
 }
 
-impl<'a, H: SpaceHand> Run<'a, H> {
-    fn new(sim: &'a SpaceSimulation<H>) -> Self {
+impl<H: SpaceHand + Clone> Run<H> {
+    pub(super) fn new(sim: &SpaceSimulation<H>) -> Self {
         let n = sim.initial.diabolos.len();
         let layout = Layout { diabolos: n };
         let dimension = layout.dimension();
-        let system = SpaceSystem::new(&sim.params, &sim.hands, &sim.initial);
+        let system = SpaceSystem::new(sim.params, sim.hands.clone(), &sim.initial);
         let stepper = Stepper::new(sim.settings.method, sim.settings.stepper, dimension)
             .expect("the scenario checks the stepper's options");
         let locator = EventLocator::new(2 + 7 * n, dimension, EventOptions::default())
@@ -255,20 +252,10 @@ impl<'a, H: SpaceHand> Run<'a, H> {
         let mut y = vec![0.0; dimension];
         layout.pack(&sim.initial, &mut y);
         let initial_energy = space_energy(&sim.params, &sim.initial);
-        let mut breakpoints: Vec<f64> = sim.hands.iter().flat_map(|h| h.breakpoints()).collect();
-        let mut jumps: Vec<(f64, usize)> = Vec::new();
-        for (side, hand) in sim.hands.iter().enumerate() {
-            jumps.extend(hand.velocity_jumps().into_iter().map(|t| (t, side)));
-        }
-        breakpoints.extend(jumps.iter().map(|j| j.0));
-        breakpoints.retain(|t| *t > 0.0 && *t < sim.settings.duration);
-        breakpoints.sort_by(f64::total_cmp);
-        breakpoints.dedup();
-        jumps.sort_by(|a, b| a.0.total_cmp(&b.0));
         let rtol = sim.settings.stepper.rtol;
         let atol = sim.settings.stepper.atol;
-        Self {
-            sim,
+        let mut run = Self {
+            settings: sim.settings,
             system,
             stepper,
             locator,
@@ -282,35 +269,56 @@ impl<'a, H: SpaceHand> Run<'a, H> {
             initial_energy,
             worst_residual: 0.0,
             next_row: 0,
-            breakpoints,
-            jumps,
+            breakpoints: Vec::new(),
+            jumps: Vec::new(),
             bounces: 0,
-        }
+            t: 0.0,
+        };
+        run.plan_breakpoints();
+        run
     }
 
     fn go(&mut self, sink: &mut impl FnMut(&SpaceRow)) -> Result<(), Stop> {
-        let duration = self.sim.settings.duration;
-        let mut t = 0.0;
-        self.start_phase(t)?;
-        self.emit_rows(t, sink, true)?;
-        while t < duration {
+        let duration = self.settings.duration;
+        self.start(sink)?;
+        self.advance(duration, sink)?;
+        // The last row at the duration itself, when the interval does not divide it.
+        self.emit_rows(duration, sink, true)
+    }
+
+    /// Enters the phase of the initial state and emits the first row.
+    pub(super) fn start(&mut self, sink: &mut impl FnMut(&SpaceRow)) -> Result<(), Stop> {
+        self.t = 0.0;
+        self.start_phase(0.0)?;
+        self.emit_rows(0.0, sink, true)
+    }
+
+    /// Integrates from the current time to `until` (s, at most the duration), emitting the rows
+    /// on the way and applying the events.
+    pub(super) fn advance(
+        &mut self,
+        until: f64,
+        sink: &mut impl FnMut(&SpaceRow),
+    ) -> Result<(), Stop> {
+        let until = until.min(self.settings.duration);
+        while self.t < until {
+            let t = self.t;
             let limit = self
                 .breakpoints
                 .iter()
                 .copied()
                 .find(|b| *b > t)
-                .unwrap_or(duration)
-                .min(duration);
+                .unwrap_or(until)
+                .min(until);
             self.stepper
                 .step(&mut self.system, limit)
                 .map_err(|e| failed(e.time(), e))?;
             if self.system.phase == SpacePhase::Taut {
                 let layout = self.system.layout;
-                let params = &self.sim.params;
                 let prescribed = self.prescribed();
                 self.stepper
                     .impose(&mut self.system, |sys, _, y| {
-                        project(sys, layout, params, prescribed, y)
+                        project(sys, layout, prescribed, y)
                     })
                     .map_err(|e| failed(e.time(), e))?;
             }
@@ -322,20 +330,21 @@ impl<'a, H: SpaceHand> Run<'a, H> {
             match hit {
                 Some((t_hit, members)) => {
                     self.emit_rows_until(t_hit, sink)?;
-                    t = t_hit;
+                    self.t = t_hit;
                     let guards: Vec<SpaceGuard> =
                         members.iter().map(|&m| self.system.guards[m]).collect();
-                    self.transition(t, &guards)?;
+                    self.transition(t_hit, &guards)?;
                 }
                 None => {
-                    t = self.stepper.t();
+                    let t = self.stepper.t();
+                    self.t = t;
                     self.emit_rows_until(t, sink)?;
                     if self.system.phase == SpacePhase::Loose {
                         self.system
                             .layout
                             .unpack(self.stepper.y(), &mut self.system.state);
                         let over = self.system.state.string_used()
-                            - self.sim.params.planar.values().string_length;
+                            - self.system.params.planar.values().string_length;
                         if over > OVERSTRETCH {
                             return Err((t, SpaceStop::Overstretched(over)));
                         }
@@ -347,20 +356,86 @@ impl<'a, H: SpaceHand> Run<'a, H> {
                 }
             }
         }
-        // The last row at the duration itself, when the interval does not divide it.
-        self.emit_rows(duration, sink, true)
+        Ok(())
+    }
+
+    /// The time reached, s.
+    pub(super) fn time(&self) -> f64 {
+        self.t
+    }
+
+    /// The run's duration, s.
+    pub(super) fn duration(&self) -> f64 {
+        self.settings.duration
+    }
+
+    /// Replaces a hand before the run starts.
+    pub(super) fn replace_hand(&mut self, side: usize, hand: H) {
+        self.system.hands[side] = hand;
+        self.plan_breakpoints();
+    }
+
+    /// The state at the time reached (axle rates of the fast top filled in).
+    pub(super) fn state(&mut self) -> SpaceState {
+        let t = self.t;
+        let _ = self.system.load(t, &self.y);
+        let mut state = self.system.state.clone();
+        for k in 1..=state.diabolos.len() {
+            state.diabolos[k - 1].axle_rate = self.system.axle_rate(k);
+        }
+        state
+    }
+
+    /// Replaces a hand (0 left, 1 right) from the time reached on: the phase is entered again
+    /// there with the new hand (the stick keeps its position and velocity).
+    pub(super) fn set_hand(&mut self, side: usize, hand: H) -> Result<(), Stop> {
+        self.system.hands[side] = hand;
+        self.plan_breakpoints();
+        let t = self.t;
+        self.start_phase(t)
+    }
+
+    /// The report so far.
+    pub(super) fn report(&self, status: SpaceStatus) -> SpaceReport {
+        SpaceReport {
+            status,
+            events: self.events.clone(),
+            steps: self.stepper.stats().accepted_steps,
+            ledger_residual: self.worst_residual,
+        }
+    }
+
+    /// The hands' breakpoints and velocity jumps within the run.
+    fn plan_breakpoints(&mut self) {
+        let duration = self.settings.duration;
+        self.jumps.clear();
+        for (side, hand) in self.system.hands.iter().enumerate() {
+            self.jumps
+                .extend(hand.velocity_jumps().into_iter().map(|t| (t, side)));
+        }
+        self.breakpoints = self
+            .system
+            .hands
+            .iter()
+            .flat_map(|h| h.breakpoints())
+            .collect();
+        self.breakpoints.extend(self.jumps.iter().map(|j| j.0));
+        self.breakpoints.retain(|t| *t > 0.0 && *t < duration);
+        self.breakpoints.sort_by(f64::total_cmp);
+        self.breakpoints.dedup();
+        self.jumps.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
 
     fn prescribed(&self) -> [bool; 2] {
         [
-            self.sim.hands[0].prescribes_motion(),
-            self.sim.hands[1].prescribes_motion(),
+            self.system.hands[0].prescribes_motion(),
+            self.system.hands[1].prescribes_motion(),
         ]
     }
 
     /// Enters the phase the state at t is in (taut with T_0 >= 0, else slack) and restarts.
     fn start_phase(&mut self, t: f64) -> Result<(), Stop> {
-        let length = self.sim.params.planar.values().string_length;
+        let length = self.system.params.planar.values().string_length;
         self.system.layout.unpack(&self.y, &mut self.system.state);
         let slack = length - self.system.state.string_used();
         if slack <= TAUT_START {
@@ -402,7 +477,7 @@ impl<'a, H: SpaceHand> Run<'a, H> {
                     // its zero: its sign there is taken from just after (the rebound), so that
                     // a rebound shorter than a step is still seen coming back.
                     SpaceGuard::Tense => EventSpec::new(Direction::Falling).with_start_band(
-                        TENSE_START_BAND * self.sim.params.planar.values().string_length,
+                        TENSE_START_BAND * self.system.params.planar.values().string_length,
                     ),
                     SpaceGuard::SlipZero(_) => EventSpec::new(Direction::Either),
                     _ => EventSpec::new(Direction::Falling),
@@ -495,13 +570,13 @@ impl<'a, H: SpaceHand> Run<'a, H> {
     /// after a bounce).
     fn tense(&mut self, t: f64) -> Result<(), Stop> {
         self.system.layout.unpack(&self.y, &mut self.system.state);
-        let mut params = self.sim.params.clone();
+        let mut params = self.system.params;
         self.system
             .string
             .update(&self.system.state)
             .map_err(|e| failed(t, e))?;
         let restitution = params.planar.values().restitution;
-        let settings = &self.sim.settings;
+        let settings = &self.settings;
         let settle = restitution > 0.0
             && (restitution * self.system.string.total_length_rate() < settings.zeno_speed
                 || self.bounces as usize >= settings.zeno_bounces);
@@ -545,7 +620,7 @@ impl<'a, H: SpaceHand> Run<'a, H> {
     /// A prescribed stick's velocity jumps at a keyframe: a taut string that the jump stretches
     /// takes a tensing impulse, one it slackens goes slack.
     fn velocity_jump(&mut self, t: f64, side: usize) -> Result<(), Stop> {
-        let Some(velocity) = self.sim.hands[side].velocity_after(t) else {
+        let Some(velocity) = self.system.hands[side].velocity_after(t) else {
             return Ok(());
         };
         self.system.layout.unpack(&self.y, &mut self.system.state);
@@ -587,7 +662,7 @@ impl<'a, H: SpaceHand> Run<'a, H> {
         sink: &mut impl FnMut(&SpaceRow),
         at_end: bool,
     ) -> Result<(), Stop> {
-        let interval = self.sim.settings.output_interval;
+        let interval = self.settings.output_interval;
         loop {
             let row_t = self.next_row as f64 * interval;
             let last = at_end && row_t > t && (t - (row_t - interval)) > 1e-12 * interval.max(t);
@@ -595,7 +670,7 @@ impl<'a, H: SpaceHand> Run<'a, H> {
                 return Ok(());
             }
             let row_t = if last { t } else { row_t };
-            if row_t > self.sim.settings.duration * (1.0 + 1e-15) {
+            if row_t > self.settings.duration * (1.0 + 1e-15) {
                 return Ok(());
             }
             if row_t == self.stepper.t() || !self.stepper.has_step() || row_t < self.stepper.t_old()
@@ -637,7 +712,7 @@ impl<'a, H: SpaceHand> Run<'a, H> {
         for k in 1..=n {
             self.row_state.diabolos[k - 1].axle_rate = self.system.axle_rate(k);
         }
-        let params = &self.sim.params;
+        let params = &self.system.params;
         let taut = self.system.phase == SpacePhase::Taut;
         if taut {
             self.row_tensions

@@ -147,9 +147,9 @@ pub enum SpaceGuard {
 }
 
 /// One phase's ODE system with its guards; all buffers allocated at construction.
-pub struct SpaceSystem<'a, H: SpaceHand> {
-    pub(super) params: &'a SpaceParams,
-    pub(super) hands: &'a [H; 2],
+pub struct SpaceSystem<H: SpaceHand> {
+    pub(super) params: SpaceParams,
+    pub(super) hands: [H; 2],
     pub(super) layout: Layout,
     pub(super) phase: SpacePhase,
     pub(super) modes: Vec<AxleMode>,
@@ -164,9 +164,10 @@ pub struct SpaceSystem<'a, H: SpaceHand> {
     pub(super) switching: bool,
 }
 
-impl<'a, H: SpaceHand> SpaceSystem<'a, H> {
-    pub(super) fn new(params: &'a SpaceParams, hands: &'a [H; 2], start: &SpaceState) -> Self {
+impl<H: SpaceHand> SpaceSystem<H> {
+    pub(super) fn new(params: SpaceParams, hands: [H; 2], start: &SpaceState) -> Self {
         let n = start.diabolos.len();
+        let switching = params.planar.has_switching_friction();
         Self {
             params,
             hands,
@@ -180,7 +181,7 @@ impl<'a, H: SpaceHand> SpaceSystem<'a, H> {
             inputs: [StickInput::RELEASED; 2],
             torques: vec![Vector3::zeros(); n],
             gradients: vec![Vector3::zeros(); n + 2],
-            switching: params.planar.has_switching_friction(),
+            switching,
         }
     }
 
@@ -242,7 +243,7 @@ impl<'a, H: SpaceHand> SpaceSystem<'a, H> {
         ];
         if self.phase == SpacePhase::Taut {
             self.tension.solve(
-                self.params,
+                &self.params,
                 &self.state,
                 &self.string,
                 &self.inputs,
@@ -312,7 +313,7 @@ impl<'a, H: SpaceHand> SpaceSystem<'a, H> {
         let mut trend = |direction| -> Result<f64, SpaceModelError> {
             self.modes[k - 1] = AxleMode::Slipping(direction);
             self.tension.solve(
-                self.params,
+                &self.params,
                 &self.state,
                 &self.string,
                 &self.inputs,
@@ -326,7 +327,7 @@ impl<'a, H: SpaceHand> SpaceSystem<'a, H> {
     }
 }
 
-impl<H: SpaceHand> OdeSystem for SpaceSystem<'_, H> {
+impl<H: SpaceHand> OdeSystem for SpaceSystem<H> {
     type Error = SpaceModelError;
 
     fn dimension(&self) -> usize {
@@ -410,7 +411,7 @@ impl<H: SpaceHand> OdeSystem for SpaceSystem<'_, H> {
     }
 }
 
-impl<H: SpaceHand> EventSystem for SpaceSystem<'_, H> {
+impl<H: SpaceHand> EventSystem for SpaceSystem<H> {
     fn events(&mut self, t: f64, y: &[f64], out: &mut [f64]) -> Result<(), Self::Error> {
         self.load(t, y)?;
         let law = self.params.planar.values().friction_law;
