@@ -450,7 +450,9 @@ impl<H: SpaceHand + Clone> Run<H> {
                 return self.tense(t);
             }
         }
-        let phase = if slack <= TAUT_START {
+        // A string at its length that the velocities slacken goes slack.
+        let slackening = self.system.string.total_length_rate() < -STRETCHING;
+        let phase = if slack <= TAUT_START && !slackening {
             self.decide_modes(t)?;
             self.system.phase = SpacePhase::Taut;
             self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
