@@ -506,6 +506,8 @@ fn shipped_scenarios() -> Vec<(String, Value)> {
         .filter_map(|e| e.ok())
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        // The scenarios in space (`"space": true`) run through `diabolo run` only.
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| !t.contains("\"space\": true")))
         .map(|p| {
             let mut doc: Value =
                 serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();

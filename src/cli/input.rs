@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use super::args::ScenarioArgs;
-use diabolo::scenario::{overrides, Scenario, ScenarioError, Source, Warning};
+use diabolo::scenario::{overrides, Built, Scenario, ScenarioError, Source, Warning};
 use diabolo::simulation::Simulation;
 
 /// The `--set KEY=VALUE` overrides as (KEY, VALUE) pairs.
@@ -33,6 +33,16 @@ pub fn load(input: &ScenarioArgs) -> Result<(Scenario, Simulation), ScenarioErro
         Scenario::load(&Source::argument(&input.scenario), &sets, &limits)?;
     report_warnings(input, warnings)?;
     Ok((scenario, simulation))
+}
+
+/// [`load`] for a scenario in the plane or in space ([`Scenario::load_any`]).
+pub fn load_any(input: &ScenarioArgs) -> Result<(Scenario, Built), ScenarioError> {
+    let limits = input.limits()?;
+    let sets = overrides(input)?;
+    let (scenario, built, warnings) =
+        Scenario::load_any(&Source::argument(&input.scenario), &sets, &limits)?;
+    report_warnings(input, warnings)?;
+    Ok((scenario, built))
 }
 
 /// Prints each warning on standard error (none with `--quiet`); with `--strict` the first is

@@ -11,6 +11,7 @@ mod pipeline;
 mod placement;
 #[cfg(feature = "cli")]
 mod progress;
+mod space;
 mod summary;
 pub mod table;
 mod temporary;
@@ -21,6 +22,10 @@ pub use events::{event_json, write_events};
 pub use pipeline::ParallelTrajectoryWriter;
 #[cfg(feature = "cli")]
 pub use progress::{CountProgress, RunProgress};
+pub use space::{
+    space_event_json, space_stop_message, space_trajectory_header, write_space_events,
+    SpaceSummary, SpaceTrajectoryWriter,
+};
 pub use summary::Summary;
 pub use temporary::exit_removing_temporary_files;
 #[cfg(feature = "cli")]

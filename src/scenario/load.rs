@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::build::Built;
 use super::error::ScenarioError;
 use super::limits::Limits;
 use super::plausible::{with_likely_mistake, Warning};
@@ -121,5 +122,27 @@ impl Scenario {
                 .map(Warning::Reach),
         );
         Ok((scenario, simulation, warnings))
+    }
+
+    /// [`Scenario::load`] for a scenario in the plane or in space ([`Scenario::is_space`]):
+    /// the scenario, its build ([`Built::Plane`] or [`Built::Space`]) and its warnings.
+    /// `Scenario::load` refuses a scenario in space; this is the way in for both.
+    pub fn load_any(
+        source: &Source,
+        overrides: &[(String, String)],
+        limits: &Limits,
+    ) -> Result<(Scenario, Built, Vec<Warning>), ScenarioError> {
+        let (document, base) = Self::read_document(source, overrides)?;
+        let scenario = Scenario::from_value(document)?;
+        let built = scenario
+            .build_any(&base, limits)
+            .map_err(with_likely_mistake)?;
+        let mut warnings = scenario.warnings();
+        let reach = match &built {
+            Built::Plane(simulation) => scenario.path_warnings(simulation),
+            Built::Space(simulation) => scenario.space_path_warnings(simulation),
+        };
+        warnings.extend(reach.into_iter().map(Warning::Reach));
+        Ok((scenario, built, warnings))
     }
 }

@@ -2,6 +2,7 @@
 //! checked construction of a [`Simulation`](crate::simulation::Simulation) from them.
 
 mod build;
+mod coords;
 mod error;
 mod json;
 mod limits;
@@ -12,16 +13,17 @@ pub mod plausible;
 pub mod ranges;
 mod spec;
 
-pub use build::{DEFAULT_SMOOTHING, PATH_AGREEMENT, TAUT_SNAP_TOLERANCE};
+pub use build::{Built, DEFAULT_SMOOTHING, PATH_AGREEMENT, TAUT_SNAP_TOLERANCE};
+pub use coords::{Coords, Keyframe, Vector};
 pub use error::ScenarioError;
 pub use json::strict_json;
 pub use limits::Limits;
 pub use load::Source;
 pub use plausible::Warning;
 pub use spec::{
-    BodySpec, DiaboloSpec, DriveSpec, DrivesSpec, FrictionLawName, InitialSpec, InterpolationName,
-    MethodName, ParamsSpec, PathSpec, ReleasedSpec, Scenario, ScheduleSpec, SimSpec, SineSpec,
-    TrackingSpec,
+    AxleName, BodySpec, DiaboloSpec, DriveSpec, DrivesSpec, FrictionLawName, InitialSpec,
+    InterpolationName, MethodName, ParamsSpec, PathSpec, ReleasedSpec, Scenario, ScheduleSpec,
+    SimSpec, SineSpec, TrackingSpec,
 };
 
 use serde_json::Value;

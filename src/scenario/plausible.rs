@@ -339,8 +339,8 @@ impl Checker {
         }
     }
 
-    fn point(&mut self, path: &str, point: [f64; 2]) {
-        for (axis, value) in point.into_iter().enumerate() {
+    fn point(&mut self, path: &str, point: crate::scenario::Vector) {
+        for (axis, &value) in point.as_slice().iter().enumerate() {
             self.check(format!("{path}[{axis}]"), value, COORDINATE);
         }
     }
@@ -350,18 +350,14 @@ impl Checker {
             return;
         };
         for (i, keyframe) in spec.keyframes.iter().flatten().enumerate() {
-            // [t, x, y]: the position is at 1 and 2.
-            for axis in 1..3 {
-                self.check(
-                    format!("{path}.keyframes[{i}][{axis}]"),
-                    keyframe[axis],
-                    COORDINATE,
-                );
+            // [t, x, y] (or [t, x, y, z]): the position from 1 on.
+            for (axis, &value) in keyframe.as_slice().iter().enumerate().skip(1) {
+                self.check(format!("{path}.keyframes[{i}][{axis}]"), value, COORDINATE);
             }
         }
         if let Some(sine) = &spec.sine {
             self.point(&format!("{path}.sine.center"), sine.center);
-            for (axis, value) in sine.amplitude.into_iter().enumerate() {
+            for (axis, &value) in sine.amplitude.as_slice().iter().enumerate() {
                 self.check(format!("{path}.sine.amplitude[{axis}]"), value, AMPLITUDE);
             }
             self.check(format!("{path}.sine.frequency"), sine.frequency, FREQUENCY);

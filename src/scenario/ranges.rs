@@ -173,3 +173,31 @@ pub const MEETING_DISTANCE: Range = Range {
     unit: "m",
     why: "point masses meet within a diabolo's size",
 };
+/// In space: r, the axle's radius where the string wraps it, m (a diabolo's is a few mm).
+pub const AXLE_RADIUS: Range = Range {
+    min: 1e-4,
+    max: 0.05,
+    unit: "m",
+    why: "a diabolo's axle is a few mm across",
+};
+/// In space: I_t, the transverse moment of inertia, kg m^2 (a 0.2 kg diabolo: about 2e-4).
+pub const TRANSVERSE_INERTIA: Range = Range {
+    min: 1e-9,
+    max: 100.0,
+    unit: "kg m^2",
+    why: "a real diabolo's is about 2e-4 kg m^2; at least half the polar moment J m r^2",
+};
+/// In space: h, half the distance between the cups' contact planes, m.
+pub const HALF_LENGTH: Range = Range {
+    min: 1e-3,
+    max: 1.0,
+    unit: "m",
+    why: "a diabolo's cups are 5 to 15 cm apart",
+};
+/// In space: the cup angle, degrees (in the file; radians in the model).
+pub const CUP_ANGLE: Range = Range {
+    min: 1.0,
+    max: 89.0,
+    unit: "degrees",
+    why: "the cups' cones open between 0 and 90 degrees from the axle's perpendicular plane",
+};

@@ -5,6 +5,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::coords::{Keyframe, Vector};
+
 /// A whole scenario: parameters, initial state, hand drives and integration settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -92,6 +94,24 @@ pub struct ParamsSpec {
     #[serde(default, skip_serializing_if = "defaults::is_zero")]
     #[schemars(range(min = crate::model::ranges::STRING_DAMPING.min, max = crate::model::ranges::STRING_DAMPING.max))]
     pub string_damping: f64,
+    /// In space only: r, the axle's radius where the string wraps it, m (default 0.0065).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = super::ranges::AXLE_RADIUS.min, max = super::ranges::AXLE_RADIUS.max))]
+    pub axle_radius: Option<f64>,
+    /// In space only: I_t, the moment of inertia about a transverse axis through the centre,
+    /// kg m^2 (default: two rings at the cups, I_t = I_p / 2 + m (h / 2)^2 with I_p = J m r^2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = super::ranges::TRANSVERSE_INERTIA.min, max = super::ranges::TRANSVERSE_INERTIA.max))]
+    pub transverse_inertia: Option<f64>,
+    /// In space only: h, half the distance between the cups' contact planes, m (default 0.06).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = super::ranges::HALF_LENGTH.min, max = super::ranges::HALF_LENGTH.max))]
+    pub half_length: Option<f64>,
+    /// In space only: the largest angle between a strand and the plane perpendicular to the
+    /// axle before the string climbs a cup, degrees (default 35).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = super::ranges::CUP_ANGLE.min, max = super::ranges::CUP_ANGLE.max))]
+    pub cup_angle: Option<f64>,
 }
 
 /// Where a diabolo starts.
@@ -144,13 +164,13 @@ pub struct InitialSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BodySpec {
-    /// Position [x, y], m.
+    /// Position [x, y] (or [x, y, z] in space), m.
     #[schemars(inner(range(min = super::ranges::COORDINATE.min, max = super::ranges::COORDINATE.max)))]
-    pub pos: [f64; 2],
-    /// Velocity [vx, vy], m/s.
+    pub pos: Vector,
+    /// Velocity [vx, vy] (or [vx, vy, vz] in space), m/s.
     #[serde(default)]
     #[schemars(inner(range(min = super::ranges::VELOCITY.min, max = super::ranges::VELOCITY.max)))]
-    pub vel: [f64; 2],
+    pub vel: Vector,
 }
 
 /// One diabolo: a position, or a horizontal position `x` at which it is placed on the taut
@@ -158,20 +178,20 @@ pub struct BodySpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiaboloSpec {
-    /// Position [x, y], m.
+    /// Position [x, y] (or [x, y, z] in space), m.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(inner(range(min = super::ranges::COORDINATE.min, max = super::ranges::COORDINATE.max)))]
-    pub pos: Option<[f64; 2]>,
+    pub pos: Option<Vector>,
     /// Horizontal position, m: the diabolo sits on the taut string there. Several diabolos are
     /// all placed by x (not mixed with pos), left to right strictly between the sticks' x, at
     /// the heights of the lowest taut string (least potential energy) through those abscissas.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = super::ranges::COORDINATE.min, max = super::ranges::COORDINATE.max))]
     pub x: Option<f64>,
-    /// Velocity [vx, vy], m/s.
+    /// Velocity [vx, vy] (or [vx, vy, vz] in space), m/s.
     #[serde(default)]
     #[schemars(inner(range(min = super::ranges::VELOCITY.min, max = super::ranges::VELOCITY.max)))]
-    pub vel: [f64; 2],
+    pub vel: Vector,
     /// w: axle surface speed (spin), m/s.
     #[serde(default)]
     #[schemars(range(min = super::ranges::SPIN.min, max = super::ranges::SPIN.max))]
@@ -184,6 +204,15 @@ pub struct DiaboloSpec {
     #[serde(default)]
     #[schemars(range(min = super::ranges::KNOT.min, max = super::ranges::KNOT.max))]
     pub knot: i32,
+    /// In space only: the axle's direction [ax, ay, az], a unit vector (a longer or shorter
+    /// one is normalised; default [0, 0, 1], toward the audience).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axle: Option<[f64; 3]>,
+    /// In space only, with `"sim": {"axle": "rigid"}`: the rate of the axle's direction a',
+    /// 1/s, perpendicular to the axle (default [0, 0, 0]; the fast top's follows from the
+    /// string's torque).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axle_rate: Option<[f64; 3]>,
 }
 
 /// The two hands. A missing one is `released`.
@@ -223,13 +252,13 @@ pub struct ReleasedSpec {}
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScheduleSpec {
-    /// A constant [x, y].
+    /// A constant [x, y] (or [x, y, z] in space).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<[f64; 2]>,
-    /// [t, x, y]: t from -1e6 to 1e6 s; forces from -1e4 to 1e4 N, accelerations from -1e4 to
-    /// 1e4 m/s^2.
+    pub value: Option<Vector>,
+    /// [t, x, y] (or [t, x, y, z] in space): t from -1e6 to 1e6 s; forces from -1e4 to 1e4 N,
+    /// accelerations from -1e4 to 1e4 m/s^2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keyframes: Option<Vec<[f64; 3]>>,
+    pub keyframes: Option<Vec<Keyframe>>,
 }
 
 /// A hand path: one of `keyframes` [t, x, y] (joined as `interpolation` says, at rest at both
@@ -238,9 +267,10 @@ pub struct ScheduleSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PathSpec {
-    /// [t, x, y]: t from -1e6 to 1e6 s, x and y from -1000 to 1000 m.
+    /// [t, x, y] (or [t, x, y, z] in space): t from -1e6 to 1e6 s, positions from -1000 to
+    /// 1000 m.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keyframes: Option<Vec<[f64; 3]>>,
+    pub keyframes: Option<Vec<Keyframe>>,
     /// How `keyframes` are joined: "cubic" (default: a C2 spline, which can overshoot and
     /// ring between close keyframes), "pchip" (monotone C1 cubic: no overshoot, a repeated
     /// keyframe holds the hand still) or "linear" (straight pieces; the velocity jumps at
@@ -284,17 +314,17 @@ pub enum InterpolationName {
 pub struct SineSpec {
     /// m.
     #[schemars(inner(range(min = super::ranges::COORDINATE.min, max = super::ranges::COORDINATE.max)))]
-    pub center: [f64; 2],
+    pub center: Vector,
     /// m.
     #[schemars(inner(range(min = super::ranges::AMPLITUDE.min, max = super::ranges::AMPLITUDE.max)))]
-    pub amplitude: [f64; 2],
+    pub amplitude: Vector,
     /// Hz.
     #[schemars(range(min = super::ranges::FREQUENCY.min, max = super::ranges::FREQUENCY.max))]
     pub frequency: f64,
     /// rad.
     #[serde(default)]
     #[schemars(inner(range(min = super::ranges::PHASE.min, max = super::ranges::PHASE.max)))]
-    pub phase: [f64; 2],
+    pub phase: Vector,
 }
 
 /// A hand pulling the stick toward the path: F = k (p - x) + b (p' - v), at most `max_force`.
@@ -371,6 +401,25 @@ pub struct SimSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = super::ranges::MAX_STEP.min, max = super::ranges::MAX_STEP.max))]
     pub period: Option<f64>,
+    /// true: a run in space (x right, y up, z toward the audience; docs/interface.md,
+    /// "Scenarios in space"). A third coordinate anywhere (a position, a velocity, a keyframe,
+    /// a sine, a force) makes one too; `false` with one is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub space: Option<bool>,
+    /// In space only: the axle's equations, "fast_top" (default) or "rigid".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axle: Option<AxleName>,
+}
+
+/// The equations of the axle's direction in space.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AxleName {
+    /// The fast-top limit: a' = tau_perp / (I_p Omega), no nutation.
+    #[default]
+    FastTop,
+    /// The full axisymmetric rigid body, with nutation.
+    Rigid,
 }
 
 /// The integration method.
@@ -449,6 +498,10 @@ impl ParamsSpec {
             contact_restitution: defaults::contact_restitution(),
             string_stiffness: None,
             string_damping: 0.0,
+            axle_radius: None,
+            transverse_inertia: None,
+            half_length: None,
+            cup_angle: None,
         }
     }
 }
@@ -468,8 +521,8 @@ impl BodySpec {
     /// A stick tip at rest at `pos` [x, y], m.
     pub fn at_rest(pos: [f64; 2]) -> Self {
         Self {
-            pos,
-            vel: [0.0, 0.0],
+            pos: pos.into(),
+            vel: Vector::default(),
         }
     }
 }
@@ -480,17 +533,19 @@ impl DiaboloSpec {
         Self {
             pos: None,
             x: Some(x),
-            vel: [0.0, 0.0],
+            vel: Vector::default(),
             spin: 0.0,
             mode: StartMode::String,
             knot: 0,
+            axle: None,
+            axle_rate: None,
         }
     }
 
     /// A diabolo flying from `pos` [x, y] (m) with velocity `vel` [vx, vy] (m/s), without spin.
     pub fn flying(pos: [f64; 2], vel: [f64; 2]) -> Self {
         Self {
-            vel,
+            vel: vel.into(),
             mode: StartMode::Flying,
             ..Self::at(pos)
         }
@@ -499,12 +554,14 @@ impl DiaboloSpec {
     /// A diabolo at rest, without spin, at `pos` [x, y], m.
     pub fn at(pos: [f64; 2]) -> Self {
         Self {
-            pos: Some(pos),
+            pos: Some(pos.into()),
             x: None,
-            vel: [0.0, 0.0],
+            vel: Vector::default(),
             spin: 0.0,
             mode: StartMode::String,
             knot: 0,
+            axle: None,
+            axle_rate: None,
         }
     }
 }
@@ -519,7 +576,7 @@ impl DriveSpec {
     /// both ends.
     pub fn keyframes(keyframes: Vec<[f64; 3]>) -> Self {
         Self::Path(PathSpec {
-            keyframes: Some(keyframes),
+            keyframes: Some(keyframes.into_iter().map(Keyframe::from).collect()),
             interpolation: None,
             sine: None,
             csv: None,
@@ -535,10 +592,10 @@ impl DriveSpec {
             keyframes: None,
             interpolation: None,
             sine: Some(SineSpec {
-                center,
-                amplitude,
+                center: center.into(),
+                amplitude: amplitude.into(),
                 frequency,
-                phase,
+                phase: phase.into(),
             }),
             csv: None,
             smoothing: None,
@@ -571,6 +628,8 @@ impl SimSpec {
             max_wall: None,
             floor: None,
             period: None,
+            space: None,
+            axle: None,
         }
     }
 }

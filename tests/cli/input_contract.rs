@@ -316,7 +316,9 @@ fn the_ranges_admit_every_shipped_scenario_and_parameter_file() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "json") {
             let text = std::fs::read_to_string(&path).unwrap();
-            let built = Scenario::parse(&text, &[]).and_then(|s| s.build(&project("scenarios")));
+            let built = Scenario::parse(&text, &[]).and_then(|s| {
+                s.build_any(&project("scenarios"), &diabolo::scenario::Limits::default())
+            });
             assert!(built.is_ok(), "{}: {:?}", path.display(), built.err());
         }
     }

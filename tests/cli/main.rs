@@ -16,5 +16,6 @@ mod output_files;
 mod paths;
 mod progress;
 mod schema;
+mod space;
 mod tables;
 mod warnings;

@@ -174,7 +174,10 @@ fn every_shipped_scenario_keeps_its_ledger() {
         .unwrap()
         .filter_map(|e| {
             let p = e.unwrap().path();
-            (p.extension()? == "json").then(|| p.file_stem().unwrap().to_string_lossy().into())
+            // The scenarios in space (`"space": true`) have their own ledger check.
+            (p.extension()? == "json"
+                && std::fs::read_to_string(&p).is_ok_and(|t| !t.contains("\"space\": true")))
+            .then(|| p.file_stem().unwrap().to_string_lossy().into())
         })
         .collect();
     names.sort();

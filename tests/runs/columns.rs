@@ -16,6 +16,9 @@ fn columns_hold_the_csvs_values_bit_for_bit_on_every_shipped_scenario() {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();
+        if text.contains("\"space\": true") {
+            continue; // a scenario in space has its own columns
+        }
         let sim = Scenario::parse(&text, &[]).unwrap().build(&dir).unwrap();
         let mut writer = TrajectoryWriter::new(Vec::new(), &sim).unwrap();
         let mut columns = TrajectoryColumns::new(&sim);

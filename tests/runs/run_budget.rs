@@ -213,7 +213,9 @@ fn the_shipped_scenarios_keep_a_tenfold_margin_below_the_step_budget() {
         .filter_map(|e| {
             let path = e.unwrap().path();
             let stem = path.file_stem()?.to_string_lossy().into_owned();
-            (path.extension()? == "json").then_some(stem)
+            (path.extension()? == "json"
+                && std::fs::read_to_string(path).is_ok_and(|t| !t.contains("\"space\": true")))
+            .then_some(stem)
         })
         .collect();
     names.sort();

@@ -19,6 +19,7 @@ fn names() -> Vec<String> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| !t.contains("\"space\": true")))
         .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
         .collect();
     names.sort();

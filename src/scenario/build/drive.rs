@@ -3,7 +3,7 @@
 
 use std::path::Path as FsPath;
 
-use nalgebra::Vector2;
+use nalgebra::SVector;
 
 use crate::display::{compact, Compact};
 use crate::model::Range;
@@ -12,8 +12,9 @@ use crate::simulation::drive::{
     Tracking,
 };
 
-use super::checks::{each_within, invalid, vector, within};
+use super::checks::{each_within, invalid, within};
 use super::samples::read_samples;
+use crate::scenario::coords::{Coords, Keyframe};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::ranges;
 use crate::scenario::spec::{DriveSpec, InterpolationName, PathSpec, ScheduleSpec};
@@ -21,11 +22,13 @@ use crate::scenario::spec::{DriveSpec, InterpolationName, PathSpec, ScheduleSpec
 /// Half-width of the smoothing window of CSV path samples when not given, s.
 pub const DEFAULT_SMOOTHING: f64 = 0.02;
 
-pub(super) fn build_drive(
+/// The drive of one hand in D dimensions (2 in the plane, 3 in space: a planar value gets
+/// z = 0).
+pub(super) fn build_drive<const D: usize>(
     spec: Option<&DriveSpec>,
     side: &str,
     base: &FsPath,
-) -> Result<Drive, ScenarioError> {
+) -> Result<Drive<D>, ScenarioError> {
     let at = format!("drive.{side}");
     Ok(match spec {
         None | Some(DriveSpec::Released(_)) => Drive::Released,
@@ -63,7 +66,11 @@ pub(super) fn build_drive(
 }
 
 /// The path of a `path` drive: exactly one of keyframes, sine and csv.
-fn build_path(at: &str, spec: &PathSpec, base: &FsPath) -> Result<Path, ScenarioError> {
+fn build_path<const D: usize>(
+    at: &str,
+    spec: &PathSpec,
+    base: &FsPath,
+) -> Result<Path<D>, ScenarioError> {
     let given: Vec<&str> = [
         ("keyframes", spec.keyframes.is_some()),
         ("sine", spec.sine.is_some()),
@@ -88,19 +95,27 @@ fn build_path(at: &str, spec: &PathSpec, base: &FsPath) -> Result<Path, Scenario
         }
         (None, Some(s), None) => {
             let at = format!("{at}.sine");
-            each_within(&format!("{at}.center"), &s.center, &ranges::COORDINATE)?;
-            each_within(&format!("{at}.amplitude"), &s.amplitude, &ranges::AMPLITUDE)?;
+            each_within(
+                &format!("{at}.center"),
+                s.center.as_slice(),
+                &ranges::COORDINATE,
+            )?;
+            each_within(
+                &format!("{at}.amplitude"),
+                s.amplitude.as_slice(),
+                &ranges::AMPLITUDE,
+            )?;
             within(
                 || format!("{at}.frequency"),
                 s.frequency,
                 &ranges::FREQUENCY,
             )?;
-            each_within(&format!("{at}.phase"), &s.phase, &ranges::PHASE)?;
+            each_within(&format!("{at}.phase"), s.phase.as_slice(), &ranges::PHASE)?;
             Path::Sine {
-                center: vector(s.center),
-                amplitude: vector(s.amplitude),
+                center: lifted(&s.center, 0),
+                amplitude: lifted(&s.amplitude, 0),
                 frequency: s.frequency,
-                phase: vector(s.phase),
+                phase: lifted(&s.phase, 0),
             }
         }
         (None, None, Some(file)) => {
@@ -110,7 +125,10 @@ fn build_path(at: &str, spec: &PathSpec, base: &FsPath) -> Result<Path, Scenario
                 half_window,
                 &ranges::SMOOTHING,
             )?;
-            let samples = read_samples(&format!("{at}.csv"), &base.join(file))?;
+            let samples = read_samples(&format!("{at}.csv"), &base.join(file))?
+                .into_iter()
+                .map(|(t, p)| (t, SVector::from_fn(|i, _| if i < 2 { p[i] } else { 0.0 })))
+                .collect();
             Path::Samples(
                 SampledPath::new(samples, half_window).map_err(|e| drive_error(at, "csv", e))?,
             )
@@ -132,10 +150,10 @@ fn build_path(at: &str, spec: &PathSpec, base: &FsPath) -> Result<Path, Scenario
 }
 
 /// The path through keyframes joined as `interpolation` says.
-fn keyframe_path(
-    points: Vec<(f64, Vector2<f64>)>,
+fn keyframe_path<const D: usize>(
+    points: Vec<(f64, SVector<f64, D>)>,
     interpolation: InterpolationName,
-) -> Result<Path, DriveError> {
+) -> Result<Path<D>, DriveError> {
     Ok(match interpolation {
         InterpolationName::Cubic => Path::Keyframes(ClampedSpline::new(points)?),
         InterpolationName::Pchip => Path::Monotone(MonotoneCubic::new(points)?),
@@ -143,29 +161,42 @@ fn keyframe_path(
     })
 }
 
-/// Keyframes [t, x, y]: each time and each value within its range, named by its index.
-fn check_keyframes(at: &str, points: &[[f64; 3]], values: &Range) -> Result<(), ScenarioError> {
+/// Keyframes [t, x, y] (or [t, x, y, z]): each time and each value within its range, named
+/// by its index.
+fn check_keyframes(at: &str, points: &[Keyframe], values: &Range) -> Result<(), ScenarioError> {
     for (i, p) in points.iter().enumerate() {
+        let p = p.as_slice();
         within(|| format!("{at}[{i}][0]"), p[0], &ranges::KEYFRAME_TIME)?;
-        within(|| format!("{at}[{i}][1]"), p[1], values)?;
-        within(|| format!("{at}[{i}][2]"), p[2], values)?;
+        for (axis, &v) in p.iter().enumerate().skip(1) {
+            within(|| format!("{at}[{i}][{axis}]"), v, values)?;
+        }
     }
     Ok(())
 }
 
-fn triples(points: &[[f64; 3]]) -> Vec<(f64, Vector2<f64>)> {
-    points
-        .iter()
-        .map(|p| (p[0], Vector2::new(p[1], p[2])))
-        .collect()
+/// Keyframes as (t, point) in D dimensions (z = 0 where not given).
+fn triples<const D: usize>(points: &[Keyframe]) -> Vec<(f64, SVector<f64, D>)> {
+    points.iter().map(|p| (p.get(0), lifted(p, 1))).collect()
+}
+
+/// The D components of `c` from `skip` on (0 past its end).
+pub(super) fn lifted<const D: usize, const N: usize>(
+    c: &Coords<N>,
+    skip: usize,
+) -> SVector<f64, D> {
+    SVector::from_fn(|i, _| c.get(i + skip))
 }
 
 /// A force or acceleration schedule, its values within `values`.
-fn schedule(at: &str, spec: &ScheduleSpec, values: &Range) -> Result<Schedule, ScenarioError> {
+fn schedule<const D: usize>(
+    at: &str,
+    spec: &ScheduleSpec,
+    values: &Range,
+) -> Result<Schedule<D>, ScenarioError> {
     match (spec.value, spec.keyframes.as_deref()) {
         (Some(v), None) => {
-            each_within(&format!("{at}.value"), &v, values)?;
-            Ok(Schedule::Constant(vector(v)))
+            each_within(&format!("{at}.value"), v.as_slice(), values)?;
+            Ok(Schedule::Constant(lifted(&v, 0)))
         }
         (None, Some(points)) => {
             check_keyframes(&format!("{at}.keyframes"), points, values)?;

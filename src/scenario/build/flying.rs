@@ -38,8 +38,8 @@ pub(super) fn flying_diabolo(spec: &DiaboloSpec, k: usize) -> Result<DiaboloStat
         ));
     };
     Ok(DiaboloState {
-        pos: vector(pos),
-        vel: vector(spec.vel),
+        pos: vector(pos.plane()),
+        vel: vector(spec.vel.plane()),
         spin: spec.spin,
         knot: 0,
     })

@@ -157,8 +157,8 @@ fn stick(given: Option<&BodySpec>, drive: &Drive, side: &str) -> Result<Body, Sc
     let given = given
         .map(|b| -> Result<Body, ScenarioError> {
             let body = Body {
-                pos: vector(b.pos),
-                vel: vector(b.vel),
+                pos: vector(b.pos.plane()),
+                vel: vector(b.vel.plane()),
             };
             if !(body
                 .pos
@@ -294,7 +294,7 @@ fn diabolo(
 ) -> Result<DiaboloState, ScenarioError> {
     let at = format!("initial.diabolos[{k}]");
     let pos = match (spec.pos, spec.x, placed) {
-        (Some(p), None, _) => vector(p),
+        (Some(p), None, _) => vector(p.plane()),
         (None, Some(_), Some(p)) => p,
         (None, Some(x), None) => taut_point_below(sticks[0].pos, sticks[1].pos, x, length)
             .map_err(|e| match e {
@@ -328,7 +328,7 @@ fn diabolo(
             ))
         }
     };
-    let vel = vector(spec.vel);
+    let vel = vector(spec.vel.plane());
     if !(pos.iter().chain(vel.iter()).all(|v| v.is_finite()) && spec.spin.is_finite()) {
         return Err(invalid(at, show(pos), "not finite", "give finite numbers"));
     }

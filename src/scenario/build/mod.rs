@@ -13,6 +13,7 @@ mod initial;
 mod params;
 mod samples;
 mod settings;
+mod space;
 
 use std::path::Path as FsPath;
 
@@ -32,6 +33,7 @@ use settings::build_settings;
 
 pub use drive::DEFAULT_SMOOTHING;
 pub use initial::{PATH_AGREEMENT, TAUT_SNAP_TOLERANCE};
+pub use space::Built;
 
 /// Largest capstan exponent sum_i c 2 pi (|k_i| + 1) over the diabolos: the tension ratios
 /// d_i = exp(sum c' theta') stay below e^300 (1e130), so that products of two still fit a double.
@@ -50,6 +52,18 @@ impl Scenario {
         base: &FsPath,
         limits: &Limits,
     ) -> Result<Simulation, ScenarioError> {
+        if self.check_dimension()? {
+            let (path, value) = match (self.sim.space, self.third_coordinate()) {
+                (None, Some(path)) => (path, "a third coordinate"),
+                _ => ("sim.space".to_string(), "true"),
+            };
+            return Err(invalid(
+                path,
+                value,
+                "a scenario in space: this builds the planar model, and only `diabolo run` and `diabolo validate` run scenarios in space yet",
+                "run it with `diabolo run` (in Rust, Scenario::build_any), or drop \"space\" and the third coordinates",
+            ));
+        }
         let params = build_params(&self.params)?;
         let drives = [
             build_drive(self.drive.left.as_ref(), SIDES[0], base)?,
@@ -96,19 +110,27 @@ impl Scenario {
     fn check_initial_ranges(&self) -> Result<(), ScenarioError> {
         for (side, body) in SIDES.iter().zip([&self.initial.left, &self.initial.right]) {
             if let Some(b) = body {
-                each_within(&format!("initial.{side}.pos"), &b.pos, &ranges::COORDINATE)?;
-                each_within(&format!("initial.{side}.vel"), &b.vel, &ranges::VELOCITY)?;
+                each_within(
+                    &format!("initial.{side}.pos"),
+                    b.pos.as_slice(),
+                    &ranges::COORDINATE,
+                )?;
+                each_within(
+                    &format!("initial.{side}.vel"),
+                    b.vel.as_slice(),
+                    &ranges::VELOCITY,
+                )?;
             }
         }
         for (k, d) in self.initial.diabolos.iter().enumerate() {
             let at = format!("initial.diabolos[{k}]");
             if let Some(pos) = d.pos {
-                each_within(&format!("{at}.pos"), &pos, &ranges::COORDINATE)?;
+                each_within(&format!("{at}.pos"), pos.as_slice(), &ranges::COORDINATE)?;
             }
             if let Some(x) = d.x {
                 within(|| format!("{at}.x"), x, &ranges::COORDINATE)?;
             }
-            each_within(&format!("{at}.vel"), &d.vel, &ranges::VELOCITY)?;
+            each_within(&format!("{at}.vel"), d.vel.as_slice(), &ranges::VELOCITY)?;
             within(|| format!("{at}.spin"), d.spin, &ranges::SPIN)?;
             within(|| format!("{at}.knot"), f64::from(d.knot), &ranges::KNOT)?;
         }

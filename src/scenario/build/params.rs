@@ -39,6 +39,10 @@ impl From<ParamValues> for ParamsSpec {
             contact_restitution: values.contact_restitution,
             string_stiffness: values.string_stiffness,
             string_damping: values.string_damping,
+            axle_radius: None,
+            transverse_inertia: None,
+            half_length: None,
+            cup_angle: None,
         }
     }
 }

@@ -1,0 +1,308 @@
+//! What a run in space writes (docs/interface.md, "Scenarios in space"): the trajectory CSV with
+//! three components per vector and each diabolo's axle, the event log and the summary line.
+//! Numbers are shortest-round-trip, as in the plane.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use super::table::CsvLine;
+use crate::model::axle_angles::{tilt, turn};
+use crate::model::space::{SpaceDiabolo, SpaceString};
+use crate::simulation::space::{
+    SpaceEvent, SpaceEventKind, SpaceReport, SpaceRow, SpaceStatus, SpaceStop,
+};
+
+/// The per-diabolo fields of the trajectory in space, after `dK_`.
+const DIABOLO_FIELDS: [&str; 14] = [
+    "x", "y", "z", "vx", "vy", "vz", "w", "theta", "knot", "ax", "ay", "az", "tilt", "turn",
+];
+
+/// The header of an N-diabolo trajectory in space.
+pub fn space_trajectory_header(n: usize) -> Vec<String> {
+    let mut columns = vec!["t".to_string(), "phase".to_string()];
+    for side in ["left", "right"] {
+        for field in ["x", "y", "z", "vx", "vy", "vz"] {
+            columns.push(format!("{side}_{field}"));
+        }
+    }
+    for k in 1..=n {
+        for field in DIABOLO_FIELDS {
+            columns.push(format!("d{k}_{field}"));
+        }
+    }
+    columns.extend((0..=n).map(|j| format!("T{j}")));
+    for name in [
+        "G",
+        "FC",
+        "left_fx",
+        "left_fy",
+        "left_fz",
+        "right_fx",
+        "right_fy",
+        "right_fz",
+        "energy",
+        "slack",
+        "hand_work",
+        "friction_loss",
+        "drag_loss",
+        "impulse_loss",
+        "axle_work",
+    ] {
+        columns.push(name.to_string());
+    }
+    for k in 1..=n {
+        columns.push(format!("d{k}_mode"));
+        columns.push(format!("d{k}_slot"));
+    }
+    columns
+}
+
+/// Writes the rows of a run in space to any `io::Write` through one reused [`CsvLine`].
+pub struct SpaceTrajectoryWriter<W: Write> {
+    out: W,
+    line: CsvLine,
+    string: SpaceString,
+}
+
+impl<W: Write> SpaceTrajectoryWriter<W> {
+    /// Writes the header for `n` diabolos.
+    pub fn new(mut out: W, n: usize) -> io::Result<Self> {
+        let columns = space_trajectory_header(n);
+        let mut line = CsvLine::with_capacity(24 * columns.len());
+        line.texts(columns);
+        line.end(&mut out)?;
+        Ok(Self {
+            out,
+            line,
+            string: SpaceString::new(n),
+        })
+    }
+
+    /// Writes one row. `dK_theta` is pi + the string's contact angle about the axle (the
+    /// planar theta), empty where the string's geometry is undefined (two objects at one point).
+    pub fn write_row(&mut self, row: &SpaceRow) -> io::Result<()> {
+        let line = &mut self.line;
+        let state = row.state;
+        line.number(row.t);
+        line.word(row.phase.name());
+        for stick in [&state.left, &state.right] {
+            for v in stick.pos.iter().chain(stick.vel.iter()) {
+                line.number(*v);
+            }
+        }
+        let geometry = self.string.update(state).is_ok();
+        for (i, d) in state.diabolos.iter().enumerate() {
+            diabolo_fields(line, d, geometry.then_some(&self.string), i + 1);
+        }
+        for &t in row.tensions {
+            line.number(t);
+        }
+        line.number(row.gear_ratio);
+        line.number(row.centrifugal_term);
+        for force in &row.hand_forces {
+            for v in force.iter() {
+                line.number(*v);
+            }
+        }
+        for v in [
+            row.energy,
+            row.slack,
+            row.hand_work,
+            row.friction_loss,
+            row.drag_loss,
+            row.impulse_loss,
+            row.axle_work,
+        ] {
+            line.number(v);
+        }
+        // Every diabolo of a run in space is on the string, in its slot (flight stops the run).
+        for k in 1..=state.diabolos.len() {
+            line.word("string");
+            line.integer(k as i64);
+        }
+        line.end(&mut self.out)
+    }
+
+    /// The sink, the writer done.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+fn diabolo_fields(line: &mut CsvLine, d: &SpaceDiabolo, string: Option<&SpaceString>, k: usize) {
+    for v in d.pos.iter().chain(d.vel.iter()) {
+        line.number(*v);
+    }
+    line.number(d.spin);
+    match string {
+        Some(s) => line.number(std::f64::consts::PI + s.contact_angle(k, d.knot, &d.axle)),
+        None => line.word(""),
+    };
+    line.integer(i64::from(d.knot));
+    for v in d.axle.iter() {
+        line.number(*v);
+    }
+    line.number(tilt(&d.axle));
+    line.number(turn(&d.axle));
+}
+
+/// The object an event of the run in space concerns (1..N a diabolo, 0 and N + 1 the sticks),
+/// or none.
+fn event_object(kind: &SpaceEventKind, n: usize) -> Option<usize> {
+    match *kind {
+        SpaceEventKind::Stick(k) | SpaceEventKind::Unstick(k) => Some(k),
+        SpaceEventKind::VelocityJump(side) => Some(if side == 0 { 0 } else { n + 1 }),
+        _ => None,
+    }
+}
+
+/// The object a stop concerns, if any.
+fn stop_object(stop: &SpaceStop) -> Option<usize> {
+    match *stop {
+        SpaceStop::Left(k) | SpaceStop::Cup(k) | SpaceStop::Wrap(k) | SpaceStop::SlowSpin(k) => {
+            Some(k)
+        }
+        SpaceStop::Touch(j) => Some(j),
+        _ => None,
+    }
+}
+
+/// One event of a run in space as a JSON object: `t`, `kind`, `object`, and `impulse`,
+/// `energy_lost` for a tensing.
+pub fn space_event_json(event: &SpaceEvent, n: usize) -> Value {
+    let mut object = Map::new();
+    object.insert("t".into(), json!(event.t));
+    object.insert("kind".into(), json!(event.kind.name()));
+    object.insert("object".into(), json!(event_object(&event.kind, n)));
+    if let SpaceEventKind::Tense {
+        impulse,
+        energy_lost,
+    } = event.kind
+    {
+        object.insert("impulse".into(), json!(impulse));
+        object.insert("energy_lost".into(), json!(energy_lost));
+    }
+    Value::Object(object)
+}
+
+/// Writes the events of a run in space as JSON lines, then its stop (kind `failure`, with the
+/// `status` word and the `reason`) if it stopped.
+pub fn write_space_events(out: &mut dyn Write, report: &SpaceReport, n: usize) -> io::Result<()> {
+    for event in &report.events {
+        serde_json::to_writer(&mut *out, &space_event_json(event, n))?;
+        out.write_all(b"\n")?;
+    }
+    if let SpaceStatus::Stopped { t, reason } = &report.status {
+        let line = json!({
+            "t": t,
+            "kind": "failure",
+            "object": stop_object(reason),
+            "status": reason.status(),
+            "reason": reason.to_string(),
+        });
+        serde_json::to_writer(&mut *out, &line)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// The message of a stopped run in space: the time and what stopped it.
+pub fn space_stop_message(t: f64, reason: &SpaceStop) -> String {
+    format!("at t = {t:.6} s: {reason}")
+}
+
+/// Extremes gathered row by row while a run in space streams out.
+#[derive(Clone, Debug)]
+pub struct SpaceSummary {
+    /// Largest segment tension seen, N.
+    pub max_tension: f64,
+    /// Smallest T_0 over taut rows, N.
+    pub min_base_tension: f64,
+    /// Rows seen.
+    pub rows: u64,
+    /// The time of the last row, s.
+    pub end_time: f64,
+    /// The energy of the first and the last row, J.
+    pub energy: Option<(f64, f64)>,
+    /// The diabolos of the last row.
+    pub final_diabolos: Vec<SpaceDiabolo>,
+}
+
+impl Default for SpaceSummary {
+    fn default() -> Self {
+        Self {
+            max_tension: 0.0,
+            min_base_tension: f64::INFINITY,
+            rows: 0,
+            end_time: 0.0,
+            energy: None,
+            final_diabolos: Vec::new(),
+        }
+    }
+}
+
+impl SpaceSummary {
+    /// Takes one row into the extremes.
+    pub fn observe(&mut self, row: &SpaceRow) {
+        for &t in row.tensions {
+            self.max_tension = self.max_tension.max(t);
+        }
+        if row.phase == crate::simulation::space::SpacePhase::Taut {
+            if let Some(&t0) = row.tensions.first() {
+                self.min_base_tension = self.min_base_tension.min(t0);
+            }
+        }
+        self.rows += 1;
+        self.end_time = row.t;
+        self.energy = Some((self.energy.map_or(row.energy, |e| e.0), row.energy));
+        self.final_diabolos.clear();
+        self.final_diabolos.extend_from_slice(&row.state.diabolos);
+    }
+
+    /// The summary object: `scenario`, `space` (true), `status` (`ok`, or the stop's word),
+    /// `failure` (the stop's message with its time), `end_time`, `steps`, `rows`, `events` by
+    /// kind, `max_tension`, `min_t0`, `final_spin`, `final_positions` [x, y, z],
+    /// `final_axles` [ax, ay, az], `final_tilt`, `final_turn` (degrees), `energy_initial`,
+    /// `energy_final`, `energy_change`, `ledger_residual`, `wall_time`.
+    pub fn to_json(&self, name: Option<&str>, report: &SpaceReport, wall: Duration) -> Value {
+        let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+        for e in &report.events {
+            *kinds.entry(e.kind.name()).or_default() += 1;
+        }
+        let (status, failure, end_time) = match &report.status {
+            SpaceStatus::Finished => ("ok", None, self.end_time),
+            SpaceStatus::Stopped { t, reason } => {
+                *kinds.entry("failure").or_default() += 1;
+                (reason.status(), Some(space_stop_message(*t, reason)), *t)
+            }
+        };
+        let finite = |v: f64| if v.is_finite() { json!(v) } else { Value::Null };
+        let ds = &self.final_diabolos;
+        let (e0, e1) = self.energy.unwrap_or((f64::NAN, f64::NAN));
+        json!({
+            "scenario": name,
+            "space": true,
+            "status": status,
+            "failure": failure,
+            "end_time": end_time,
+            "steps": report.steps,
+            "rows": self.rows,
+            "events": kinds,
+            "max_tension": finite(self.max_tension),
+            "min_t0": finite(self.min_base_tension),
+            "final_spin": ds.iter().map(|d| d.spin).collect::<Vec<_>>(),
+            "final_positions": ds.iter().map(|d| [d.pos.x, d.pos.y, d.pos.z]).collect::<Vec<_>>(),
+            "final_axles": ds.iter().map(|d| [d.axle.x, d.axle.y, d.axle.z]).collect::<Vec<_>>(),
+            "final_tilt": ds.iter().map(|d| tilt(&d.axle)).collect::<Vec<_>>(),
+            "final_turn": ds.iter().map(|d| turn(&d.axle)).collect::<Vec<_>>(),
+            "energy_initial": finite(e0),
+            "energy_final": finite(e1),
+            "energy_change": finite(e1 - e0),
+            "ledger_residual": finite(report.ledger_residual),
+            "wall_time": wall.as_secs_f64(),
+        })
+    }
+}
