@@ -194,6 +194,14 @@ pub const HALF_LENGTH: Range = Range {
     unit: "m",
     why: "a diabolo's cups are 5 to 15 cm apart",
 };
+/// In space: lambda, the string's offset along a tilted axle per unit sine of tilt, m.
+pub const STRING_OFFSET: Range = Range {
+    min: -0.05,
+    max: 0.05,
+    unit: "m",
+    why: "the string sits between the cups, a few mm from the axle's centre",
+};
+
 /// In space: the cup angle, degrees (in the file; radians in the model).
 pub const CUP_ANGLE: Range = Range {
     min: 1.0,

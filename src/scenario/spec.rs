@@ -112,6 +112,12 @@ pub struct ParamsSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = super::ranges::CUP_ANGLE.min, max = super::ranges::CUP_ANGLE.max))]
     pub cup_angle: Option<f64>,
+    /// In space only: lambda, where the string sits along a tilted axle (s = lambda sin(tilt)
+    /// from the centre toward the upper cup), m (default 0.0011, fitted on the recordings: the
+    /// turn of a tilted diabolo; docs/space.md, "The turn").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = super::ranges::STRING_OFFSET.min, max = super::ranges::STRING_OFFSET.max))]
+    pub string_offset: Option<f64>,
 }
 
 /// Where a diabolo starts.
@@ -502,6 +508,7 @@ impl ParamsSpec {
             transverse_inertia: None,
             half_length: None,
             cup_angle: None,
+            string_offset: None,
         }
     }
 }

@@ -43,6 +43,7 @@ impl From<ParamValues> for ParamsSpec {
             transverse_inertia: None,
             half_length: None,
             cup_angle: None,
+            string_offset: None,
         }
     }
 }

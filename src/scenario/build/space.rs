@@ -125,6 +125,7 @@ impl Scenario {
             ("transverse_inertia", p.transverse_inertia),
             ("half_length", p.half_length),
             ("cup_angle", p.cup_angle),
+            ("string_offset", p.string_offset),
         ]
         .into_iter()
         .filter_map(|(name, v)| v.map(|v| (format!("params.{name}"), compact(v))))
@@ -289,6 +290,7 @@ impl Scenario {
         )?;
         checked("half_length", p.half_length, &ranges::HALF_LENGTH)?;
         checked("cup_angle", p.cup_angle, &ranges::CUP_ANGLE)?;
+        checked("string_offset", p.string_offset, &ranges::STRING_OFFSET)?;
         let axle = AxleValues {
             axle_radius: p.axle_radius.unwrap_or(defaults.axle_radius),
             transverse_inertia: p.transverse_inertia,
@@ -296,6 +298,7 @@ impl Scenario {
             cup_angle: p
                 .cup_angle
                 .map_or(defaults.cup_angle, |degrees| degrees.to_radians()),
+            string_offset: p.string_offset.unwrap_or(defaults.string_offset),
             model: match self.sim.axle.unwrap_or_default() {
                 AxleName::FastTop => AxleModel::FastTop,
                 AxleName::Rigid => AxleModel::Rigid,
