@@ -4,6 +4,7 @@
 //! fast top) end the run with a status that names them.
 
 mod projection;
+mod report;
 mod response;
 mod run;
 mod session;
