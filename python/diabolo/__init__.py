@@ -342,9 +342,9 @@ class Simulation:
 
         Args:
             hand: ``"left"`` or ``"right"``.
-            force: the force on the stick (x, y), N.
-            accel: the stick's acceleration (x, y), m/s^2.
-            path_target: a point (x, y), m, the hand pulls the stick toward with ``stiffness``
+            force: the force on the stick (x, y), N; (x, y, z) in space.
+            accel: the stick's acceleration (x, y), m/s^2; (x, y, z) in space.
+            path_target: a point (x, y), m ((x, y, z) in space), the hand pulls the stick toward with ``stiffness``
                 (N/m), ``damping`` (N s/m; default critical, 2 sqrt(k M)) and at most
                 ``max_force`` (N).
             released: the hand lets go of the stick.
@@ -385,8 +385,19 @@ class Simulation:
         left then right), ``positions`` and ``velocities`` (Nx2), ``spins`` (N, m/s at the
         axle), ``thetas``, ``knots``, ``modes`` (string, flying, dropped), ``slots``,
         ``tensions`` (T_0..T_n, N), ``hand_forces`` (2x2, N), ``gear_ratio``,
-        ``centrifugal_term`` (None while loose), ``energy`` and the ledger (J), ``slack`` (m)."""
+        ``centrifugal_term`` (None while loose), ``energy`` and the ledger (J), ``slack`` (m).
+
+        In space (``space`` is True): ``t``, ``phase``, ``stick_positions`` and
+        ``stick_velocities`` (2x3), ``positions`` and ``velocities`` (Nx3), ``axles`` and
+        ``axle_rates`` (Nx3: each axle's unit direction and its rate), ``tilts`` and ``turns``
+        (N, degrees: the axle's elevation and its azimuth about the vertical), ``spins``,
+        ``knots``, ``modes``."""
         return self._native.state()
+
+    @property
+    def space(self) -> bool:
+        """Whether the scenario runs in space (x, y, z and the axles' tilt and turn)."""
+        return self._native.space
 
     @property
     def time(self) -> float:
@@ -424,9 +435,14 @@ class Simulation:
         return f"Simulation(t={self.time!r}, finished={self.finished!r})"
 
 
-def _pair(value: Sequence[float], name: str) -> Tuple[float, float]:
+def _pair(value: Sequence[float], name: str) -> Tuple[float, ...]:
+    """``value`` as (x, y) or, for a scenario in space, (x, y, z) numbers."""
     try:
-        x, y = value
-        return float(x), float(y)
+        numbers_ = tuple(float(v) for v in value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (x, y) of numbers, got {value!r}") from None
+        numbers_ = ()
+    if len(numbers_) not in (2, 3):
+        raise ValueError(
+            f"{name} must be (x, y) or, in space, (x, y, z) numbers, got {value!r}"
+        )
+    return numbers_

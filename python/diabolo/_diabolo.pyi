@@ -1,7 +1,7 @@
 """Type stubs of the native module `diabolo._diabolo` (the Rust core). Use the `diabolo`
 package's functions and classes instead; these are their building blocks."""
 
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -51,7 +51,7 @@ def sweep(
     """The summary CSV text of a sweep and its number of failed points."""
 
 class Stepper:
-    """A scenario advanced step by step (a Rust `Session`)."""
+    """A scenario advanced step by step (a Rust `Session`, or a `SpaceSession` in space)."""
 
     def __init__(self, text: Optional[str], label: str, sets: List[Tuple[str, str]]) -> None: ...
     def step(self, dt: float) -> str:
@@ -61,11 +61,13 @@ class Stepper:
         self,
         side: int,
         kind: str,
-        value: Optional[Tuple[float, float]] = None,
+        value: Optional[Sequence[float]] = None,
         gains: Optional[Tuple[float, float, float]] = None,
     ) -> None:
         """`kind`: "force" (N), "accel" (m/s^2), "target" (m, with gains k N/m, b N s/m,
-        max force N) or "released"."""
+        max force N) or "released"; `value` (x, y), or (x, y, z) in space."""
+    @property
+    def space(self) -> bool: ...
     @property
     def time(self) -> float: ...
     @property

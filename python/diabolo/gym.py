@@ -21,10 +21,19 @@ Observation (``Box(-inf, inf, (13,), float32)``):
 12    1 while the diabolo is on the string, else 0
 ====  ===========================================================
 
+In space (a scenario with ``"sim": {"space": true}``, or ``space=True`` for the default one):
+the action is ``Box(-1, 1, (6,))`` (each stick's acceleration (x, y, z)), and the observation is
+``Box(-inf, inf, (20,), float32)``: the same quantities with three components each (0-2, 3-5,
+6-8 the diabolo relative to the sticks and its velocity, 9 the spin, 10-12 and 13-15 the
+sticks' velocities, 16 taut, 17 on the string), then 18 the axle's tilt and 19 its turn, in
+radians (the tilt every player fights: its elevation above the horizontal; the turn: its
+azimuth about the vertical).
+
 Tasks and rewards (per step; all also pay ``-action_cost * |action|^2``):
 
 - ``"hold"``: keep the diabolo centred between the hands and still: ``1 - min(1, |x_d -
   x_mid| / 0.4) - 0.1 min(1, |v_d|)``.
+- ``"level"`` (in space): keep the axle level: ``1 - min(1, |tilt| / 10 degrees)``.
 - ``"spin_up"``: raise the spin: ``10 * (|w| after - |w| before)`` (m/s of axle speed).
 - ``"toss"``: throw the diabolo up to ``target_height`` (m above the hands' mean height) and
   catch it: on each catch (a ``land`` event) ``1 - min(1, |apex - target| / target)``, where
@@ -53,7 +62,7 @@ except ImportError as error:  # pragma: no cover - only without the optional ext
 
 from . import RunFailed, Simulation
 
-TASKS = ("hold", "spin_up", "toss")
+TASKS = ("hold", "spin_up", "toss", "level")
 
 
 def default_scenario(episode_seconds: float) -> Dict[str, Any]:
@@ -75,6 +84,27 @@ def default_scenario(episode_seconds: float) -> Dict[str, Any]:
     }
 
 
+def default_space_scenario(episode_seconds: float) -> Dict[str, Any]:
+    """The default scenario in space: the same diabolo and hands with a third coordinate, the
+    axle level and toward the audience, spinning at 100 rad/s the way the recordings do
+    (w = -0.65 m/s); no floor (the model in space stops where the diabolo would leave the
+    string)."""
+    return {
+        "name": "gym in space",
+        "params": {"string_length": 1.46},
+        "initial": {
+            "left": {"pos": [-0.4, 1.5, 0.0], "vel": [0.0, 0.0, 0.0]},
+            "right": {"pos": [0.4, 1.5, 0.0], "vel": [0.0, 0.0, 0.0]},
+            "diabolos": [{"x": 0.0, "spin": -0.65}],
+        },
+        "drive": {
+            "left": {"type": "accel", "value": [0.0, 0.0, 0.0]},
+            "right": {"type": "accel", "value": [0.0, 0.0, 0.0]},
+        },
+        "sim": {"duration": episode_seconds, "output_interval": episode_seconds, "space": True},
+    }
+
+
 class DiaboloEnv(gym.Env):
     """Two hands, one diabolo: see the module documentation for spaces, tasks and rewards."""
 
@@ -90,6 +120,7 @@ class DiaboloEnv(gym.Env):
         target_height: float = 1.0,
         action_cost: float = 1e-3,
         start_noise: float = 0.05,
+        space: bool = False,
     ) -> None:
         if task not in TASKS:
             raise ValueError(f"task must be one of {TASKS}, got {task!r}")
@@ -102,13 +133,22 @@ class DiaboloEnv(gym.Env):
         self.target_height = float(target_height)
         self.action_cost = float(action_cost)
         self.start_noise = float(start_noise)
-        self._scenario = dict(scenario) if scenario is not None else default_scenario(episode_seconds)
+        if scenario is not None:
+            self._scenario = dict(scenario)
+        elif space:
+            self._scenario = default_space_scenario(episode_seconds)
+        else:
+            self._scenario = default_scenario(episode_seconds)
         overrides = {"sim.duration": self.episode_seconds + self.dt}
         self._base = Simulation(self._scenario, overrides)
         if self._base._native.diabolos != 1:
             raise ValueError("DiaboloEnv plays one diabolo: the scenario has another number")
-        self.action_space = spaces.Box(-1.0, 1.0, shape=(4,), dtype=np.float32)
-        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(13,), dtype=np.float32)
+        self._dim = 3 if self._base.space else 2
+        if self.task == "level" and self._dim != 3:
+            raise ValueError("the level task needs a scenario in space (space=True)")
+        self.action_space = spaces.Box(-1.0, 1.0, shape=(2 * self._dim,), dtype=np.float32)
+        size = 13 if self._dim == 2 else 20
+        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
         self._sim: Optional[Simulation] = None
         self._apex = -math.inf
         self._hand_height = 1.5
@@ -118,15 +158,19 @@ class DiaboloEnv(gym.Env):
         stick_vel = state["stick_velocities"]
         d = state["positions"][0]
         v = state["velocities"][0]
-        obs = np.empty(13, dtype=np.float32)
-        obs[0:2] = d - sticks[0]
-        obs[2:4] = d - sticks[1]
-        obs[4:6] = v - stick_vel.mean(axis=0)
-        obs[6] = state["spins"][0]
-        obs[7:9] = stick_vel[0]
-        obs[9:11] = stick_vel[1]
-        obs[11] = 1.0 if state["phase"] == "taut" else 0.0
-        obs[12] = 1.0 if state["modes"][0] == "string" else 0.0
+        k = self._dim
+        obs = np.empty(self.observation_space.shape[0], dtype=np.float32)
+        obs[0:k] = d - sticks[0]
+        obs[k : 2 * k] = d - sticks[1]
+        obs[2 * k : 3 * k] = v - stick_vel.mean(axis=0)
+        obs[3 * k] = state["spins"][0]
+        obs[3 * k + 1 : 4 * k + 1] = stick_vel[0]
+        obs[4 * k + 1 : 5 * k + 1] = stick_vel[1]
+        obs[5 * k + 1] = 1.0 if state["phase"] == "taut" else 0.0
+        obs[5 * k + 2] = 1.0 if state["modes"][0] == "string" else 0.0
+        if k == 3:
+            obs[18] = math.radians(float(state["tilts"][0]))
+            obs[19] = math.radians(float(state["turns"][0]))
         return obs
 
     def reset(
@@ -135,9 +179,10 @@ class DiaboloEnv(gym.Env):
         super().reset(seed=seed)
         sim = self._base.copy()
         # A random push of the diabolo's spin and the hands' first accelerations.
-        noise = self.np_random.uniform(-1.0, 1.0, size=4) * self.start_noise * self.max_accel
-        sim.set_hand("left", accel=(float(noise[0]), float(noise[1])))
-        sim.set_hand("right", accel=(float(noise[2]), float(noise[3])))
+        k = self._dim
+        noise = self.np_random.uniform(-1.0, 1.0, size=2 * k) * self.start_noise * self.max_accel
+        sim.set_hand("left", accel=tuple(float(x) for x in noise[:k]))
+        sim.set_hand("right", accel=tuple(float(x) for x in noise[k:]))
         self._sim = sim
         state = sim.state
         self._hand_height = float(state["stick_positions"][:, 1].mean())
@@ -148,12 +193,13 @@ class DiaboloEnv(gym.Env):
         if self._sim is None:
             raise RuntimeError("call reset() before step()")
         sim = self._sim
-        a = np.clip(np.asarray(action, dtype=np.float64).reshape(4), -1.0, 1.0)
+        k = self._dim
+        a = np.clip(np.asarray(action, dtype=np.float64).reshape(2 * k), -1.0, 1.0)
         before = sim.state
         info: Dict[str, Any] = {"events": []}
         try:
-            sim.set_hand("left", accel=(a[0] * self.max_accel, a[1] * self.max_accel))
-            sim.set_hand("right", accel=(a[2] * self.max_accel, a[3] * self.max_accel))
+            sim.set_hand("left", accel=tuple(float(x) * self.max_accel for x in a[:k]))
+            sim.set_hand("right", accel=tuple(float(x) * self.max_accel for x in a[k:]))
             events: List[Dict[str, Any]] = sim.step(self.dt)
             info["events"] = events
             state = sim.state
@@ -171,10 +217,12 @@ class DiaboloEnv(gym.Env):
         d = state["positions"][0]
         if self.task == "hold":
             mid = state["stick_positions"][:, 0].mean()
-            speed = float(np.hypot(*state["velocities"][0]))
+            speed = float(np.linalg.norm(state["velocities"][0]))
             return 1.0 - min(1.0, abs(d[0] - mid) / 0.4) - 0.1 * min(1.0, speed)
         if self.task == "spin_up":
             return 10.0 * (abs(float(state["spins"][0])) - abs(float(before["spins"][0])))
+        if self.task == "level":
+            return 1.0 - min(1.0, abs(float(state["tilts"][0])) / 10.0)
         # toss
         if state["modes"][0] == "flying":
             self._apex = max(self._apex, float(d[1]) - self._hand_height)

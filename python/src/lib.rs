@@ -6,13 +6,19 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use diabolo::output::{event_json, ColumnValues, Summary, TrajectoryColumns};
+use diabolo::model::axle_angles::{tilt, turn};
+use diabolo::model::space::{SpaceState, SpaceString};
+use diabolo::output::{
+    event_json, space_event_json, space_stop_message, ColumnValues, SpaceSummary, Summary,
+    TrajectoryColumns,
+};
 use diabolo::scenario::plausible::with_likely_mistake;
-use diabolo::scenario::{Limits, Scenario, ScenarioError, Source};
+use diabolo::scenario::{Built, Limits, Scenario, ScenarioError, Source};
 use diabolo::simulation::drive::{Drive, Path as HandPath, Polyline, Schedule, Tracking};
+use diabolo::simulation::space::{SpaceEvent, SpaceSession, SpaceSimulation};
 use diabolo::sweep::{Axis, Sampling, Sweep, SweepError};
 use diabolo::{Event, Row, RunError, Session, Simulation};
-use nalgebra::Vector2;
+use nalgebra::{SVector, Vector2, Vector3};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
@@ -67,11 +73,65 @@ fn load(
     text: Option<String>,
     label: &str,
     sets: &[(String, String)],
-) -> Result<(Scenario, Simulation, Vec<String>), ScenarioError> {
-    let (scenario, simulation, warnings) =
-        Scenario::load(&source(&text, label), sets, &Limits::default())?;
+) -> Result<(Scenario, Built, Vec<String>), ScenarioError> {
+    let (scenario, built, warnings) =
+        Scenario::load_any(&source(&text, label), sets, &Limits::default())?;
     let warnings = warnings.iter().map(|w| w.to_string()).collect();
-    Ok((scenario, simulation, warnings))
+    Ok((scenario, built, warnings))
+}
+
+/// The events of a run in space as one JSON array text.
+fn space_events_json(events: &[SpaceEvent], n: usize) -> String {
+    serde_json::Value::Array(events.iter().map(|e| space_event_json(e, n)).collect()).to_string()
+}
+
+/// What `run` hands back: columns, events JSON, summary JSON, failure, warnings.
+type RunOutput<'py> = (
+    Bound<'py, PyDict>,
+    String,
+    String,
+    Option<String>,
+    Vec<String>,
+);
+
+/// [`run`] of a scenario in space.
+fn run_space<'py>(
+    py: Python<'py>,
+    scenario: &Scenario,
+    simulation: SpaceSimulation<Drive<3>>,
+    rows: bool,
+    warnings: Vec<String>,
+) -> PyResult<RunOutput<'py>> {
+    let n = simulation.initial.diabolos.len();
+    let (columns, report, summary, wall) = py.detach(|| {
+        let mut columns = TrajectoryColumns::for_space(n);
+        let mut string = SpaceString::new(n);
+        let mut summary = SpaceSummary::default();
+        let start = Instant::now();
+        let report = simulation.run(|row| {
+            summary.observe(row);
+            if rows {
+                columns.push_space_row(row, &mut string);
+            }
+        });
+        (columns, report, summary, start.elapsed())
+    });
+    let summary = summary
+        .to_json(scenario.name.as_deref(), &report, wall)
+        .to_string();
+    let failure = match &report.status {
+        diabolo::simulation::space::SpaceStatus::Stopped { t, reason } => {
+            Some(space_stop_message(*t, reason))
+        }
+        diabolo::simulation::space::SpaceStatus::Finished => None,
+    };
+    Ok((
+        columns_dict(py, columns.into_columns())?,
+        space_events_json(&report.events, n),
+        summary,
+        failure,
+        warnings,
+    ))
 }
 
 /// Raises the scenario's plausibility warnings as Python warnings (`UserWarning`).
@@ -130,8 +190,12 @@ fn run<'py>(
     Option<String>,
     Vec<String>,
 )> {
-    let (scenario, simulation, warnings) = load(text, label, &sets).map_err(invalid)?;
+    let (scenario, built, warnings) = load(text, label, &sets).map_err(invalid)?;
     warn_all(py, &warnings)?;
+    let simulation = match built {
+        Built::Plane(simulation) => simulation,
+        Built::Space(simulation) => return run_space(py, &scenario, simulation, rows, warnings),
+    };
     let (columns, report, summary, wall) = py.detach(|| {
         let mut columns = TrajectoryColumns::new(&simulation);
         let mut summary = Summary::default();
@@ -237,20 +301,110 @@ fn sweep(
     })
 }
 
+/// The run a [`Stepper`] advances: in the plane or in space. (One per `Simulation` object: the
+/// variants' sizes do not matter.)
+#[derive(Clone)]
+#[allow(clippy::large_enum_variant)]
+enum Stepped {
+    /// A planar scenario and its [`Session`].
+    Plane {
+        simulation: Simulation,
+        session: Session<'static>,
+    },
+    /// A scenario in space and its [`SpaceSession`].
+    Space {
+        simulation: SpaceSimulation<Drive<3>>,
+        session: SpaceSession<Drive<3>>,
+    },
+}
+
 /// A simulation advanced step by step: the scenario's run, with the hands' inputs changed
-/// between steps (a [`Session`]).
+/// between steps (a [`Session`], or a [`SpaceSession`] for a scenario in space).
 #[pyclass(module = "diabolo._diabolo")]
 #[derive(Clone)]
 struct Stepper {
-    /// The scenario as built, for `reset`.
-    simulation: Simulation,
-    session: Session<'static>,
+    stepped: Stepped,
     /// Events already handed out.
     seen: usize,
 }
 
 fn run_failed(error: &RunError) -> PyErr {
     RunFailed::new_err(error.to_string())
+}
+
+fn space_failed(stop: &(f64, diabolo::simulation::space::SpaceStop)) -> PyErr {
+    RunFailed::new_err(space_stop_message(stop.0, &stop.1))
+}
+
+/// A hand's drive from `set_hand`'s arguments, in D dimensions; `t` the time reached (a target
+/// is held from there).
+fn hand_drive<const D: usize>(
+    kind: &str,
+    value: Option<SVector<f64, D>>,
+    gains: Option<[f64; 3]>,
+    t: f64,
+) -> PyResult<Drive<D>> {
+    let need = |what: &str| {
+        value.ok_or_else(|| PyValueError::new_err(format!("set_hand: {kind} needs {what}")))
+    };
+    Ok(match kind {
+        "force" => Drive::Force(Schedule::Constant(need("a force in N")?)),
+        "accel" => Drive::Accel(Schedule::Constant(need("an acceleration in m/s^2")?)),
+        "released" => Drive::Released,
+        "target" => {
+            let point = need("a target point in m")?;
+            let [stiffness, damping, max_force] =
+                gains.ok_or_else(|| PyValueError::new_err("set_hand: target needs its gains"))?;
+            for (name, v) in [
+                ("stiffness", stiffness),
+                ("damping", damping),
+                ("max_force", max_force),
+            ] {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(PyValueError::new_err(format!(
+                        "set_hand: {name} must be a finite number >= 0, got {v}"
+                    )));
+                }
+            }
+            let still = Polyline::new(vec![(t, point), (t + 1.0, point)])
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            Drive::Tracking(
+                HandPath::Linear(still),
+                Tracking {
+                    stiffness,
+                    damping,
+                    max_force,
+                },
+            )
+        }
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "set_hand: unknown input {other:?}; give force, accel, target or released"
+            )))
+        }
+    })
+}
+
+impl Stepper {
+    fn start(built: Built) -> Self {
+        let stepped = match built {
+            Built::Plane(simulation) => {
+                let session = simulation.session();
+                Stepped::Plane {
+                    simulation,
+                    session,
+                }
+            }
+            Built::Space(simulation) => {
+                let session = SpaceSession::new(&simulation);
+                Stepped::Space {
+                    simulation,
+                    session,
+                }
+            }
+        };
+        Self { stepped, seen: 0 }
+    }
 }
 
 #[pymethods]
@@ -262,14 +416,9 @@ impl Stepper {
         label: &str,
         sets: Vec<(String, String)>,
     ) -> PyResult<Self> {
-        let (_, simulation, warnings) = load(text, label, &sets).map_err(invalid)?;
+        let (_, built, warnings) = load(text, label, &sets).map_err(invalid)?;
         warn_all(py, &warnings)?;
-        let session = simulation.session();
-        Ok(Self {
-            simulation,
-            session,
-            seen: 0,
-        })
+        Ok(Self::start(built))
     }
 
     /// Advances by dt (s) with the current hand inputs, the interpreter released; the events
@@ -280,158 +429,242 @@ impl Stepper {
                 "dt must be a finite number of seconds >= 0, got {dt}"
             )));
         }
-        let until = self.session.time() + dt;
-        let session = &mut self.session;
         // A short step is cheaper than releasing the interpreter; a long one lets other
         // threads run.
-        let advanced = if dt > 0.01 {
-            py.detach(|| session.advance(until, None))
-        } else {
-            session.advance(until, None)
+        let release = dt > 0.01;
+        let advanced = match &mut self.stepped {
+            Stepped::Plane { session, .. } => {
+                let until = session.time() + dt;
+                let result = if release {
+                    py.detach(|| session.advance(until, None))
+                } else {
+                    session.advance(until, None)
+                };
+                result.map_err(|e| run_failed(&e))
+            }
+            Stepped::Space { session, .. } => {
+                let until = session.time() + dt;
+                let result = if release {
+                    py.detach(|| session.advance(until, |_| {}))
+                } else {
+                    session.advance(until, |_| {})
+                };
+                result.map_err(|stop| space_failed(&stop))
+            }
         };
         let events = self.new_events();
-        advanced.map_err(|e| run_failed(&e))?;
+        advanced?;
         Ok(events)
     }
 
     /// The events since the last call, as a JSON array text ("" when none).
     fn new_events(&mut self) -> String {
-        let events = self.session.events();
-        if events.len() == self.seen {
+        let (count, text) = match &self.stepped {
+            Stepped::Plane { session, .. } => {
+                let events = session.events();
+                (
+                    events.len(),
+                    events_json(&events[self.seen.min(events.len())..]),
+                )
+            }
+            Stepped::Space {
+                session,
+                simulation,
+            } => {
+                let events = session.events();
+                let n = simulation.initial.diabolos.len();
+                (
+                    events.len(),
+                    space_events_json(&events[self.seen.min(events.len())..], n),
+                )
+            }
+        };
+        if count == self.seen {
             return String::new();
         }
-        let text = events_json(&events[self.seen..]);
-        self.seen = events.len();
+        self.seen = count;
         text
     }
 
     /// Replaces a hand's input (`side` 0 left, 1 right) from now on: `kind` is "force"
     /// (N), "accel" (m/s^2), "target" (a hand pulling the stick toward the point with
-    /// `gains` = (stiffness N/m, damping N s/m, max force N)) or "released".
+    /// `gains` = (stiffness N/m, damping N s/m, max force N)) or "released". `value` has two
+    /// components (x, y), or three (x, y, z) in space (two mean z = 0 there).
     #[pyo3(signature = (side, kind, value = None, gains = None))]
     fn set_hand(
         &mut self,
         side: usize,
         kind: &str,
-        value: Option<[f64; 2]>,
+        value: Option<Vec<f64>>,
         gains: Option<[f64; 3]>,
     ) -> PyResult<()> {
-        let need = |what: &str| {
-            value.map(Vector2::from).ok_or_else(|| {
-                PyValueError::new_err(format!("set_hand: {kind} needs {what} (x, y)"))
-            })
-        };
-        if let Some(v) = value {
+        if side > 1 {
+            return Err(PyValueError::new_err("side must be 0 (left) or 1 (right)"));
+        }
+        if let Some(v) = &value {
             if !v.iter().all(|x| x.is_finite()) {
                 return Err(PyValueError::new_err(format!(
                     "set_hand: {kind} must be finite, got {v:?}"
                 )));
             }
         }
-        let drive = match kind {
-            "force" => Drive::Force(Schedule::Constant(need("a force in N")?)),
-            "accel" => Drive::Accel(Schedule::Constant(need("an acceleration in m/s^2")?)),
-            "released" => Drive::Released,
-            "target" => {
-                let point = need("a target point in m")?;
-                let [stiffness, damping, max_force] = gains
-                    .ok_or_else(|| PyValueError::new_err("set_hand: target needs its gains"))?;
-                for (name, v) in [
-                    ("stiffness", stiffness),
-                    ("damping", damping),
-                    ("max_force", max_force),
-                ] {
-                    if !(v.is_finite() && v >= 0.0) {
+        match &mut self.stepped {
+            Stepped::Plane { session, .. } => {
+                let value = match value.as_deref() {
+                    None => None,
+                    Some([x, y]) => Some(Vector2::new(*x, *y)),
+                    Some(other) => {
                         return Err(PyValueError::new_err(format!(
-                            "set_hand: {name} must be a finite number >= 0, got {v}"
-                        )));
+                            "set_hand: {kind} needs (x, y) in the plane, got {} numbers; a scenario in space takes (x, y, z)",
+                            other.len()
+                        )))
                     }
-                }
-                let t = self.session.time();
-                let still = Polyline::new(vec![(t, point), (t + 1.0, point)])
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                Drive::Tracking(
-                    HandPath::Linear(still),
-                    Tracking {
-                        stiffness,
-                        damping,
-                        max_force,
-                    },
-                )
+                };
+                let drive = hand_drive(kind, value, gains, session.time())?;
+                session.set_drive(side, drive).map_err(|e| run_failed(&e))
             }
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "set_hand: unknown input {other:?}; give force, accel, target or released"
-                )))
+            Stepped::Space { session, .. } => {
+                let value = match value.as_deref() {
+                    None => None,
+                    Some([x, y]) => Some(Vector3::new(*x, *y, 0.0)),
+                    Some([x, y, z]) => Some(Vector3::new(*x, *y, *z)),
+                    Some(other) => {
+                        return Err(PyValueError::new_err(format!(
+                            "set_hand: {kind} needs (x, y, z), got {} numbers",
+                            other.len()
+                        )))
+                    }
+                };
+                let drive = hand_drive(kind, value, gains, session.time())?;
+                session
+                    .set_hand(side, drive)
+                    .map_err(|stop| space_failed(&stop))
             }
-        };
-        if side > 1 {
-            return Err(PyValueError::new_err("side must be 0 (left) or 1 (right)"));
         }
-        self.session
-            .set_drive(side, drive)
-            .map_err(|e| run_failed(&e))
+    }
+
+    /// Whether the scenario runs in space.
+    #[getter]
+    fn space(&self) -> bool {
+        matches!(self.stepped, Stepped::Space { .. })
     }
 
     /// The time reached, s.
     #[getter]
     fn time(&self) -> f64 {
-        self.session.time()
+        match &self.stepped {
+            Stepped::Plane { session, .. } => session.time(),
+            Stepped::Space { session, .. } => session.time(),
+        }
     }
 
     /// Whether the run has reached its duration or failed.
     #[getter]
     fn finished(&self) -> bool {
-        self.session.finished()
+        match &self.stepped {
+            Stepped::Plane { session, .. } => session.finished(),
+            Stepped::Space { session, .. } => session.finished(),
+        }
     }
 
     /// The scenario's duration, s.
     #[getter]
     fn duration(&self) -> f64 {
-        self.simulation.settings.duration
+        match &self.stepped {
+            Stepped::Plane { simulation, .. } => simulation.settings.duration,
+            Stepped::Space { simulation, .. } => simulation.settings.duration,
+        }
     }
 
     /// The number of diabolos.
     #[getter]
     fn diabolos(&self) -> usize {
-        self.simulation.initial.diabolo_count()
+        match &self.stepped {
+            Stepped::Plane { simulation, .. } => simulation.initial.diabolo_count(),
+            Stepped::Space { simulation, .. } => simulation.initial.diabolos.len(),
+        }
     }
 
-    /// The stick mass M, kg, and gravity g, m/s^2.
+    /// The stick mass M, kg.
     #[getter]
     fn stick_mass(&self) -> f64 {
-        self.simulation.params.stick_mass
+        match &self.stepped {
+            Stepped::Plane { simulation, .. } => simulation.params.stick_mass,
+            Stepped::Space { simulation, .. } => simulation.params.planar.stick_mass,
+        }
     }
 
     /// The failure that ended the run, if any.
     #[getter]
     fn failure(&self) -> Option<String> {
-        self.session.failure().map(|f| f.to_string())
+        match &self.stepped {
+            Stepped::Plane { session, .. } => session.failure().map(|f| f.to_string()),
+            Stepped::Space { session, .. } => {
+                session.stop().map(|(t, r)| space_stop_message(*t, r))
+            }
+        }
     }
 
     /// The state at the time reached as a dict of numbers and numpy arrays.
     fn state<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let row = self.session.state().map_err(|e| run_failed(&e))?;
-        state_dict(py, row)
+        match &mut self.stepped {
+            Stepped::Plane { session, .. } => {
+                let row = session.state().map_err(|e| run_failed(&e))?;
+                state_dict(py, row)
+            }
+            Stepped::Space { session, .. } => {
+                let t = session.time();
+                let phase = session.phase().name();
+                let state = session.state();
+                space_state_dict(py, t, phase, &state)
+            }
+        }
     }
 
     /// The report so far: (events JSON, summary-like statistics JSON).
     fn report(&self) -> String {
-        let report = self.session.report();
-        serde_json::json!({
-            "end_time": report.end_time,
-            "steps": report.stats.steps,
-            "rejected_steps": report.stats.rejected_steps,
-            "derivative_evaluations": report.stats.derivative_evaluations,
-            "failure": report.failure.as_ref().map(|f| f.to_string()),
-            "events": serde_json::from_str::<serde_json::Value>(&events_json(&report.events)).unwrap_or_default(),
-        })
-        .to_string()
+        match &self.stepped {
+            Stepped::Plane { session, .. } => {
+                let report = session.report();
+                serde_json::json!({
+                    "end_time": report.end_time,
+                    "steps": report.stats.steps,
+                    "rejected_steps": report.stats.rejected_steps,
+                    "derivative_evaluations": report.stats.derivative_evaluations,
+                    "failure": report.failure.as_ref().map(|f| f.to_string()),
+                    "events": serde_json::from_str::<serde_json::Value>(&events_json(&report.events)).unwrap_or_default(),
+                })
+                .to_string()
+            }
+            Stepped::Space {
+                session,
+                simulation,
+            } => {
+                let report = session.report();
+                let n = simulation.initial.diabolos.len();
+                serde_json::json!({
+                    "end_time": session.time(),
+                    "steps": report.steps,
+                    "failure": session.stop().map(|(t, r)| space_stop_message(*t, r)),
+                    "events": serde_json::from_str::<serde_json::Value>(&space_events_json(&report.events, n)).unwrap_or_default(),
+                })
+                .to_string()
+            }
+        }
     }
 
     /// Back to t = 0 with the scenario's own hand inputs.
     fn reset(&mut self) {
-        self.session = self.simulation.session();
+        match &mut self.stepped {
+            Stepped::Plane {
+                simulation,
+                session,
+            } => *session = simulation.session(),
+            Stepped::Space {
+                simulation,
+                session,
+            } => *session = SpaceSession::new(simulation),
+        }
         self.seen = 0;
     }
 
@@ -439,6 +672,59 @@ impl Stepper {
     fn copy(&self) -> Self {
         self.clone()
     }
+}
+
+/// The state of a run in space as a dict: vectors with three components (x, y, z), each
+/// diabolo's axle, its tilt and turn (degrees).
+fn space_state_dict<'py>(
+    py: Python<'py>,
+    t: f64,
+    phase: &str,
+    s: &SpaceState,
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    let n = s.diabolos.len();
+    let reshape = |v: Vec<f64>, rows: usize| -> PyResult<Bound<'py, PyAny>> {
+        Ok(v.into_pyarray(py).reshape([rows, 3])?.into_any())
+    };
+    let flat =
+        |vs: Vec<Vector3<f64>>| -> Vec<f64> { vs.iter().flat_map(|v| [v.x, v.y, v.z]).collect() };
+    dict.set_item("t", t)?;
+    dict.set_item("phase", phase)?;
+    dict.set_item(
+        "stick_positions",
+        reshape(flat(vec![s.left.pos, s.right.pos]), 2)?,
+    )?;
+    dict.set_item(
+        "stick_velocities",
+        reshape(flat(vec![s.left.vel, s.right.vel]), 2)?,
+    )?;
+    dict.set_item(
+        "positions",
+        reshape(flat(s.diabolos.iter().map(|d| d.pos).collect()), n)?,
+    )?;
+    dict.set_item(
+        "velocities",
+        reshape(flat(s.diabolos.iter().map(|d| d.vel).collect()), n)?,
+    )?;
+    dict.set_item(
+        "axles",
+        reshape(flat(s.diabolos.iter().map(|d| d.axle).collect()), n)?,
+    )?;
+    dict.set_item(
+        "axle_rates",
+        reshape(flat(s.diabolos.iter().map(|d| d.axle_rate).collect()), n)?,
+    )?;
+    let spins: Vec<f64> = s.diabolos.iter().map(|d| d.spin).collect();
+    dict.set_item("spins", spins.into_pyarray(py))?;
+    let tilts: Vec<f64> = s.diabolos.iter().map(|d| tilt(&d.axle)).collect();
+    dict.set_item("tilts", tilts.into_pyarray(py))?;
+    let turns: Vec<f64> = s.diabolos.iter().map(|d| turn(&d.axle)).collect();
+    dict.set_item("turns", turns.into_pyarray(py))?;
+    let knots: Vec<i64> = s.diabolos.iter().map(|d| i64::from(d.knot)).collect();
+    dict.set_item("knots", knots.into_pyarray(py))?;
+    dict.set_item("modes", PyList::new(py, vec!["string"; n])?)?;
+    Ok(dict)
 }
 
 /// The state of a row as a dict.

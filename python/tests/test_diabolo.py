@@ -20,10 +20,9 @@ import pytest
 import diabolo
 
 ROOT = Path(__file__).resolve().parents[2]
-# The planar scenarios: those in space ("space": true) run through `diabolo run` only.
-SCENARIOS = sorted(
-    p for p in (ROOT / "scenarios").glob("*.json") if '"space": true' not in p.read_text()
-)
+# Every shipped scenario, in the plane and in space.
+SCENARIOS = sorted((ROOT / "scenarios").glob("*.json"))
+SPACE_SCENARIOS = [p for p in SCENARIOS if '"space": true' in p.read_text()]
 
 
 def cli() -> str:
@@ -306,7 +305,7 @@ def test_the_environment_passes_the_checker_and_a_random_policy_runs_ten_thousan
     from diabolo.gym import TASKS, DiaboloEnv
 
     for task in TASKS:
-        check_env(DiaboloEnv(task=task), skip_render_check=True)
+        check_env(DiaboloEnv(task=task, space=task == "level"), skip_render_check=True)
     env = DiaboloEnv(task="hold")
     env.action_space.seed(0)
     env.reset(seed=0)
@@ -387,3 +386,50 @@ def test_bad_arguments_are_named_with_their_value_and_the_fix():
         assert "give 1 or more" in message and "unsigned" not in message, message
     with pytest.raises(ValueError, match=r"grid\['params.friction'\] count .* got -3"):
         diabolo.sweep(scenario, grid={"params.friction": (0.1, 0.5, -3)})
+
+
+def test_a_scenario_in_space_steps_with_3d_hands_and_reports_tilt_and_turn():
+    assert SPACE_SCENARIOS, "a shipped scenario in space"
+    sim = diabolo.Simulation(SPACE_SCENARIOS[0])
+    assert sim.space
+    state = sim.state
+    assert state["positions"].shape == (1, 3) and state["axles"].shape == (1, 3)
+    assert state["stick_positions"].shape == (2, 3)
+    # Held still, then the right stick pushed toward the audience: the axle tilts (the
+    # recordings' spin sense: the near end goes down).
+    sim.set_hand("left", accel=(0.0, 0.0, 0.0))
+    sim.set_hand("right", accel=(0.0, 0.0, 0.0))
+    sim.step(0.2)
+    level = float(sim.state["tilts"][0])
+    sim.set_hand("right", accel=(0.0, 0.0, 2.0))
+    sim.step(0.3)
+    state = sim.state
+    assert state["stick_positions"][1][2] > 0.05
+    assert float(state["tilts"][0]) < level - 0.05
+    with pytest.raises(ValueError, match="x, y"):
+        sim.set_hand("right", accel=(1.0,))
+    # A planar scenario refuses a third component.
+    planar = diabolo.Simulation(ROOT / "scenarios" / "swing.json")
+    assert not planar.space
+    with pytest.raises(ValueError, match="in the plane"):
+        planar.set_hand("right", accel=(0.0, 0.0, 1.0))
+
+
+def test_the_environment_in_space_observes_the_tilt_and_pays_for_a_level_axle():
+    pytest.importorskip("gymnasium")
+    from diabolo.gym import DiaboloEnv
+
+    env = DiaboloEnv(task="level", space=True, episode_seconds=1.0)
+    assert env.action_space.shape == (6,) and env.observation_space.shape == (20,)
+    obs, _ = env.reset(seed=0)
+    assert abs(obs[18]) < 0.01
+    total = 0.0
+    # The right hand pushes toward the audience: the axle tilts, the reward falls below 1.
+    push = np.array([0, 0, 0, 0, 0, 0.3], dtype=np.float32)
+    for _ in range(40):
+        obs, reward, terminated, truncated, info = env.step(push)
+        total += reward
+        if terminated or truncated:
+            break
+    assert abs(obs[18]) > 0.001, obs
+    assert reward < 1.0

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::table::CsvLine;
+use super::trajectory::RowFields;
 use crate::model::axle_angles::{tilt, turn};
 use crate::model::space::{SpaceDiabolo, SpaceString};
 use crate::simulation::space::{
@@ -81,49 +82,10 @@ impl<W: Write> SpaceTrajectoryWriter<W> {
         })
     }
 
-    /// Writes one row. `dK_theta` is pi + the string's contact angle about the axle (the
-    /// planar theta), empty where the string's geometry is undefined (two objects at one point).
+    /// Writes one row ([`space_row_fields`]).
     pub fn write_row(&mut self, row: &SpaceRow) -> io::Result<()> {
-        let line = &mut self.line;
-        let state = row.state;
-        line.number(row.t);
-        line.word(row.phase.name());
-        for stick in [&state.left, &state.right] {
-            for v in stick.pos.iter().chain(stick.vel.iter()) {
-                line.number(*v);
-            }
-        }
-        let geometry = self.string.update(state).is_ok();
-        for (i, d) in state.diabolos.iter().enumerate() {
-            diabolo_fields(line, d, geometry.then_some(&self.string), i + 1);
-        }
-        for &t in row.tensions {
-            line.number(t);
-        }
-        line.number(row.gear_ratio);
-        line.number(row.centrifugal_term);
-        for force in &row.hand_forces {
-            for v in force.iter() {
-                line.number(*v);
-            }
-        }
-        for v in [
-            row.energy,
-            row.slack,
-            row.hand_work,
-            row.friction_loss,
-            row.drag_loss,
-            row.impulse_loss,
-            row.axle_work,
-        ] {
-            line.number(v);
-        }
-        // Every diabolo of a run in space is on the string, in its slot (flight stops the run).
-        for k in 1..=state.diabolos.len() {
-            line.word("string");
-            line.integer(k as i64);
-        }
-        line.end(&mut self.out)
+        space_row_fields(row, &mut self.string, &mut self.line);
+        self.line.end(&mut self.out)
     }
 
     /// The sink, the writer done.
@@ -132,7 +94,56 @@ impl<W: Write> SpaceTrajectoryWriter<W> {
     }
 }
 
-fn diabolo_fields(line: &mut CsvLine, d: &SpaceDiabolo, string: Option<&SpaceString>, k: usize) {
+/// The fields of one row of a run in space, in the columns' order, into a CSV line or columns.
+/// `dK_theta` is pi + the string's contact angle about the axle (the planar theta), empty where
+/// the string's geometry is undefined (two objects at one point); `string` is a buffer.
+pub fn space_row_fields(row: &SpaceRow, string: &mut SpaceString, line: &mut impl RowFields) {
+    let state = row.state;
+    line.number(row.t);
+    line.word(row.phase.name());
+    for stick in [&state.left, &state.right] {
+        for v in stick.pos.iter().chain(stick.vel.iter()) {
+            line.number(*v);
+        }
+    }
+    let geometry = string.update(state).is_ok();
+    for (i, d) in state.diabolos.iter().enumerate() {
+        diabolo_fields(line, d, geometry.then_some(&*string), i + 1);
+    }
+    for &t in row.tensions {
+        line.number(t);
+    }
+    line.number(row.gear_ratio);
+    line.number(row.centrifugal_term);
+    for force in &row.hand_forces {
+        for v in force.iter() {
+            line.number(*v);
+        }
+    }
+    for v in [
+        row.energy,
+        row.slack,
+        row.hand_work,
+        row.friction_loss,
+        row.drag_loss,
+        row.impulse_loss,
+        row.axle_work,
+    ] {
+        line.number(v);
+    }
+    // Every diabolo of a run in space is on the string, in its slot (flight stops the run).
+    for k in 1..=state.diabolos.len() {
+        line.word("string");
+        line.integer(k as i64);
+    }
+}
+
+fn diabolo_fields(
+    line: &mut impl RowFields,
+    d: &SpaceDiabolo,
+    string: Option<&SpaceString>,
+    k: usize,
+) {
     for v in d.pos.iter().chain(d.vel.iter()) {
         line.number(*v);
     }

@@ -249,10 +249,32 @@ impl TrajectoryColumns {
         }
     }
 
+    /// Empty columns for a run in space with `n` diabolos
+    /// ([`super::space::space_trajectory_header`]).
+    pub fn for_space(n: usize) -> Self {
+        let names = super::space::space_trajectory_header(n);
+        let columns = names.iter().map(|n| ColumnValues::for_column(n)).collect();
+        Self {
+            names,
+            columns,
+            cursor: 0,
+        }
+    }
+
     /// Appends one row.
     pub fn push_row(&mut self, row: &Row) {
         self.cursor = 0;
         row_fields(row, self);
+    }
+
+    /// Appends one row of a run in space (`string`: a buffer for its geometry).
+    pub fn push_space_row(
+        &mut self,
+        row: &crate::simulation::space::SpaceRow,
+        string: &mut crate::model::space::SpaceString,
+    ) {
+        self.cursor = 0;
+        super::space::space_row_fields(row, string, self);
     }
 
     /// Rows held.

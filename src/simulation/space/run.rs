@@ -76,6 +76,7 @@ impl<H: SpaceHand + Clone> SpaceSimulation<H> {
 
 type Stop = (f64, SpaceStop);
 
+#[derive(Clone)]
 pub(super) struct Run<H: SpaceHand> {
     settings: super::SpaceSettings,
     system: SpaceSystem<H>,
@@ -225,6 +226,16 @@ impl<H: SpaceHand + Clone> Run<H> {
     /// The time reached, s.
     pub(super) fn time(&self) -> f64 {
         self.t
+    }
+
+    /// The string's phase now.
+    pub(super) fn phase(&self) -> SpacePhase {
+        self.system.phase
+    }
+
+    /// The events so far.
+    pub(super) fn events(&self) -> &[SpaceEvent] {
+        &self.events
     }
 
     /// The run's duration, s.

@@ -1,11 +1,13 @@
 //! A run in space taken in steps: advance to a time, read the state, change a hand, go on (the
 //! Python package's `Simulation.step` and its Gymnasium environment drive this).
 
-use super::run::{Run, SpaceReport, SpaceRow, SpaceStatus, SpaceStop};
+use super::run::{Run, SpaceEvent, SpaceReport, SpaceRow, SpaceStatus, SpaceStop};
 use super::{SpaceHand, SpaceSimulation};
 use crate::model::space::SpaceState;
 
-/// A run in space advanced piece by piece; its hands can be replaced between pieces.
+/// A run in space advanced piece by piece; its hands can be replaced between pieces. A clone
+/// is an independent snapshot.
+#[derive(Clone)]
 pub struct SpaceSession<H: SpaceHand + Clone> {
     run: Run<H>,
     started: bool,
@@ -43,9 +45,24 @@ impl<H: SpaceHand + Clone> SpaceSession<H> {
         result.inspect_err(|stop| self.stop = Some(stop.clone()))
     }
 
+    /// The events so far, in time order.
+    pub fn events(&self) -> &[SpaceEvent] {
+        self.run.events()
+    }
+
+    /// The stop that ended the run, if it stopped.
+    pub fn stop(&self) -> Option<&(f64, SpaceStop)> {
+        self.stop.as_ref()
+    }
+
     /// The time reached, s.
     pub fn time(&self) -> f64 {
         self.run.time()
+    }
+
+    /// The string's phase at the time reached.
+    pub fn phase(&self) -> super::SpacePhase {
+        self.run.phase()
     }
 
     /// Whether the run reached its duration or stopped.

@@ -147,6 +147,7 @@ pub enum SpaceGuard {
 }
 
 /// One phase's ODE system with its guards; all buffers allocated at construction.
+#[derive(Clone)]
 pub struct SpaceSystem<H: SpaceHand> {
     pub(super) params: SpaceParams,
     pub(super) hands: [H; 2],
