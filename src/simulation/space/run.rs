@@ -352,9 +352,13 @@ impl<H: SpaceHand + Clone> Run<H> {
                     // Entered again from a tensing, the slack sits a root solve's residual past
                     // its zero: its sign there is taken from just after (the rebound), so that
                     // a rebound shorter than a step is still seen coming back.
-                    SpaceGuard::Tense => EventSpec::new(Direction::Falling).with_start_band(
-                        TENSE_START_BAND * self.system.params.planar.values().string_length,
-                    ),
+                    // A string that grazes its length between two samples (hands that pull
+                    // and give back within one step) is found at the dip's bottom.
+                    SpaceGuard::Tense => EventSpec::new(Direction::Falling)
+                        .with_start_band(
+                            TENSE_START_BAND * self.system.params.planar.values().string_length,
+                        )
+                        .with_dips(),
                     SpaceGuard::SlipZero(_) => EventSpec::new(Direction::Either),
                     _ => EventSpec::new(Direction::Falling),
                 }
