@@ -525,7 +525,8 @@ pub struct FitRecord {
 /// is estimated from it; `length_offset` is added to every estimate), and `friction_width` is
 /// written only for the tanh law, the one that has it. For the recordings replayed in space it
 /// may also hold the axle's values ([`AXLE_KEYS`]: `axle_radius` in m, `transverse_inertia` in
-/// kg m^2, `axle_model` "fast_top" or "rigid"), written only when the file has them. Reading,
+/// kg m^2, `axle_model` "fast_top" or "rigid", and as in a scenario `half_length` in m,
+/// `cup_angle` in degrees, `string_offset` in m), written only when the file has them. Reading,
 /// `params` is typed as a scenario's (the same defaults and messages), `length_offset` is 0
 /// unless it is a number and `fit` is kept only when it is a whole [`FitRecord`].
 #[derive(Clone, Debug, PartialEq)]
@@ -543,7 +544,14 @@ pub struct ParamsFile {
 
 /// The keys of a parameters file's `params` that hold the axle's values (for a replay in
 /// space), not a scenario's.
-pub const AXLE_KEYS: [&str; 3] = ["axle_radius", "transverse_inertia", "axle_model"];
+pub const AXLE_KEYS: [&str; 6] = [
+    "axle_radius",
+    "transverse_inertia",
+    "axle_model",
+    "half_length",
+    "cup_angle",
+    "string_offset",
+];
 
 impl Serialize for ParamsFile {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -555,6 +563,16 @@ impl Serialize for ParamsFile {
                 fields.insert("transverse_inertia".into(), inertia.into());
             }
             fields.insert("axle_model".into(), axle.model.name().into());
+            let defaults = AxleValues::default();
+            if axle.half_length != defaults.half_length {
+                fields.insert("half_length".into(), axle.half_length.into());
+            }
+            if axle.cup_angle != defaults.cup_angle {
+                fields.insert("cup_angle".into(), axle.cup_angle.to_degrees().into());
+            }
+            if axle.string_offset != defaults.string_offset {
+                fields.insert("string_offset".into(), axle.string_offset.into());
+            }
         }
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("params", &params)?;
@@ -597,6 +615,21 @@ fn take_axle(params: &mut Value) -> Result<Option<AxleValues>, ParamsFileError> 
                         "a number; give the axle's radius in m (the shipped diabolo's is 0.0065)",
                     )
                 })?;
+            }
+            "half_length" | "cup_angle" | "string_offset" => {
+                let number = value.as_f64().ok_or_else(|| {
+                    wrong(
+                        key,
+                        &value,
+                        "a number; give it as in a scenario's params (docs/interface.md)",
+                    )
+                })?;
+                match key {
+                    "half_length" => axle.half_length = number,
+                    // Degrees in the file, as in a scenario.
+                    "cup_angle" => axle.cup_angle = number.to_radians(),
+                    _ => axle.string_offset = number,
+                }
             }
             "transverse_inertia" => {
                 axle.transverse_inertia = match &value {

@@ -176,6 +176,14 @@ fn the_axle_values_of_a_params_file_are_read_written_and_checked() {
         assert!(written.contains(key), "{written}");
     }
     assert_eq!(ParamsFile::from_json(&written).unwrap(), file);
+    // The scenario's other axle values: the string's offset, the half-length, the cup angle (in
+    // degrees, as in a scenario) are read, not ignored, and written back.
+    let text = r#"{"params": {"string_offset": 0.002, "half_length": 0.05, "cup_angle": 40}}"#;
+    let file = ParamsFile::from_json(text).unwrap();
+    let axle = file.replay_options().unwrap().axle;
+    assert_eq!((axle.string_offset, axle.half_length), (0.002, 0.05));
+    assert!((axle.cup_angle - 40f64.to_radians()).abs() < 1e-15);
+    assert_eq!(ParamsFile::from_json(&file.to_json()).unwrap(), file);
     // A file without them: the defaults, and none written.
     let plain = ParamsFile::from_json(r#"{"params": {"friction": 0.2}}"#).unwrap();
     assert_eq!(plain.axle, None);
