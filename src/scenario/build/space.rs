@@ -195,6 +195,8 @@ impl Scenario {
             },
             zeno_speed: s.zeno_speed,
             zeno_bounces: s.zeno_bounces,
+            max_events_per_second: s.max_events_per_second,
+            max_steps_per_second: s.max_steps_per_second,
         };
         Ok(SpaceSimulation {
             params,

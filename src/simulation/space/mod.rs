@@ -71,6 +71,12 @@ pub struct SpaceSettings {
     pub zeno_speed: f64,
     /// ... or after this many bounces in a row.
     pub zeno_bounces: usize,
+    /// The run stops (`budget`) after more events than this per simulated second (and 1,000
+    /// more): no input makes it loop forever at one instant.
+    pub max_events_per_second: f64,
+    /// The run stops (`budget`) after more accepted steps than this per simulated second (and
+    /// 1,000 more, and one per `max_step`).
+    pub max_steps_per_second: f64,
 }
 
 impl Default for SpaceSettings {
@@ -82,6 +88,8 @@ impl Default for SpaceSettings {
             stepper: StepperOptions::default(),
             zeno_speed: 1e-4,
             zeno_bounces: 64,
+            max_events_per_second: 1e4,
+            max_steps_per_second: crate::simulation::report::DEFAULT_MAX_STEPS_PER_SECOND,
         }
     }
 }
@@ -187,6 +195,8 @@ impl SpaceSimulation<crate::simulation::drive::Drive> {
                 },
                 zeno_speed: s.zeno_speed,
                 zeno_bounces: s.zeno_bounces,
+                max_events_per_second: s.max_events_per_second,
+                max_steps_per_second: s.max_steps_per_second,
             },
         })
     }

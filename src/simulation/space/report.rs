@@ -60,8 +60,15 @@ pub enum SpaceStop {
     /// The string doubled back at diabolo K (a wrap begins): knots are not followed in space
     /// yet.
     Wrap(usize),
-    /// The slack string was found longer than its length by this much (m) at a step's end:
-    /// its tensing passed unseen.
+    /// More events or steps than the run's budget.
+    Budget {
+        /// "events" or "steps".
+        what: &'static str,
+        /// How many there were.
+        count: u64,
+    },
+    /// The slack string was found longer than its length by this much (m) at a row: its
+    /// tensing passed unseen.
     Overstretched(f64),
     /// Objects j and j + 1 on the string touch: contacts are not followed in space yet.
     Touch(usize),
@@ -91,6 +98,7 @@ impl SpaceStop {
             Self::SlowSpin(_) => "slow_spin",
             Self::Touch(_) => "contact",
             Self::Overstretched(_) => "overstretched",
+            Self::Budget { .. } => "budget",
             Self::LedgerOpen { .. } => "ledger_open",
             Self::Impulse(_) => "impulse",
             Self::Failed(_) => "failed",
@@ -105,6 +113,7 @@ impl std::fmt::Display for SpaceStop {
             Self::Cup(k) => write!(f, "the string reached a cup of diabolo {k} (its strand passed the cup angle): the axle tilted too far"),
             Self::Wrap(k) => write!(f, "the string doubled back at diabolo {k}; wraps are not followed in space yet"),
             Self::Overstretched(by) => write!(f, "the slack string passed its length by {by:.3e} m without its tensing being found"),
+            Self::Budget { what, count } => write!(f, "{count} {what}: more than the run's budget (sim.max_{what}_per_second); the motion is stuck at an instant or far too fast for the tolerances"),
             Self::Touch(j) => write!(f, "objects {j} and {} touch (0 the left stick, N + 1 the right); contacts are not followed in space yet", j + 1),
             Self::SlowSpin(k) => write!(f, "diabolo {k} spins too slowly for the fast-top limit; set sim.axle to \"rigid\""),
             Self::LedgerOpen { breach, tolerance } => write!(f, "the energy ledger opened: {breach} (tolerance {tolerance:.3e} J)"),

@@ -97,6 +97,8 @@ pub(super) struct Run<H: SpaceHand> {
     bounces: u32,
     /// The time reached, s.
     t: f64,
+    /// Transitions so far (counted against the event budget).
+    transitions: u64,
 }
 
 fn failed(t: f64, e: impl std::fmt::Display) -> Stop {
@@ -137,6 +139,7 @@ impl<H: SpaceHand + Clone> Run<H> {
             jumps: Vec::new(),
             bounces: 0,
             t: 0.0,
+            transitions: 0,
         };
         run.plan_breakpoints();
         run
@@ -165,8 +168,36 @@ impl<H: SpaceHand + Clone> Run<H> {
         sink: &mut impl FnMut(&SpaceRow),
     ) -> Result<(), Stop> {
         let until = until.min(self.settings.duration);
+        let duration = self.settings.duration;
+        let settings = self.settings;
+        let event_budget = (settings.max_events_per_second * duration) as u64 + 1000;
+        let requested = match settings.method {
+            crate::simulation::ode::integrate::Method::Rk4 { step } => duration / step,
+            _ => duration / settings.stepper.max_step,
+        };
+        let step_budget = (settings.max_steps_per_second * duration + requested) as u64 + 1000;
         while self.t < until {
             let t = self.t;
+            if self.transitions > event_budget {
+                let count = self.transitions;
+                return Err((
+                    t,
+                    SpaceStop::Budget {
+                        what: "events",
+                        count,
+                    },
+                ));
+            }
+            let steps = self.stepper.stats().accepted_steps;
+            if steps > step_budget {
+                return Err((
+                    t,
+                    SpaceStop::Budget {
+                        what: "steps",
+                        count: steps,
+                    },
+                ));
+            }
             let limit = self
                 .breakpoints
                 .iter()
@@ -201,18 +232,16 @@ impl<H: SpaceHand + Clone> Run<H> {
                 }
                 None => {
                     let t = self.stepper.t();
-                    self.t = t;
-                    self.emit_rows_until(t, sink)?;
                     if self.system.phase == SpacePhase::Loose {
-                        self.system
-                            .layout
-                            .unpack(self.stepper.y(), &mut self.system.state);
-                        let over = self.system.state.string_used()
-                            - self.system.params.planar.values().string_length;
-                        if over > OVERSTRETCH {
-                            return Err((t, SpaceStop::Overstretched(over)));
+                        if let Some(t_tense) = self.passed_length()? {
+                            self.emit_rows_until(t_tense, sink)?;
+                            self.t = t_tense;
+                            self.transition(t_tense, &[SpaceGuard::Tense])?;
+                            continue;
                         }
                     }
+                    self.t = t;
+                    self.emit_rows_until(t, sink)?;
                     self.y.copy_from_slice(self.stepper.y());
                     if let Some(&(_, side)) = self.jumps.iter().find(|j| j.0 == t) {
                         self.velocity_jump(t, side)?;
@@ -221,6 +250,48 @@ impl<H: SpaceHand + Clone> Run<H> {
             }
         }
         Ok(())
+    }
+
+    /// A slack string that ends a step past its length although its guard did not fire (it
+    /// left full length by less than round-off at a loosening and came back within the step):
+    /// the first time in the step it reaches its length, by bisection on the step's dense
+    /// output, with the state there in `y`; `None` when the step ends slack.
+    fn passed_length(&mut self) -> Result<Option<f64>, Stop> {
+        let length = self.system.params.planar.values().string_length;
+        let threshold = TENSE_START_BAND * length;
+        let (t0, t1) = (self.stepper.t_old(), self.stepper.t());
+        let over = |this: &mut Self, t: f64| -> Result<f64, Stop> {
+            this.stepper
+                .interpolate(t, &mut this.row_y)
+                .map_err(|e| failed(t, e))?;
+            this.system
+                .layout
+                .unpack(&this.row_y, &mut this.system.state);
+            Ok(this.system.state.string_used() - length)
+        };
+        if over(self, t1)? <= threshold {
+            return Ok(None);
+        }
+        let (mut lo, mut hi) = (t0, t1);
+        if over(self, lo)? < threshold {
+            for _ in 0..100 {
+                let mid = 0.5 * (lo + hi);
+                if mid <= lo || mid >= hi {
+                    break;
+                }
+                if over(self, mid)? >= threshold {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+        } else {
+            hi = lo;
+        }
+        self.stepper
+            .interpolate(hi, &mut self.y)
+            .map_err(|e| failed(hi, e))?;
+        Ok(Some(hi))
     }
 
     /// The time reached, s.
@@ -414,6 +485,7 @@ impl<H: SpaceHand + Clone> Run<H> {
     }
 
     fn transition(&mut self, t: f64, guards: &[SpaceGuard]) -> Result<(), Stop> {
+        self.transitions += 1;
         if let Some(stop) = guards.iter().find_map(|g| terminal(*g)) {
             return Err((t, stop));
         }
