@@ -450,19 +450,8 @@ pub(super) fn replay_space_start(
     params: &SpaceParams,
     start: f64,
 ) -> StartResult {
+    let (longest, mut result) = StartResult::empty(rec, options, start, true);
     let last = rec.t[rec.t.len() - 1];
-    let longest = options
-        .horizons
-        .iter()
-        .copied()
-        .filter(|h| start + h <= last + 1e-9)
-        .fold(0.0, f64::max);
-    let mut result = StartResult {
-        start,
-        errors: vec![None; options.horizons.len()],
-        failure: None,
-        space: true,
-    };
     let run = match space_start(rec, series, options, params, start, longest) {
         Ok(run) => run,
         Err(e) => {

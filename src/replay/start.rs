@@ -155,25 +155,40 @@ fn simulation_from(
 
 /// Replays the start at `start`: runs it to the longest horizon the recording holds after it
 /// and measures the errors at each horizon.
+impl StartResult {
+    /// The longest horizon the recording holds after `start` (s), and the start's result with
+    /// no horizon measured yet.
+    pub(super) fn empty(
+        rec: &Recording,
+        options: &ReplayOptions,
+        start: f64,
+        space: bool,
+    ) -> (f64, Self) {
+        let last = rec.t[rec.t.len() - 1];
+        let longest = options
+            .horizons
+            .iter()
+            .copied()
+            .filter(|h| start + h <= last + 1e-9)
+            .fold(0.0, f64::max);
+        let result = StartResult {
+            start,
+            errors: vec![None; options.horizons.len()],
+            failure: None,
+            space,
+        };
+        (longest, result)
+    }
+}
+
 pub(super) fn replay_start(
     rec: &Recording,
     options: &ReplayOptions,
     params: &Params,
     start: f64,
 ) -> StartResult {
+    let (longest, mut result) = StartResult::empty(rec, options, start, false);
     let last = rec.t[rec.t.len() - 1];
-    let longest = options
-        .horizons
-        .iter()
-        .copied()
-        .filter(|h| start + h <= last + 1e-9)
-        .fold(0.0, f64::max);
-    let mut result = StartResult {
-        start,
-        errors: vec![None; options.horizons.len()],
-        failure: None,
-        space: false,
-    };
     let StartRun {
         simulation,
         paths: [left, right, dia],

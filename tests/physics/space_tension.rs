@@ -482,9 +482,14 @@ fn the_tensing_impulse_in_space_projects_and_dissipates() {
         );
         let slips_before: Vec<f64> = (1..=n).map(|k| work.contact(k).slip_speed).collect();
         let before = state.clone();
-        let Ok(impulse) =
-            space_tensing_impulse(&space, &mut state, &mut string, &mut work, prescribed)
-        else {
+        let Ok(impulse) = space_tensing_impulse(
+            &space,
+            params.restitution,
+            &mut state,
+            &mut string,
+            &mut work,
+            prescribed,
+        ) else {
             continue;
         };
         let e = params.restitution;

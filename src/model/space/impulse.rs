@@ -15,7 +15,7 @@ use super::energy::space_energy;
 use super::params::SpaceParams;
 use super::state::SpaceState;
 use super::string::SpaceString;
-use super::tension::{SpaceSlipReference, SpaceTension};
+use super::tension::{chain_coefficient, inverse_mass, SpaceSlipReference, SpaceTension};
 
 /// What a tensing impulse did.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -53,8 +53,9 @@ enum Take {
     Grips,
 }
 
-/// Applies the tensing impulse with restitution e to `state` (on `string`'s geometry, filled
-/// from it); `prescribed` says which sticks are infinitely heavy (left, right).
+/// Applies the tensing impulse with restitution `restitution` (e; a bouncing string that
+/// settles takes 0) to `state` (on `string`'s geometry, filled from it); `prescribed` says which
+/// sticks are infinitely heavy (left, right).
 ///
 /// Each axle first takes it slipping the way its symmetric slip points; one whose slip the
 /// impulse would reverse grips instead (its slip ends at zero, the ratio of its segments'
@@ -62,6 +63,7 @@ enum Take {
 /// the planar model's pieces through a slip reversal, as one solve with the axles' final takes.
 pub fn space_tensing_impulse(
     params: &SpaceParams,
+    restitution: f64,
     state: &mut SpaceState,
     string: &mut SpaceString,
     work: &mut SpaceTension,
@@ -73,32 +75,10 @@ pub fn space_tensing_impulse(
     work.update_contacts(params, state, string, None, SpaceSlipReference::Symmetric);
     let slips: Vec<f64> = (1..=n).map(|k| work.contact(k).slip_speed).collect();
     let angles: Vec<f64> = (1..=n).map(|k| work.contact(k).contact_angle).collect();
-    let mu = |j: usize| -> f64 {
-        if j == 0 || j == n + 1 {
-            let side = usize::from(j != 0);
-            if prescribed[side] {
-                0.0
-            } else {
-                1.0 / p.stick_mass
-            }
-        } else {
-            1.0 / p.diabolo_mass
-        }
-    };
+    let mu = |j: usize| inverse_mass(p, prescribed, n, j);
     let segments = string.segments().to_vec();
-    let cosine = |j: usize| segments[j - 1].direction.dot(&segments[j].direction);
     // A_ik: the change of l_i' per unit impulse of segment k.
-    let a = |i: usize, k: usize| -> f64 {
-        if k == i {
-            -(mu(i) + mu(i + 1))
-        } else if k == i + 1 {
-            mu(i + 1) * cosine(i + 1)
-        } else if k + 1 == i {
-            mu(i) * cosine(i)
-        } else {
-            0.0
-        }
-    };
+    let a = |i: usize, k: usize| chain_coefficient(mu, string, i, k);
     let size = n + 1;
     let column: Vec<f64> = (0..size)
         .map(|k| (0..size).map(|i| a(i, k)).sum())
@@ -127,7 +107,7 @@ pub fn space_tensing_impulse(
     for _ in 0..2 * n + 2 {
         matrix.iter_mut().for_each(|x| *x = 0.0);
         matrix[..size].copy_from_slice(&column);
-        impulses[0] = -(1.0 + p.restitution) * rate_before;
+        impulses[0] = -(1.0 + restitution) * rate_before;
         for k in 1..=n {
             let row = k * size;
             match takes[k - 1] {

@@ -6,9 +6,9 @@
 //! l_i' = u_i . (v_{i+1} - v_i) (m/s) and the transverse term
 //! q_i = (|v_{i+1} - v_i|^2 - l_i'^2) / l_i (m/s^2), so that
 //! l_i'' = u_i . (a_{i+1} - a_i) + q_i.
-//! At diabolo K the string turns from u_{K-1} to u_K by the angle beta_K
-//! (cos beta_K = u_{K-1} . u_K) and wraps the axle over the contact angle
-//! theta'_K = beta_K + 2 pi k_K.
+//! At diabolo K the string turns from u_{K-1} to u_K (cos beta_K = u_{K-1} . u_K) and wraps the
+//! axle over the contact angle theta'_K = (its turn about the axle) + 2 pi k_K
+//! ([`SpaceString::contact_angle`]).
 
 use std::f64::consts::PI;
 
@@ -100,12 +100,6 @@ impl SpaceString {
         self.segments[k - 1]
             .direction
             .dot(&self.segments[k].direction)
-    }
-
-    /// beta_K in [0, pi]: the angle the string turns by at diabolo K (1..N), rad.
-    pub fn turning_angle(&self, k: usize) -> f64 {
-        let (u, v) = (self.segments[k - 1].direction, self.segments[k].direction);
-        u.cross(&v).norm().atan2(u.dot(&v))
     }
 
     /// The string's turn at diabolo K about its axle a, in (-pi, pi], rad: the angle from

@@ -20,7 +20,7 @@ use super::state::SpaceState;
 use super::string::SpaceString;
 use crate::model::friction::{effective_friction, AxleMode, SlipDirection};
 use crate::model::grip::solve_dense;
-use crate::model::params::FrictionLaw;
+use crate::model::params::{FrictionLaw, ParamValues};
 use crate::model::StickInput;
 
 /// Where the slip speed is measured from (docs/model.md, "Friction and spin").
@@ -47,6 +47,58 @@ pub struct SpaceAxleContact {
     pub slip_speed: f64,
     /// c': effective friction coefficient (0 at a gripping axle).
     pub effective_friction: f64,
+}
+
+/// mu_j: the inverse mass of object j of N diabolos (1 / M for a stick, 0 for a prescribed one,
+/// `prescribed` left and right; 1 / m for a diabolo), 1/kg.
+pub fn inverse_mass(p: &ParamValues, prescribed: [bool; 2], n: usize, j: usize) -> f64 {
+    if j == 0 || j == n + 1 {
+        if prescribed[usize::from(j != 0)] {
+            0.0
+        } else {
+            1.0 / p.stick_mass
+        }
+    } else {
+        1.0 / p.diabolo_mass
+    }
+}
+
+/// A_ik: the change of l_i'' per newton of segment k's tension (of l_i' per N s of its
+/// impulse), with the inverse masses `mu`: -(mu_i + mu_{i+1}) on the diagonal,
+/// mu_{i+1} cos beta_{i+1} and mu_i cos beta_i beside it, 0 elsewhere.
+pub fn chain_coefficient(
+    mu: impl Fn(usize) -> f64,
+    string: &SpaceString,
+    i: usize,
+    k: usize,
+) -> f64 {
+    if k == i {
+        -(mu(i) + mu(i + 1))
+    } else if k == i + 1 {
+        mu(i + 1) * string.turning_cosine(i + 1)
+    } else if k + 1 == i {
+        mu(i) * string.turning_cosine(i)
+    } else {
+        0.0
+    }
+}
+
+/// k_T = -sum_k (sum_i A_ik) d_k: how fast the string's length accelerates back per newton of
+/// T_0 with the ratios d (1/kg; > 0 for a string that can hold tension).
+pub fn chain_stiffness(
+    mu: impl Fn(usize) -> f64 + Copy,
+    string: &SpaceString,
+    ratios: &[f64],
+) -> f64 {
+    let size = ratios.len();
+    -(0..size)
+        .map(|k| {
+            let column: f64 = (k.saturating_sub(1)..(k + 2).min(size))
+                .map(|i| chain_coefficient(mu, string, i, k))
+                .sum();
+            column * ratios[k]
+        })
+        .sum::<f64>()
 }
 
 /// Tensions, accelerations and spin rates of the taut string in space, in preallocated buffers.
@@ -142,15 +194,7 @@ impl SpaceTension {
         let segments = string.segments();
         // A_ik (tridiagonal) and b_i, accumulated into the rows.
         let coefficient = |s: &Self, i: usize, k: usize| -> f64 {
-            if k == i {
-                -(s.inverse_mass[i] + s.inverse_mass[i + 1])
-            } else if k == i + 1 {
-                s.inverse_mass[i + 1] * string.turning_cosine(i + 1)
-            } else if k + 1 == i {
-                s.inverse_mass[i] * string.turning_cosine(i)
-            } else {
-                0.0
-            }
+            chain_coefficient(|j| s.inverse_mass[j], string, i, k)
         };
         let free_rate = |s: &Self, i: usize| -> f64 {
             segments[i].direction.dot(&(s.base[i + 1] - s.base[i])) + segments[i].transverse
@@ -220,6 +264,7 @@ impl SpaceTension {
         let p = params.planar.values();
         let gravity = Vector3::new(0.0, -p.gravity, 0.0);
         let last = self.n + 1;
+        // A prescribed acceleration is an infinitely heavy stick (inverse_mass's mu = 0).
         for (side, input) in inputs.iter().enumerate() {
             let j = if side == 0 { 0 } else { last };
             (self.base[j], self.inverse_mass[j]) = match input {
@@ -303,26 +348,8 @@ impl SpaceTension {
     pub fn gear_ratio(&self, params: &SpaceParams, string: &SpaceString) -> f64 {
         let p = params.planar.values();
         // k_T with both sticks of mass M (the planar G's definition).
-        let (m_stick, m) = (1.0 / p.stick_mass, 1.0 / p.diabolo_mass);
-        let mu = |j: usize| {
-            if j == 0 || j == self.n + 1 {
-                m_stick
-            } else {
-                m
-            }
-        };
-        let mut k_t = 0.0;
-        for k in 0..=self.n {
-            let mut column = -(mu(k) + mu(k + 1));
-            if k > 0 {
-                column += mu(k) * string.turning_cosine(k);
-            }
-            if k < self.n {
-                column += mu(k + 1) * string.turning_cosine(k + 1);
-            }
-            k_t -= column * self.ratios[k];
-        }
-        2.0 / (p.stick_mass * k_t)
+        let mu = |j| inverse_mass(p, [false; 2], self.n, j);
+        2.0 / (p.stick_mass * chain_stiffness(mu, string, &self.ratios))
     }
 
     /// Friction dissipation sum_K (T_K - T_{K-1}) w'_K, W (>= 0 for a law that never adds

@@ -14,7 +14,6 @@ use crate::model::space::{
 };
 use crate::model::{lowest_taut_positions, taut_point_below, Params};
 use crate::simulation::drive::{reach_warning, Drive, ReachWarning};
-use crate::simulation::ode::integrate::StepperOptions;
 use crate::simulation::space::{SpaceSettings, SpaceSimulation};
 use crate::simulation::Simulation;
 
@@ -183,21 +182,7 @@ impl Scenario {
         self.check_capstan()?;
         let params = self.space_params(planar)?;
         let initial = self.space_initial(&params, &hands)?;
-        let settings = SpaceSettings {
-            duration: s.duration,
-            output_interval: s.output_interval,
-            method: s.method,
-            stepper: StepperOptions {
-                rtol: s.rtol,
-                atol: s.atol,
-                max_step: s.max_step.unwrap_or(f64::INFINITY),
-                ..StepperOptions::default()
-            },
-            zeno_speed: s.zeno_speed,
-            zeno_bounces: s.zeno_bounces,
-            max_events_per_second: s.max_events_per_second,
-            max_steps_per_second: s.max_steps_per_second,
-        };
+        let settings = SpaceSettings::from_planar(&s);
         Ok(SpaceSimulation {
             params,
             hands,

@@ -79,6 +79,23 @@ pub struct SpaceSettings {
     pub max_steps_per_second: f64,
 }
 
+impl SpaceSettings {
+    /// The planar run's settings that a run in space reads: duration, rows, method,
+    /// tolerances and step bound, Zeno settling and budgets.
+    pub fn from_planar(s: &crate::simulation::Settings) -> Self {
+        Self {
+            duration: s.duration,
+            output_interval: s.output_interval,
+            method: s.method,
+            stepper: s.stepper_options(),
+            zeno_speed: s.zeno_speed,
+            zeno_bounces: s.zeno_bounces,
+            max_events_per_second: s.max_events_per_second,
+            max_steps_per_second: s.max_steps_per_second,
+        }
+    }
+}
+
 impl Default for SpaceSettings {
     fn default() -> Self {
         Self {
@@ -183,21 +200,7 @@ impl SpaceSimulation<crate::simulation::drive::Drive> {
             params: SpaceParams::new(planar.params, axle)?,
             hands: planar.drives.clone(),
             initial: SpaceState::from_planar(&planar.initial),
-            settings: SpaceSettings {
-                duration: s.duration,
-                output_interval: s.output_interval,
-                method: s.method,
-                stepper: StepperOptions {
-                    rtol: s.rtol,
-                    atol: s.atol,
-                    max_step: s.max_step.unwrap_or(f64::INFINITY),
-                    ..StepperOptions::default()
-                },
-                zeno_speed: s.zeno_speed,
-                zeno_bounces: s.zeno_bounces,
-                max_events_per_second: s.max_events_per_second,
-                max_steps_per_second: s.max_steps_per_second,
-            },
+            settings: SpaceSettings::from_planar(s),
         })
     }
 }

@@ -6,6 +6,7 @@ use nalgebra::Vector3;
 
 use super::system::{Layout, SpaceSystem};
 use super::SpaceHand;
+use crate::model::space::tension::inverse_mass;
 use crate::model::space::{AxleModel, SpaceState};
 
 /// Projects the taut state onto the string (sum l = L, L' = 0) in the metric of the inverse
@@ -22,17 +23,7 @@ pub(super) fn project<H: SpaceHand>(
     let n = layout.diabolos;
     let mut state = std::mem::take(&mut system.state);
     layout.unpack(y, &mut state);
-    let mu = |j: usize| -> f64 {
-        if j == 0 || j == n + 1 {
-            if prescribed[usize::from(j != 0)] {
-                0.0
-            } else {
-                1.0 / p.stick_mass
-            }
-        } else {
-            1.0 / p.diabolo_mass
-        }
-    };
+    let mu = |j: usize| inverse_mass(p, prescribed, n, j);
     // grad_j C = u_{j-1} - u_j (u_{-1} = u_{N+1} = 0).
     let direction = |state: &SpaceState, i: usize| {
         let d = state.position(i + 1) - state.position(i);

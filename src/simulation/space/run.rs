@@ -5,7 +5,7 @@ use nalgebra::Vector3;
 
 use super::projection::project;
 pub use super::report::{SpaceEvent, SpaceEventKind, SpaceReport, SpaceStatus, SpaceStop};
-use super::system::{Layout, SpaceGuard, SpaceModelError, SpacePhase, SpaceSystem, ACCOUNTS};
+use super::system::{Layout, SpaceGuard, SpacePhase, SpaceSystem, ACCOUNTS};
 use super::{SpaceHand, SpaceSimulation};
 use crate::model::energy::{LedgerAccounts, LedgerWatch};
 use crate::model::friction::{AxleMode, SlipDirection};
@@ -383,31 +383,33 @@ impl<H: SpaceHand + Clone> Run<H> {
         let length = self.system.params.planar.values().string_length;
         self.system.layout.unpack(&self.y, &mut self.system.state);
         let slack = length - self.system.state.string_used();
-        if slack <= TAUT_START {
-            // A string at its length that the velocities stretch snaps taut first: the
-            // projection onto L' = 0 would otherwise take that energy unaccounted.
+        let phase = if slack > TAUT_START {
+            SpacePhase::Loose
+        } else {
             self.system
                 .string
                 .update(&self.system.state)
                 .map_err(|e| failed(t, e))?;
-            // (After the impulse L' <= 0 to round-off: this does not come back here.)
-            if self.system.string.total_length_rate() > STRETCHING {
+            let rate = self.system.string.total_length_rate();
+            if rate > STRETCHING {
+                // A string at its length that the velocities stretch snaps taut first: the
+                // projection onto L' = 0 would otherwise take that energy unaccounted. (After
+                // the impulse L' <= 0 to round-off: this does not come back here.)
                 return self.tense(t);
             }
-        }
-        // A string at its length that the velocities slacken goes slack.
-        let slackening = self.system.string.total_length_rate() < -STRETCHING;
-        let phase = if slack <= TAUT_START && !slackening {
-            self.decide_modes(t)?;
-            self.system.phase = SpacePhase::Taut;
-            self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
-            if self.system.tension.tensions()[0] >= 0.0 {
-                SpacePhase::Taut
-            } else {
+            if rate < -STRETCHING {
+                // ... and one that they slacken goes slack.
                 SpacePhase::Loose
+            } else {
+                self.decide_modes(t)?;
+                self.system.phase = SpacePhase::Taut;
+                self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
+                if self.system.tension.tensions()[0] >= 0.0 {
+                    SpacePhase::Taut
+                } else {
+                    SpacePhase::Loose
+                }
             }
-        } else {
-            SpacePhase::Loose
         };
         self.enter(t, phase)
     }
@@ -522,26 +524,23 @@ impl<H: SpaceHand + Clone> Run<H> {
     /// after a bounce).
     fn tense(&mut self, t: f64) -> Result<(), Stop> {
         self.system.layout.unpack(&self.y, &mut self.system.state);
-        let mut params = self.system.params;
         self.system
             .string
             .update(&self.system.state)
             .map_err(|e| failed(t, e))?;
-        let restitution = params.planar.values().restitution;
+        let restitution = self.system.params.planar.values().restitution;
         let settings = &self.settings;
         let settle = restitution > 0.0
             && (restitution * self.system.string.total_length_rate() < settings.zeno_speed
                 || self.bounces as usize >= settings.zeno_bounces);
         if settle {
-            let mut values = *params.planar.values();
-            values.restitution = 0.0;
-            params.planar = crate::model::Params::new(values).map_err(|e| failed(t, e))?;
             self.event(t, SpaceEventKind::ZenoSettle);
         }
         let prescribed = self.prescribed();
         let system = &mut self.system;
         let impulse = space_tensing_impulse(
-            &params,
+            &system.params,
+            if settle { 0.0 } else { restitution },
             &mut system.state,
             &mut system.string,
             &mut system.tension,
@@ -740,11 +739,5 @@ fn terminal(guard: SpaceGuard) -> Option<SpaceStop> {
         SpaceGuard::SlowSpin(k) => Some(SpaceStop::SlowSpin(k)),
         SpaceGuard::Touch(j) => Some(SpaceStop::Touch(j)),
         _ => None,
-    }
-}
-
-impl From<SpaceModelError> for SpaceStop {
-    fn from(e: SpaceModelError) -> Self {
-        SpaceStop::Failed(e.to_string())
     }
 }
