@@ -78,6 +78,7 @@ fn a_run_in_space_allocates_nothing_per_step() {
         let sim = SpaceSimulation {
             params,
             hands: [HeldStill, HeldStill],
+            modes: vec![diabolo::simulation::DiaboloMode::String; 1],
             initial: SpaceState {
                 left: body(-c),
                 right: body(c),

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use diabolo::model::axle_angles::{tilt, turn};
-use diabolo::model::space::{SpaceState, SpaceString};
+use diabolo::model::space::SpaceState;
 use diabolo::output::{
     event_json, space_event_json, space_stop_message, ColumnValues, SpaceSummary, Summary,
     TrajectoryColumns,
@@ -105,13 +105,12 @@ fn run_space<'py>(
     let n = simulation.initial.diabolos.len();
     let (columns, report, summary, wall) = py.detach(|| {
         let mut columns = TrajectoryColumns::for_space(n);
-        let mut string = SpaceString::new(n);
         let mut summary = SpaceSummary::default();
         let start = Instant::now();
         let report = simulation.run(|row| {
             summary.observe(row);
             if rows {
-                columns.push_space_row(row, &mut string);
+                columns.push_space_row(row);
             }
         });
         (columns, report, summary, start.elapsed())

@@ -11,9 +11,9 @@ use serde_json::{json, Map, Value};
 use super::table::CsvLine;
 use super::trajectory::RowFields;
 use crate::model::axle_angles::{tilt, turn};
-use crate::model::space::{SpaceDiabolo, SpaceString};
+use crate::model::space::SpaceDiabolo;
 use crate::simulation::space::{
-    SpaceEvent, SpaceEventKind, SpaceReport, SpaceRow, SpaceStatus, SpaceStop,
+    Body, SpaceEvent, SpaceEventKind, SpaceReport, SpaceRow, SpaceStatus, SpaceStop,
 };
 
 /// The per-diabolo fields of the trajectory in space, after `dK_`.
@@ -65,7 +65,6 @@ pub fn space_trajectory_header(n: usize) -> Vec<String> {
 pub struct SpaceTrajectoryWriter<W: Write> {
     out: W,
     line: CsvLine,
-    string: SpaceString,
 }
 
 impl<W: Write> SpaceTrajectoryWriter<W> {
@@ -75,16 +74,12 @@ impl<W: Write> SpaceTrajectoryWriter<W> {
         let mut line = CsvLine::with_capacity(24 * columns.len());
         line.texts(columns);
         line.end(&mut out)?;
-        Ok(Self {
-            out,
-            line,
-            string: SpaceString::new(n),
-        })
+        Ok(Self { out, line })
     }
 
     /// Writes one row ([`space_row_fields`]).
     pub fn write_row(&mut self, row: &SpaceRow) -> io::Result<()> {
-        space_row_fields(row, &mut self.string, &mut self.line);
+        space_row_fields(row, &mut self.line);
         self.line.end(&mut self.out)
     }
 
@@ -95,9 +90,10 @@ impl<W: Write> SpaceTrajectoryWriter<W> {
 }
 
 /// The fields of one row of a run in space, in the columns' order, into a CSV line or columns.
-/// `dK_theta` is pi + the string's contact angle about the axle (the planar theta), empty where
-/// the string's geometry is undefined (two objects at one point); `string` is a buffer.
-pub fn space_row_fields(row: &SpaceRow, string: &mut SpaceString, line: &mut impl RowFields) {
+/// `dK_theta` is pi + the string's contact angle about the axle (the planar theta); it and
+/// `dK_knot` are empty while the diabolo is off the string, as are the tensions `Tj` beyond the
+/// n + 1 segments of the string.
+pub fn space_row_fields(row: &SpaceRow, line: &mut impl RowFields) {
     let state = row.state;
     line.number(row.t);
     line.word(row.phase.name());
@@ -106,12 +102,15 @@ pub fn space_row_fields(row: &SpaceRow, string: &mut SpaceString, line: &mut imp
             line.number(*v);
         }
     }
-    let geometry = string.update(state).is_ok();
-    for (i, d) in state.diabolos.iter().enumerate() {
-        diabolo_fields(line, d, geometry.then_some(&*string), i + 1);
+    for (k, d) in state.diabolos.iter().enumerate() {
+        let on_string = row.slots[k] > 0;
+        diabolo_fields(line, d, on_string.then_some(row.thetas[k]));
     }
-    for &t in row.tensions {
-        line.number(t);
+    for j in 0..=state.diabolos.len() {
+        match row.tensions.get(j) {
+            Some(&t) => line.number(t),
+            None => line.word(""),
+        }
     }
     line.number(row.gear_ratio);
     line.number(row.centrifugal_term);
@@ -131,28 +130,26 @@ pub fn space_row_fields(row: &SpaceRow, string: &mut SpaceString, line: &mut imp
     ] {
         line.number(v);
     }
-    // Every diabolo of a run in space is on the string, in its slot (flight stops the run).
-    for k in 1..=state.diabolos.len() {
-        line.word("string");
-        line.integer(k as i64);
+    for (mode, slot) in row.diabolo_modes.iter().zip(row.slots) {
+        line.word(mode.name());
+        line.integer(*slot as i64);
     }
 }
 
-fn diabolo_fields(
-    line: &mut impl RowFields,
-    d: &SpaceDiabolo,
-    string: Option<&SpaceString>,
-    k: usize,
-) {
+/// A diabolo's fields; `theta` `None` off the string (theta and knot empty).
+fn diabolo_fields(line: &mut impl RowFields, d: &SpaceDiabolo, theta: Option<f64>) {
     for v in d.pos.iter().chain(d.vel.iter()) {
         line.number(*v);
     }
     line.number(d.spin);
-    match string {
-        Some(s) => line.number(std::f64::consts::PI + s.contact_angle(k, d.knot, &d.axle)),
+    match theta {
+        Some(theta) if theta.is_finite() => line.number(theta),
+        _ => line.word(""),
+    };
+    match theta {
+        Some(_) => line.integer(i64::from(d.knot)),
         None => line.word(""),
     };
-    line.integer(i64::from(d.knot));
     for v in d.axle.iter() {
         line.number(*v);
     }
@@ -166,6 +163,10 @@ fn event_object(kind: &SpaceEventKind, n: usize) -> Option<usize> {
     match *kind {
         SpaceEventKind::Stick(k) | SpaceEventKind::Unstick(k) => Some(k),
         SpaceEventKind::VelocityJump(side) => Some(if side == 0 { 0 } else { n + 1 }),
+        SpaceEventKind::Knot { diabolo, .. }
+        | SpaceEventKind::Leave { diabolo, .. }
+        | SpaceEventKind::Land { diabolo, .. }
+        | SpaceEventKind::Drop { diabolo, .. } => Some(diabolo),
         _ => None,
     }
 }
@@ -173,28 +174,55 @@ fn event_object(kind: &SpaceEventKind, n: usize) -> Option<usize> {
 /// The object a stop concerns, if any.
 fn stop_object(stop: &SpaceStop) -> Option<usize> {
     match *stop {
-        SpaceStop::Left(k) | SpaceStop::Cup(k) | SpaceStop::Wrap(k) | SpaceStop::SlowSpin(k) => {
-            Some(k)
-        }
-        SpaceStop::Touch(j) => Some(j),
+        SpaceStop::Cup(k)
+        | SpaceStop::OtherFace(k)
+        | SpaceStop::SlowSpin(k)
+        | SpaceStop::FromBelow(k)
+        | SpaceStop::StraightLanding(k)
+        | SpaceStop::Meet { diabolo: k, .. }
+        | SpaceStop::LandingStretch { diabolo: k, .. } => Some(k),
+        SpaceStop::Touch(a, b) => [a, b].into_iter().find_map(|body| match body {
+            Body::Diabolo(k) => Some(k),
+            Body::Stick(_) => None,
+        }),
         _ => None,
     }
 }
 
-/// One event of a run in space as a JSON object: `t`, `kind`, `object`, and `impulse`,
-/// `energy_lost` for a tensing.
+/// One event of a run in space as a JSON object: `t`, `kind`, `object`, and the kind's fields
+/// as in the plane: `impulse` and `energy_lost` for a tensing, `knot` for a knot change, `slot`
+/// for a leave or a landing, `speed` and `offset` (m, where the string passes along the axle)
+/// for a landing, `energy_lost` for a drop.
 pub fn space_event_json(event: &SpaceEvent, n: usize) -> Value {
     let mut object = Map::new();
     object.insert("t".into(), json!(event.t));
     object.insert("kind".into(), json!(event.kind.name()));
     object.insert("object".into(), json!(event_object(&event.kind, n)));
-    if let SpaceEventKind::Tense {
-        impulse,
-        energy_lost,
-    } = event.kind
-    {
-        object.insert("impulse".into(), json!(impulse));
-        object.insert("energy_lost".into(), json!(energy_lost));
+    let mut put = |key: &str, value: Value| {
+        object.insert(key.into(), value);
+    };
+    match event.kind {
+        SpaceEventKind::Tense {
+            impulse,
+            energy_lost,
+        } => {
+            put("impulse", json!(impulse));
+            put("energy_lost", json!(energy_lost));
+        }
+        SpaceEventKind::Knot { knot, .. } => put("knot", json!(knot)),
+        SpaceEventKind::Leave { slot, .. } => put("slot", json!(slot)),
+        SpaceEventKind::Land {
+            slot,
+            speed,
+            offset,
+            ..
+        } => {
+            put("slot", json!(slot));
+            put("speed", json!(speed));
+            put("offset", json!(offset));
+        }
+        SpaceEventKind::Drop { energy_lost, .. } => put("energy_lost", json!(energy_lost)),
+        _ => {}
     }
     Value::Object(object)
 }
@@ -240,6 +268,8 @@ pub struct SpaceSummary {
     pub energy: Option<(f64, f64)>,
     /// The diabolos of the last row.
     pub final_diabolos: Vec<SpaceDiabolo>,
+    /// The highest centre of each diabolo over the rows, m.
+    pub max_heights: Vec<f64>,
 }
 
 impl Default for SpaceSummary {
@@ -251,6 +281,7 @@ impl Default for SpaceSummary {
             end_time: 0.0,
             energy: None,
             final_diabolos: Vec::new(),
+            max_heights: Vec::new(),
         }
     }
 }
@@ -271,13 +302,20 @@ impl SpaceSummary {
         self.energy = Some((self.energy.map_or(row.energy, |e| e.0), row.energy));
         self.final_diabolos.clear();
         self.final_diabolos.extend_from_slice(&row.state.diabolos);
+        let heights = &mut self.max_heights;
+        heights.resize(row.state.diabolos.len(), f64::NEG_INFINITY);
+        for (h, d) in heights.iter_mut().zip(&row.state.diabolos) {
+            *h = h.max(d.pos.y);
+        }
     }
 
     /// The summary object: `scenario`, `space` (true), `status` (`ok`, or the stop's word),
     /// `failure` (the stop's message with its time), `end_time`, `steps`, `rows`, `events` by
     /// kind, `max_tension`, `min_t0`, `final_spin`, `final_positions` [x, y, z],
     /// `final_axles` [ax, ay, az], `final_tilt`, `final_turn` (degrees), `energy_initial`,
-    /// `energy_final`, `energy_change`, `ledger_residual`, `wall_time`.
+    /// `energy_final`, `energy_change`, `ledger_residual`, per diabolo `leaves`, `landings`,
+    /// `airtime` (s), `max_height` (m, the highest centre over the run) and `dropped`, and
+    /// `wall_time`.
     pub fn to_json(&self, name: Option<&str>, report: &SpaceReport, wall: Duration) -> Value {
         let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
         for e in &report.events {
@@ -313,6 +351,12 @@ impl SpaceSummary {
             "energy_final": finite(e1),
             "energy_change": finite(e1 - e0),
             "ledger_residual": finite(report.ledger_residual),
+            "leaves": report.flights.iter().map(|f| f.leaves).collect::<Vec<_>>(),
+            "landings": report.flights.iter().map(|f| f.landings).collect::<Vec<_>>(),
+            "airtime": report.flights.iter().map(|f| f.airtime).collect::<Vec<_>>(),
+            "max_height": self.max_heights.iter().zip(&report.flights)
+                .map(|(&h, f)| finite(h.max(f.highest_flight))).collect::<Vec<_>>(),
+            "dropped": report.flights.iter().map(|f| f.dropped).collect::<Vec<_>>(),
             "wall_time": wall.as_secs_f64(),
         })
     }

@@ -267,14 +267,10 @@ impl TrajectoryColumns {
         row_fields(row, self);
     }
 
-    /// Appends one row of a run in space (`string`: a buffer for its geometry).
-    pub fn push_space_row(
-        &mut self,
-        row: &crate::simulation::space::SpaceRow,
-        string: &mut crate::model::space::SpaceString,
-    ) {
+    /// Appends one row of a run in space.
+    pub fn push_space_row(&mut self, row: &crate::simulation::space::SpaceRow) {
         self.cursor = 0;
-        super::space::space_row_fields(row, string, self);
+        super::space::space_row_fields(row, self);
     }
 
     /// Rows held.

@@ -267,6 +267,7 @@ fn simulation_from(
             Drive::Path(HandPath::Samples(hands[1].clone())),
         ],
         initial,
+        modes: vec![crate::simulation::DiaboloMode::String],
         settings: SpaceSettings {
             duration,
             output_interval: 0.005,

@@ -635,6 +635,7 @@ fn a_run_in_space_follows_an_independent_cartesian_reference() {
     let sim = SpaceSimulation {
         params: space,
         hands: hands.clone(),
+        modes: vec![diabolo::simulation::DiaboloMode::String; start.diabolos.len()],
         initial: start.clone(),
         settings: SpaceSettings {
             duration,

@@ -7,6 +7,7 @@
 
 pub mod axle;
 pub mod energy;
+pub mod flight;
 pub mod impulse;
 pub mod params;
 pub mod state;
@@ -17,6 +18,7 @@ pub use axle::{
     fast_top_rate, offset_torque, rigid_axle_acceleration, spin_rate_about_axle, string_torque,
 };
 pub use energy::space_energy;
+pub use flight::{chord_crossing, lowest_rim_point, ChordCrossing};
 pub use impulse::{space_tensing_impulse, SpaceImpulse, SpaceImpulseError};
 pub use params::{AxleModel, AxleValues, SpaceParams};
 pub use state::{SpaceBody, SpaceDiabolo, SpaceState};

@@ -109,9 +109,17 @@ impl SpaceString {
     /// where a diabolo without a knot is off the string's side (it left) or, with a knot, above
     /// the chord.
     pub fn turn_about(&self, k: usize, axle: &Vector3<f64>) -> f64 {
+        let (sin, cos) = self.turn_sine_cosine(k, axle);
+        sin.atan2(cos)
+    }
+
+    /// (sin, cos) of [`SpaceString::turn_about`] up to one positive factor
+    /// (|u_perp| |v_perp|, the strands' lengths across the axle): its sine's sign changes where
+    /// the string runs straight past the axle or folds back through it.
+    pub fn turn_sine_cosine(&self, k: usize, axle: &Vector3<f64>) -> (f64, f64) {
         let (u, v) = (self.segments[k - 1].direction, self.segments[k].direction);
         let (u, v) = (u - axle * axle.dot(&u), v - axle * axle.dot(&v));
-        u.cross(&v).dot(axle).atan2(u.dot(&v))
+        (u.cross(&v).dot(axle), u.dot(&v))
     }
 
     /// theta'_K = turn_about + 2 pi k_K: how far the string goes around axle K, rad (the

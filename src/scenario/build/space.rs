@@ -10,12 +10,13 @@ use nalgebra::{Vector2, Vector3};
 
 use crate::display::{compact, Compact};
 use crate::model::space::{
-    AxleModel, AxleValues, SpaceBody, SpaceDiabolo, SpaceParams, SpaceState, SpaceString,
+    lowest_rim_point, AxleModel, AxleValues, SpaceBody, SpaceDiabolo, SpaceParams, SpaceState,
+    SpaceString,
 };
 use crate::model::{lowest_taut_positions, taut_point_below, Params};
 use crate::simulation::drive::{reach_warning, Drive, ReachWarning};
 use crate::simulation::space::{SpaceSettings, SpaceSimulation};
-use crate::simulation::Simulation;
+use crate::simulation::{DiaboloMode, Simulation};
 
 use super::checks::{invalid, within, SIDES};
 use super::drive::{build_drive, lifted};
@@ -25,7 +26,7 @@ use super::settings::build_settings;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::limits::Limits;
 use crate::scenario::ranges;
-use crate::scenario::spec::{AxleName, BodySpec, DriveSpec, Scenario, StartMode};
+use crate::scenario::spec::{AxleName, BodySpec, DiaboloSpec, DriveSpec, Scenario, StartMode};
 
 /// An axle rate whose component along the axle exceeds this (1/s, relative to 1 + |a'|) is
 /// refused: a' is perpendicular to a unit axle.
@@ -181,11 +182,12 @@ impl Scenario {
         self.check_initial_ranges()?;
         self.check_capstan()?;
         let params = self.space_params(planar)?;
-        let initial = self.space_initial(&params, &hands)?;
+        let (initial, modes) = self.space_initial(&params, &hands)?;
         let settings = SpaceSettings::from_planar(&s);
         Ok(SpaceSimulation {
             params,
             hands,
+            modes,
             initial,
             settings,
         })
@@ -202,27 +204,9 @@ impl Scenario {
                 format!("remove it (an inextensible string), {plane}"),
             ));
         }
-        if let Some(k) = self
-            .initial
-            .diabolos
-            .iter()
-            .position(|d| d.mode == StartMode::Flying)
-        {
-            return Err(invalid(
-                format!("initial.diabolos[{k}].mode"),
-                "flying",
-                "flight is not modelled in space yet",
-                format!("start it on the string (remove \"mode\"), {plane}"),
-            ));
-        }
         let sim = &self.sim;
         let defaults = crate::simulation::Settings::default();
-        let unused: [(&str, Option<f64>, &str); 5] = [
-            (
-                "floor",
-                sim.floor,
-                "the floor catches flying diabolos, and flight is not modelled in space yet",
-            ),
+        let unused: [(&str, Option<f64>, &str); 4] = [
             (
                 "max_wall",
                 sim.max_wall,
@@ -314,7 +298,7 @@ impl Scenario {
         &self,
         params: &SpaceParams,
         hands: &[Drive<3>; 2],
-    ) -> Result<SpaceState, ScenarioError> {
+    ) -> Result<(SpaceState, Vec<DiaboloMode>), ScenarioError> {
         let left = stick(self.initial.left.as_ref(), &hands[0], SIDES[0])?;
         let right = stick(self.initial.right.as_ref(), &hands[1], SIDES[1])?;
         let length = params.planar.values().string_length;
@@ -405,6 +389,14 @@ impl Scenario {
                     r
                 }
             };
+            if d.mode == StartMode::Flying && d.knot != 0 {
+                return Err(invalid(
+                    format!("{at}.knot"),
+                    d.knot.to_string(),
+                    "a flying diabolo has no knot degree (the string is not around it)",
+                    "remove \"knot\", or start it on the string",
+                ));
+            }
             state.diabolos.push(SpaceDiabolo {
                 pos,
                 vel,
@@ -414,11 +406,33 @@ impl Scenario {
                 axle_rate,
             });
         }
+        let modes: Vec<DiaboloMode> = specs
+            .iter()
+            .map(|d| match d.mode {
+                StartMode::Flying => DiaboloMode::Flying,
+                _ => DiaboloMode::String,
+            })
+            .collect();
+        let full = state;
+        let string_index = |j: usize| {
+            (0..specs.len())
+                .filter(|&k| modes[k] == DiaboloMode::String)
+                .nth(j)
+                .unwrap_or(j)
+        };
+        let mut state = SpaceState {
+            left: full.left,
+            right: full.right,
+            diabolos: (0..specs.len())
+                .filter(|&k| modes[k] == DiaboloMode::String)
+                .map(|k| full.diabolos[k])
+                .collect(),
+        };
         for k in 1..state.diabolos.len() {
             let (a, b) = (state.diabolos[k - 1].pos.x, state.diabolos[k].pos.x);
             if b < a {
                 return Err(invalid(
-                    format!("initial.diabolos[{k}].pos"),
+                    format!("initial.diabolos[{}].pos", string_index(k)),
                     show3(&state.diabolos[k].pos),
                     format!(
                         "diabolos on the string are listed left to right: x = {} comes after x = {}",
@@ -445,8 +459,26 @@ impl Scenario {
         if excess.abs() <= TAUT_SNAP_TOLERANCE {
             snap_taut(&mut state, length);
         }
-        check_start(&state, params)?;
-        Ok(state)
+        if !state.diabolos.is_empty() {
+            check_start(&state, params, string_index)?;
+        }
+        let mut on_string = state.diabolos.into_iter();
+        let diabolos: Vec<SpaceDiabolo> = full
+            .diabolos
+            .iter()
+            .zip(&modes)
+            .map(|(d, mode)| match mode {
+                DiaboloMode::String => on_string.next().unwrap_or(*d),
+                _ => *d,
+            })
+            .collect();
+        let full = SpaceState {
+            left: state.left,
+            right: state.right,
+            diabolos,
+        };
+        self.check_flying_starts(&full, &modes, params)?;
+        Ok((full, modes))
     }
 
     /// Each diabolo's centre: by "pos" (z = 0 when not given) or by "x" on the taut string in
@@ -480,15 +512,27 @@ impl Scenario {
                 _ => {}
             }
         }
-        let by_x: Vec<usize> = (0..specs.len()).filter(|&k| specs[k].x.is_some()).collect();
-        if by_x.is_empty() {
-            return Ok(specs
-                .iter()
-                .map(|d| lifted(&d.pos.unwrap_or_default(), 0))
-                .collect());
+        let flying = |k: usize| specs[k].mode == StartMode::Flying;
+        if let Some(k) = (0..specs.len()).find(|&k| flying(k) && specs[k].x.is_some()) {
+            return Err(invalid(
+                format!("initial.diabolos[{k}].x"),
+                compact(specs[k].x.unwrap_or_default()),
+                "a flying diabolo is not on the string, so it cannot be placed on it by x",
+                "give its \"pos\": [x, y, z], or drop \"mode\": \"flying\"",
+            ));
         }
-        if by_x.len() < specs.len() {
-            let j = (0..specs.len()).find(|k| !by_x.contains(k)).unwrap_or(0);
+        let by_x: Vec<usize> = (0..specs.len()).filter(|&k| specs[k].x.is_some()).collect();
+        let by_pos = |d: &DiaboloSpec| lifted(&d.pos.unwrap_or_default(), 0);
+        if by_x.is_empty() {
+            return Ok(specs.iter().map(by_pos).collect());
+        }
+        let on_string: Vec<usize> = (0..specs.len()).filter(|&k| !flying(k)).collect();
+        if by_x.len() < on_string.len() {
+            let j = on_string
+                .iter()
+                .copied()
+                .find(|k| !by_x.contains(k))
+                .unwrap_or(0);
             let k = by_x[0];
             return Err(invalid(
                 format!("initial.diabolos[{k}].x"),
@@ -531,10 +575,72 @@ impl Scenario {
                 )
             })?
         };
-        Ok(placed
-            .into_iter()
-            .map(|p| Vector3::new(p.x, p.y, z))
+        let mut placed = placed.into_iter().map(|p| Vector3::new(p.x, p.y, z));
+        Ok(specs
+            .iter()
+            .map(|d| match d.mode {
+                StartMode::Flying => by_pos(d),
+                _ => placed.next().unwrap_or_default(),
+            })
             .collect())
+    }
+}
+
+impl Scenario {
+    /// A flying start the run in space would stop at at once is refused: below the floor, or
+    /// touching another diabolo or a stick tip (contacts are not followed in space yet).
+    fn check_flying_starts(
+        &self,
+        state: &SpaceState,
+        modes: &[DiaboloMode],
+        params: &SpaceParams,
+    ) -> Result<(), ScenarioError> {
+        let radius = params.planar.values().diabolo_radius;
+        for (k, d) in state.diabolos.iter().enumerate() {
+            if modes[k] != DiaboloMode::Flying {
+                continue;
+            }
+            if let Some(floor) = self.sim.floor {
+                let lowest = lowest_rim_point(&d.pos, &d.axle, radius, params.half_length);
+                if lowest < floor {
+                    return Err(invalid(
+                        "sim.floor",
+                        compact(floor),
+                        format!(
+                            "diabolo {} starts with its lowest rim point at y = {:.4} m, below the floor",
+                            k + 1,
+                            lowest
+                        ),
+                        "lower the floor below every diabolo's start, or raise the diabolo",
+                    ));
+                }
+            }
+            let others = state
+                .diabolos
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .map(|(j, o)| (format!("diabolo {}", j + 1), o.pos, 2.0 * radius))
+                .chain([
+                    ("the left stick tip".to_string(), state.left.pos, radius),
+                    ("the right stick tip".to_string(), state.right.pos, radius),
+                ]);
+            for (name, at, reach) in others {
+                let distance = (at - d.pos).norm();
+                if distance <= reach {
+                    return Err(invalid(
+                        format!("initial.diabolos[{k}].pos"),
+                        show3(&d.pos),
+                        format!(
+                            "the flying diabolo starts {distance:.4} m from {name}, touching it (params.diabolo_radius {} m); contacts are not followed in space yet",
+                            Compact(radius)
+                        ),
+                        "move it away",
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -637,7 +743,12 @@ fn snap_taut(state: &mut SpaceState, length: f64) {
 
 /// A start the run in space would stop at: two neighbours touching, a diabolo above the string
 /// (off its side), a strand beyond the cup angle, the string doubled back.
-fn check_start(state: &SpaceState, params: &SpaceParams) -> Result<(), ScenarioError> {
+/// `index` gives the scenario's index of the diabolo in each slot (0-based both).
+fn check_start(
+    state: &SpaceState,
+    params: &SpaceParams,
+    index: impl Fn(usize) -> usize,
+) -> Result<(), ScenarioError> {
     let n = state.diabolos.len();
     let mut string = SpaceString::new(n);
     string.update(state).map_err(|e| {
@@ -660,7 +771,7 @@ fn check_start(state: &SpaceState, params: &SpaceParams) -> Result<(), ScenarioE
                 m => format!("diabolo {m}"),
             };
             return Err(invalid(
-                format!("initial.diabolos[{}].pos", k - 1),
+                format!("initial.diabolos[{}].pos", index(k - 1)),
                 show3(&state.diabolos[k - 1].pos),
                 format!(
                     "it touches {other} at the start (centres {} m apart, params.diabolo_radius {} m); contacts are not followed in space yet",
@@ -674,7 +785,7 @@ fn check_start(state: &SpaceState, params: &SpaceParams) -> Result<(), ScenarioE
     let sin_cup = params.cup_angle.sin();
     for k in 1..=n {
         let d = &state.diabolos[k - 1];
-        let at = format!("initial.diabolos[{}]", k - 1);
+        let at = format!("initial.diabolos[{}]", index(k - 1));
         let turn = string.turn_about(k, &d.axle);
         if d.knot == 0 && turn <= 0.0 {
             return Err(invalid(

@@ -215,7 +215,7 @@ impl TautGuards {
         flight: &FlightView,
         t: f64,
         positions: &[Vector2<f64>],
-        out: &mut [[f64; 3]],
+        out: &mut [crate::simulation::ode::events::GapMotion],
     ) {
         let objects = kinematics.objects();
         let segments = kinematics.segments();
@@ -442,7 +442,7 @@ impl LooseGuards {
         view: &FlightView,
         t: f64,
         (positions, velocities): (&[Vector2<f64>], &[Vector2<f64>]),
-        out: &mut [[f64; 3]],
+        out: &mut [crate::simulation::ode::events::GapMotion],
     ) {
         let length_rate = |s: usize| {
             let d = positions[s + 1] - positions[s];

@@ -356,7 +356,7 @@ impl EventSystem for LooseSystem {
         Ok(())
     }
 
-    fn gap_velocities(&self, out: &mut [[f64; 3]]) {
+    fn gap_velocities(&self, out: &mut [crate::simulation::ode::events::GapMotion]) {
         let motion = (&self.positions[..], &self.velocities[..]);
         self.guards
             .write_gap_velocities(&self.flight, self.event_time, motion, out);

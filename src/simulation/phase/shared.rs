@@ -212,7 +212,7 @@ impl SharedGuard {
     }
 
     /// The gap's rate and the velocity of its two ends relative to each other at t,
-    /// `[dg/dt, vx, vy]` in m/s (see [`EventSpec::gap`]): for a contact b's velocity relative
+    /// `[dg/dt, vx, vy, 0]` in m/s (see [`EventSpec::gap`]): for a contact b's velocity relative
     /// to a's, for the floor the flying diabolo's vertical velocity; zero for the guards that
     /// are not gaps. `positions` holds the string's objects' positions (as for
     /// [`SharedGuard::value`]), `velocity` gives a string object's velocity and
@@ -224,7 +224,7 @@ impl SharedGuard {
         positions: &[Vector2<f64>],
         velocity: impl Fn(usize) -> Vector2<f64>,
         length_rate: impl Fn(usize) -> f64,
-    ) -> [f64; 3] {
+    ) -> crate::simulation::ode::events::GapMotion {
         let of = |body: Object| match body {
             Object::OnString(o) => velocity(o),
             Object::Flying(j) => view.flying[j].1.velocity(&view.params, t),
@@ -241,13 +241,13 @@ impl SharedGuard {
                         d.dot(&v) / d.norm().max(f64::MIN_POSITIVE)
                     }
                 };
-                [rate, v.x, v.y]
+                [rate, v.x, v.y, 0.0]
             }
             Self::Drop { free } => {
                 let vy = of(Object::Flying(free)).y;
-                [vy, 0.0, vy]
+                [vy, 0.0, vy, 0.0]
             }
-            _ => [0.0; 3],
+            _ => [0.0; 4],
         }
     }
 

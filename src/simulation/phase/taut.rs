@@ -242,7 +242,7 @@ impl EventSystem for TautSystem {
         Ok(())
     }
 
-    fn gap_velocities(&self, out: &mut [[f64; 3]]) {
+    fn gap_velocities(&self, out: &mut [crate::simulation::ode::events::GapMotion]) {
         self.guards.write_gap_velocities(
             self.dynamics.kinematics(),
             &self.flight,

@@ -1,11 +1,13 @@
 //! The hybrid run in space (docs/space.md): the taut and slack string in three dimensions, the
-//! tensing impulse, grip and slip, and each axle's direction; the events the model in space does
-//! not follow yet (leaving the string, a wrap, the string on a cup, a spin too slow for the
-//! fast top) end the run with a status that names them.
+//! tensing impulse, grip and slip, knots, each axle's direction, and flight: leaving the string,
+//! landing on it and the floor. What the model in space does not follow yet (contacts, the
+//! string on a cup, a spin too slow for the fast top) ends the run with a status that names it.
 
+mod flight;
 mod projection;
 mod report;
 mod response;
+mod roster;
 mod run;
 mod session;
 mod system;
@@ -17,9 +19,10 @@ use crate::model::StickInput;
 use crate::simulation::ode::integrate::{Method, StepperOptions};
 
 pub use response::{tilt_response, TiltResponse};
+pub use roster::SpaceRoster;
 pub use run::{SpaceEvent, SpaceEventKind, SpaceReport, SpaceRow, SpaceStatus, SpaceStop};
 pub use session::SpaceSession;
-pub use system::{SpaceGuard, SpaceModelError, SpacePhase, FAST_TOP_RATIO};
+pub use system::{Body, SpaceGuard, SpaceModelError, SpacePhase, FAST_TOP_RATIO};
 
 /// What one hand does to its stick in space.
 pub trait SpaceHand {
@@ -77,6 +80,9 @@ pub struct SpaceSettings {
     /// The run stops (`budget`) after more accepted steps than this per simulated second (and
     /// 1,000 more, and one per `max_step`).
     pub max_steps_per_second: f64,
+    /// The floor's height, m: a flying diabolo whose lowest rim point reaches it is dropped.
+    /// `None`: no floor.
+    pub floor: Option<f64>,
 }
 
 impl SpaceSettings {
@@ -92,6 +98,7 @@ impl SpaceSettings {
             zeno_bounces: s.zeno_bounces,
             max_events_per_second: s.max_events_per_second,
             max_steps_per_second: s.max_steps_per_second,
+            floor: s.floor,
         }
     }
 }
@@ -107,6 +114,7 @@ impl Default for SpaceSettings {
             zeno_bounces: 64,
             max_events_per_second: 1e4,
             max_steps_per_second: crate::simulation::report::DEFAULT_MAX_STEPS_PER_SECOND,
+            floor: None,
         }
     }
 }
@@ -118,8 +126,11 @@ pub struct SpaceSimulation<H: SpaceHand> {
     pub params: SpaceParams,
     /// The hands (left, right).
     pub hands: [H; 2],
-    /// The state at t = 0 (the diabolos on the string).
+    /// The state at t = 0: every diabolo of the run, in index order K = 1..N (those on the
+    /// string left to right among themselves).
     pub initial: SpaceState,
+    /// Where each diabolo starts, in index order: on the string or flying (never dropped).
+    pub modes: Vec<crate::simulation::DiaboloMode>,
     /// The integration settings.
     pub settings: SpaceSettings,
 }
@@ -164,12 +175,6 @@ fn lift<const D: usize>(v: &nalgebra::SVector<f64, D>) -> Vector3<f64> {
 /// A planar setup the model in space cannot run yet.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SpaceSetupError {
-    /// A diabolo starts off the string.
-    #[error("initial.diabolos[{index}] starts off the string; flight is not modelled in space yet: start it on the string or run the planar model (drop \"space\")")]
-    Flying {
-        /// The diabolo's index in the scenario (0-based).
-        index: usize,
-    },
     /// The string is compliant.
     #[error("params.string_stiffness: the compliant string is not modelled in space yet; drop it or run the planar model")]
     Compliant,
@@ -185,13 +190,6 @@ impl SpaceSimulation<crate::simulation::drive::Drive> {
         planar: &crate::simulation::Simulation,
         axle: crate::model::space::AxleValues,
     ) -> Result<Self, SpaceSetupError> {
-        if let Some(index) = planar
-            .modes
-            .iter()
-            .position(|m| !matches!(m, crate::simulation::DiaboloMode::String))
-        {
-            return Err(SpaceSetupError::Flying { index });
-        }
         if planar.params.string_stiffness.is_some() {
             return Err(SpaceSetupError::Compliant);
         }
@@ -200,6 +198,7 @@ impl SpaceSimulation<crate::simulation::drive::Drive> {
             params: SpaceParams::new(planar.params, axle)?,
             hands: planar.drives.clone(),
             initial: SpaceState::from_planar(&planar.initial),
+            modes: planar.modes.clone(),
             settings: SpaceSettings::from_planar(s),
         })
     }

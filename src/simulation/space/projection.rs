@@ -20,9 +20,9 @@ pub(super) fn project<H: SpaceHand>(
 ) -> bool {
     let params = system.params;
     let p = params.planar.values();
-    let n = layout.diabolos;
     let mut state = std::mem::take(&mut system.state);
-    layout.unpack(y, &mut state);
+    let n = state.diabolos.len();
+    layout.unpack(y, system.roster.slots(), &mut state);
     let mu = |j: usize| inverse_mass(p, prescribed, n, j);
     // grad_j C = u_{j-1} - u_j (u_{-1} = u_{N+1} = 0).
     let direction = |state: &SpaceState, i: usize| {
@@ -89,8 +89,7 @@ pub(super) fn project<H: SpaceHand>(
         }
     }
     if changed {
-        let accounts = layout.accounts();
-        layout.pack(&state, &mut y[..accounts]);
+        layout.pack(&state, system.roster.slots(), y);
     }
     system.state = state;
     changed

@@ -23,6 +23,38 @@ pub enum SpaceEventKind {
     Unstick(usize),
     /// A stick's path changed its velocity at a keyframe (side 0 left, 1 right).
     VelocityJump(usize),
+    /// The string wrapped diabolo K once more or once less: its knot degree is now `knot`.
+    Knot {
+        /// K.
+        diabolo: usize,
+        /// The new knot degree.
+        knot: i32,
+    },
+    /// Diabolo K left the string from `slot`.
+    Leave {
+        /// K.
+        diabolo: usize,
+        /// The slot it left.
+        slot: usize,
+    },
+    /// Diabolo K landed on the string in `slot`, approaching the chord's plane at `speed`.
+    Land {
+        /// K.
+        diabolo: usize,
+        /// The slot it took.
+        slot: usize,
+        /// Its approach speed along the plane's normal, m/s (positive).
+        speed: f64,
+        /// s: how far from its centre along the axle the string passes, m.
+        offset: f64,
+    },
+    /// Flying diabolo K reached the floor and stays there, losing its kinetic energy.
+    Drop {
+        /// K.
+        diabolo: usize,
+        /// The kinetic energy of its centre (and of a rigid axle's transverse rotation), J.
+        energy_lost: f64,
+    },
 }
 
 impl SpaceEventKind {
@@ -35,6 +67,10 @@ impl SpaceEventKind {
             Self::Stick(_) => "stick",
             Self::Unstick(_) => "unstick",
             Self::VelocityJump(_) => "velocity_jump",
+            Self::Knot { .. } => "knot_change",
+            Self::Leave { .. } => "leave",
+            Self::Land { .. } => "land",
+            Self::Drop { .. } => "drop",
         }
     }
 }
@@ -51,15 +87,36 @@ pub struct SpaceEvent {
 /// Why a run in space stopped before its end.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SpaceStop {
-    /// Diabolo K left the string (the string's turn about its axle reached zero): flight is not
-    /// modelled in space yet.
-    Left(usize),
     /// A strand at diabolo K reached the cup angle: the string climbs a cup, which the model
     /// does not follow.
     Cup(usize),
-    /// The string doubled back at diabolo K (a wrap begins): knots are not followed in space
-    /// yet.
-    Wrap(usize),
+    /// The string folded back through diabolo K from its other face (a knot degree below zero,
+    /// which the model leaves out as the plane does).
+    OtherFace(usize),
+    /// Flying diabolo K touches another body: contacts are not followed in space yet.
+    Meet {
+        /// K.
+        diabolo: usize,
+        /// What it touches.
+        other: super::system::Body,
+    },
+    /// Diabolo K would land with the string passing `offset` (m) from its centre along the
+    /// axle, where the string through its centre is longer than L by `stretch` (m): the string
+    /// has no slack to take it (the model runs the string through the centre).
+    LandingStretch {
+        /// K.
+        diabolo: usize,
+        /// s, m.
+        offset: f64,
+        /// m.
+        stretch: f64,
+    },
+    /// The string reaches flying diabolo K from below (its chord's plane passes up through the
+    /// centre between the cups), which the model leaves out, as the plane does.
+    FromBelow(usize),
+    /// Diabolo K lands on a straight taut string between two path-driven sticks: an
+    /// inextensible string would need infinite tension.
+    StraightLanding(usize),
     /// More events or steps than the run's budget.
     Budget {
         /// "events" or "steps".
@@ -70,8 +127,8 @@ pub enum SpaceStop {
     /// The slack string was found longer than its length by this much (m) at a row: its
     /// tensing passed unseen.
     Overstretched(f64),
-    /// Objects j and j + 1 on the string touch: contacts are not followed in space yet.
-    Touch(usize),
+    /// Two neighbours on the string touch: contacts are not followed in space yet.
+    Touch(super::system::Body, super::system::Body),
     /// Diabolo K spins too slowly for the fast-top limit (its precession is no longer slow
     /// against its nutation): run it with the rigid axle.
     SlowSpin(usize),
@@ -92,11 +149,13 @@ impl SpaceStop {
     /// The status word of the summary.
     pub fn status(&self) -> &'static str {
         match self {
-            Self::Left(_) => "left_string",
             Self::Cup(_) => "string_on_cup",
-            Self::Wrap(_) => "wrap",
+            Self::OtherFace(_) => "other_face",
+            Self::Meet { .. } => "contact",
+            Self::LandingStretch { .. } => "landing_stretch",
+            Self::StraightLanding(_) | Self::FromBelow(_) => "failed",
             Self::SlowSpin(_) => "slow_spin",
-            Self::Touch(_) => "contact",
+            Self::Touch(..) => "contact",
             Self::Overstretched(_) => "overstretched",
             Self::Budget { .. } => "budget",
             Self::LedgerOpen { .. } => "ledger_open",
@@ -109,12 +168,15 @@ impl SpaceStop {
 impl std::fmt::Display for SpaceStop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Left(k) => write!(f, "diabolo {k} left the string; flight is not modelled in space yet"),
             Self::Cup(k) => write!(f, "the string reached a cup of diabolo {k} (its strand passed the cup angle): the axle tilted too far"),
-            Self::Wrap(k) => write!(f, "the string doubled back at diabolo {k}; wraps are not followed in space yet"),
+            Self::OtherFace(k) => write!(f, "the string folded back through diabolo {k} from its other face (a knot degree below zero), which the model leaves out"),
+            Self::Meet { diabolo, other } => write!(f, "flying diabolo {diabolo} touches {other}; contacts are not followed in space yet"),
+            Self::LandingStretch { diabolo, offset, stretch } => write!(f, "diabolo {diabolo} lands with the string {:.1} mm from its centre along the axle: the string through its centre would be {stretch:.3e} m longer than its length, and the model runs the string through the centre; catch it closer to the hands' plane or with more slack", offset * 1e3),
+            Self::FromBelow(k) => write!(f, "the string reaches flying diabolo {k} from below, which the model leaves out"),
+            Self::StraightLanding(k) => write!(f, "diabolo {k} lands on a straight taut string between path-driven sticks: an inextensible string would need infinite tension; bring the sticks closer"),
             Self::Overstretched(by) => write!(f, "the slack string passed its length by {by:.3e} m without its tensing being found"),
             Self::Budget { what, count } => write!(f, "{count} {what}: more than the run's budget (sim.max_{what}_per_second); the motion is stuck at an instant or far too fast for the tolerances"),
-            Self::Touch(j) => write!(f, "objects {j} and {} touch (0 the left stick, N + 1 the right); contacts are not followed in space yet", j + 1),
+            Self::Touch(a, b) => write!(f, "{a} and {b} touch on the string; contacts are not followed in space yet"),
             Self::SlowSpin(k) => write!(f, "diabolo {k} spins too slowly for the fast-top limit; set sim.axle to \"rigid\""),
             Self::LedgerOpen { breach, tolerance } => write!(f, "the energy ledger opened: {breach} (tolerance {tolerance:.3e} J)"),
             Self::Impulse(e) => write!(f, "{e}"),
@@ -148,4 +210,6 @@ pub struct SpaceReport {
     pub steps: u64,
     /// The energy ledger's largest |residual| over the rows, J.
     pub ledger_residual: f64,
+    /// What each diabolo did off the string (index K - 1).
+    pub flights: Vec<crate::simulation::roster::FlightRecord>,
 }

@@ -58,6 +58,7 @@ pub fn tilt_response(
         let sim = SpaceSimulation {
             params: SpaceParams { model, ..*params },
             hands: [HeldStill, HeldStill],
+            modes: vec![crate::simulation::DiaboloMode::String],
             initial: SpaceState {
                 left: body(left),
                 right: body(right),

@@ -9,8 +9,8 @@ use super::system::{Layout, SpaceGuard, SpacePhase, SpaceSystem, ACCOUNTS};
 use super::{SpaceHand, SpaceSimulation};
 use crate::model::energy::{LedgerAccounts, LedgerWatch};
 use crate::model::friction::{AxleMode, SlipDirection};
-use crate::model::space::{space_energy, space_tensing_impulse, SpaceState};
-use crate::simulation::ode::events::{Direction, EventLocator, EventOptions, EventSpec};
+use crate::model::space::{space_energy, space_tensing_impulse, AxleModel, SpaceState};
+use crate::simulation::ode::events::{Crossing, Direction, EventLocator, EventOptions, EventSpec};
 use crate::simulation::ode::integrate::Stepper;
 
 /// A rebound slower than this (m/s) counts as none: the string stays taut.
@@ -22,6 +22,9 @@ const TENSE_START_BAND: f64 = 1e-12;
 /// A string at its length stretching faster than this (m/s) at a phase's start takes a tensing
 /// impulse first.
 const STRETCHING: f64 = 1e-9;
+/// A flying diabolo within this distance (m) of a chord's plane at a phase's start is on the
+/// side it moves to.
+const LAND_START_BAND: f64 = 1e-8;
 /// The string counts as taut at the start within this slack, m.
 const TAUT_START: f64 = 1e-9;
 
@@ -60,6 +63,12 @@ pub struct SpaceRow<'a> {
     pub axle_work: f64,
     /// L - sum l, m.
     pub slack: f64,
+    /// Each diabolo's mode, index K - 1.
+    pub diabolo_modes: &'a [crate::simulation::DiaboloMode],
+    /// Each diabolo's slot on the string (0 off it), index K - 1.
+    pub slots: &'a [usize],
+    /// Each diabolo's theta = pi + its contact angle, rad (NaN off the string), index K - 1.
+    pub thetas: &'a [f64],
 }
 
 impl<H: SpaceHand + Clone> SpaceSimulation<H> {
@@ -74,34 +83,36 @@ impl<H: SpaceHand + Clone> SpaceSimulation<H> {
     }
 }
 
-type Stop = (f64, SpaceStop);
+pub(super) type Stop = (f64, SpaceStop);
 
 #[derive(Clone)]
 pub(super) struct Run<H: SpaceHand> {
-    settings: super::SpaceSettings,
-    system: SpaceSystem<H>,
-    stepper: Stepper,
-    locator: EventLocator,
-    y: Vec<f64>,
-    row_y: Vec<f64>,
-    row_state: SpaceState,
-    row_tensions: Vec<f64>,
-    events: Vec<SpaceEvent>,
-    impulse_loss: f64,
-    watch: LedgerWatch,
-    initial_energy: f64,
-    worst_residual: f64,
-    next_row: u64,
-    breakpoints: Vec<f64>,
-    jumps: Vec<(f64, usize)>,
-    bounces: u32,
+    pub(super) settings: super::SpaceSettings,
+    pub(super) system: SpaceSystem<H>,
+    pub(super) stepper: Stepper,
+    pub(super) locator: EventLocator,
+    pub(super) y: Vec<f64>,
+    pub(super) row_y: Vec<f64>,
+    pub(super) row_state: SpaceState,
+    pub(super) row_tensions: Vec<f64>,
+    /// Each diabolo's theta at the row (NaN off the string).
+    pub(super) row_thetas: Vec<f64>,
+    pub(super) events: Vec<SpaceEvent>,
+    pub(super) impulse_loss: f64,
+    pub(super) watch: LedgerWatch,
+    pub(super) initial_energy: f64,
+    pub(super) worst_residual: f64,
+    pub(super) next_row: u64,
+    pub(super) breakpoints: Vec<f64>,
+    pub(super) jumps: Vec<(f64, usize)>,
+    pub(super) bounces: u32,
     /// The time reached, s.
-    t: f64,
+    pub(super) t: f64,
     /// Transitions so far (counted against the event budget).
-    transitions: u64,
+    pub(super) transitions: u64,
 }
 
-fn failed(t: f64, e: impl std::fmt::Display) -> Stop {
+pub(super) fn failed(t: f64, e: impl std::fmt::Display) -> Stop {
     (t, SpaceStop::Failed(format!("at t = {t:.6} s: {e}")))
 }
 
@@ -110,13 +121,24 @@ impl<H: SpaceHand + Clone> Run<H> {
         let n = sim.initial.diabolos.len();
         let layout = Layout { diabolos: n };
         let dimension = layout.dimension();
-        let system = SpaceSystem::new(sim.params, sim.hands.clone(), &sim.initial);
+        let system = SpaceSystem::new(
+            sim.params,
+            sim.hands.clone(),
+            &sim.initial,
+            &sim.modes,
+            sim.settings.floor,
+        );
         let stepper = Stepper::new(sim.settings.method, sim.settings.stepper, dimension)
             .expect("the scenario checks the stepper's options");
-        let locator = EventLocator::new(2 + 7 * n, dimension, EventOptions::default())
-            .expect("the default event options are valid");
+        let locator = EventLocator::new(
+            SpaceSystem::<H>::most_guards(n),
+            dimension,
+            EventOptions::default(),
+        )
+        .expect("the default event options are valid");
         let mut y = vec![0.0; dimension];
-        layout.pack(&sim.initial, &mut y);
+        let every: Vec<usize> = (1..=n).collect();
+        layout.pack(&sim.initial, &every, &mut y);
         let initial_energy = space_energy(&sim.params, &sim.initial);
         let rtol = sim.settings.stepper.rtol;
         let atol = sim.settings.stepper.atol;
@@ -129,6 +151,7 @@ impl<H: SpaceHand + Clone> Run<H> {
             y,
             row_state: sim.initial.clone(),
             row_tensions: vec![0.0; n + 1],
+            row_thetas: vec![f64::NAN; n],
             events: Vec::new(),
             impulse_loss: 0.0,
             watch: LedgerWatch::new(initial_energy, rtol, atol),
@@ -221,14 +244,20 @@ impl<H: SpaceHand + Clone> Run<H> {
                 .locator
                 .locate(&mut self.system, &self.stepper, &mut self.y)
                 .map_err(|e| failed(e.time(), e))?
-                .map(|hit| (hit.t, hit.members.to_vec()));
+                .map(|hit| {
+                    let fired: Vec<(SpaceGuard, Crossing)> = hit
+                        .members
+                        .iter()
+                        .zip(hit.crossings)
+                        .map(|(&m, &crossing)| (self.system.guards[m], crossing))
+                        .collect();
+                    (hit.t, fired)
+                });
             match hit {
-                Some((t_hit, members)) => {
+                Some((t_hit, fired)) => {
                     self.emit_rows_until(t_hit, sink)?;
                     self.t = t_hit;
-                    let guards: Vec<SpaceGuard> =
-                        members.iter().map(|&m| self.system.guards[m]).collect();
-                    self.transition(t_hit, &guards)?;
+                    self.transition(t_hit, &fired)?;
                 }
                 None => {
                     let t = self.stepper.t();
@@ -236,7 +265,7 @@ impl<H: SpaceHand + Clone> Run<H> {
                         if let Some(t_tense) = self.passed_length()? {
                             self.emit_rows_until(t_tense, sink)?;
                             self.t = t_tense;
-                            self.transition(t_tense, &[SpaceGuard::Tense])?;
+                            self.transition(t_tense, &[(SpaceGuard::Tense, Crossing::Falling)])?;
                             continue;
                         }
                     }
@@ -264,9 +293,7 @@ impl<H: SpaceHand + Clone> Run<H> {
             this.stepper
                 .interpolate(t, &mut this.row_y)
                 .map_err(|e| failed(t, e))?;
-            this.system
-                .layout
-                .unpack(&this.row_y, &mut this.system.state);
+            this.system.read(&this.row_y);
             Ok(this.system.state.string_used() - length)
         };
         if over(self, t1)? <= threshold {
@@ -320,15 +347,14 @@ impl<H: SpaceHand + Clone> Run<H> {
         self.plan_breakpoints();
     }
 
-    /// The state at the time reached (axle rates of the fast top filled in).
+    /// The state at the time reached: every diabolo in index order (axle rates of the fast top
+    /// filled in).
     pub(super) fn state(&mut self) -> SpaceState {
         let t = self.t;
         let _ = self.system.load(t, &self.y);
-        let mut state = self.system.state.clone();
-        for k in 1..=state.diabolos.len() {
-            state.diabolos[k - 1].axle_rate = self.system.axle_rate(k);
-        }
-        state
+        self.row_y.copy_from_slice(&self.y);
+        self.fill_row_state();
+        self.row_state.clone()
     }
 
     /// Replaces a hand (0 left, 1 right) from the time reached on: the phase is entered again
@@ -347,6 +373,7 @@ impl<H: SpaceHand + Clone> Run<H> {
             events: self.events.clone(),
             steps: self.stepper.stats().accepted_steps,
             ledger_residual: self.worst_residual,
+            flights: self.system.roster.records(self.t),
         }
     }
 
@@ -371,7 +398,7 @@ impl<H: SpaceHand + Clone> Run<H> {
         self.jumps.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
 
-    fn prescribed(&self) -> [bool; 2] {
+    pub(super) fn prescribed(&self) -> [bool; 2] {
         [
             self.system.hands[0].prescribes_motion(),
             self.system.hands[1].prescribes_motion(),
@@ -379,9 +406,9 @@ impl<H: SpaceHand + Clone> Run<H> {
     }
 
     /// Enters the phase the state at t is in (taut with T_0 >= 0, else slack) and restarts.
-    fn start_phase(&mut self, t: f64) -> Result<(), Stop> {
+    pub(super) fn start_phase(&mut self, t: f64) -> Result<(), Stop> {
         let length = self.system.params.planar.values().string_length;
-        self.system.layout.unpack(&self.y, &mut self.system.state);
+        self.system.read(&self.y);
         let slack = length - self.system.state.string_used();
         let phase = if slack > TAUT_START {
             SpacePhase::Loose
@@ -414,7 +441,7 @@ impl<H: SpaceHand + Clone> Run<H> {
         self.enter(t, phase)
     }
 
-    fn enter(&mut self, t: f64, phase: SpacePhase) -> Result<(), Stop> {
+    pub(super) fn enter(&mut self, t: f64, phase: SpacePhase) -> Result<(), Stop> {
         self.system.enter(phase);
         let specs: Vec<EventSpec> = self
             .system
@@ -432,7 +459,19 @@ impl<H: SpaceHand + Clone> Run<H> {
                             TENSE_START_BAND * self.system.params.planar.values().string_length,
                         )
                         .with_dips(),
-                    SpaceGuard::SlipZero(_) => EventSpec::new(Direction::Either),
+                    SpaceGuard::SlipZero(_) | SpaceGuard::Fold(_) => {
+                        EventSpec::new(Direction::Either)
+                    }
+                    // Right after a leave the merged chord passes through the diabolo that
+                    // left: within 1e-8 m of it, its side is taken from just after.
+                    SpaceGuard::Land { .. } => {
+                        EventSpec::new(Direction::Either).with_start_band(LAND_START_BAND)
+                    }
+                    // Distances between bodies and to the floor: found even when they close
+                    // and reopen between two samples of a long step.
+                    SpaceGuard::Touch(_) | SpaceGuard::Meet { .. } | SpaceGuard::Floor(_) => {
+                        EventSpec::new(Direction::Falling).as_gap()
+                    }
                     _ => EventSpec::new(Direction::Falling),
                 }
             })
@@ -458,7 +497,7 @@ impl<H: SpaceHand + Clone> Run<H> {
                 _ => *value < 0.0,
             };
             if past {
-                if let Some(stop) = terminal(*guard) {
+                if let Some(stop) = self.terminal(*guard) {
                     return Err((t, stop));
                 }
             }
@@ -468,7 +507,7 @@ impl<H: SpaceHand + Clone> Run<H> {
 
     /// Each axle's mode at t: the way its slip points, the Filippov rule at zero slip.
     fn decide_modes(&mut self, t: f64) -> Result<(), Stop> {
-        let n = self.system.layout.diabolos;
+        let n = self.system.on_string();
         self.system.phase = SpacePhase::Taut;
         for k in 1..=n {
             self.system.modes[k - 1] = AxleMode::Slipping(SlipDirection::Positive);
@@ -486,44 +525,75 @@ impl<H: SpaceHand + Clone> Run<H> {
         Ok(())
     }
 
-    fn transition(&mut self, t: f64, guards: &[SpaceGuard]) -> Result<(), Stop> {
+    /// Applies what fired at t. A diabolo that leaves, lands or drops renumbers the string's
+    /// slots: the phase is entered anew from there, and any other guard of the same instant
+    /// that still holds fires again at once.
+    fn transition(&mut self, t: f64, fired: &[(SpaceGuard, Crossing)]) -> Result<(), Stop> {
         self.transitions += 1;
-        if let Some(stop) = guards.iter().find_map(|g| terminal(*g)) {
+        if let Some(stop) = fired.iter().find_map(|(g, _)| self.terminal(*g)) {
             return Err((t, stop));
         }
         let mut phase = self.system.phase;
-        for guard in guards {
-            match *guard {
+        for &(guard, crossing) in fired {
+            match guard {
                 SpaceGuard::Loosen => {
                     self.event(t, SpaceEventKind::Loosen);
                     phase = SpacePhase::Loose;
                 }
                 SpaceGuard::Tense => return self.tense(t),
                 SpaceGuard::SlipZero(k) => {
-                    self.system.layout.unpack(&self.y, &mut self.system.state);
+                    self.system.read(&self.y);
                     self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
                     let mode = self.system.decide_mode(k).map_err(|e| failed(t, e))?;
                     self.system.modes[k - 1] = mode;
                     if mode == AxleMode::Stuck {
-                        self.event(t, SpaceEventKind::Stick(k));
+                        let diabolo = self.system.roster.diabolo_in(k);
+                        self.event(t, SpaceEventKind::Stick(diabolo));
                     }
                 }
                 SpaceGuard::GripLimit(k) => {
                     self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
                     let direction = self.system.tension.breaking_direction(k);
                     self.system.modes[k - 1] = AxleMode::Slipping(direction);
-                    self.event(t, SpaceEventKind::Unstick(k));
+                    let diabolo = self.system.roster.diabolo_in(k);
+                    self.event(t, SpaceEventKind::Unstick(diabolo));
                 }
+                SpaceGuard::Fold(slot) => {
+                    if self.fold(t, slot, crossing)? {
+                        return Ok(());
+                    }
+                }
+                SpaceGuard::Land { diabolo, segment } => {
+                    if self.land(t, diabolo, segment, crossing)? {
+                        return Ok(());
+                    }
+                }
+                SpaceGuard::Floor(k) => return self.drop_to_floor(t, k),
                 _ => {}
             }
         }
         self.enter(t, phase)
     }
 
+    /// The stop a guard means, if it ends the run (objects named by their diabolo K).
+    fn terminal(&self, guard: SpaceGuard) -> Option<SpaceStop> {
+        let diabolo = |slot: usize| self.system.roster.diabolo_in(slot);
+        match guard {
+            SpaceGuard::Cup(k) => Some(SpaceStop::Cup(diabolo(k))),
+            SpaceGuard::SlowSpin(k) => Some(SpaceStop::SlowSpin(diabolo(k))),
+            SpaceGuard::Touch(j) => Some(SpaceStop::Touch(
+                self.system.string_body(j),
+                self.system.string_body(j + 1),
+            )),
+            SpaceGuard::Meet { diabolo, other } => Some(SpaceStop::Meet { diabolo, other }),
+            _ => None,
+        }
+    }
+
     /// The slack string reaches its length: the tensing impulse, then taut (or slack again
     /// after a bounce).
     fn tense(&mut self, t: f64) -> Result<(), Stop> {
-        self.system.layout.unpack(&self.y, &mut self.system.state);
+        self.system.read(&self.y);
         self.system
             .string
             .update(&self.system.state)
@@ -550,9 +620,7 @@ impl<H: SpaceHand + Clone> Run<H> {
         self.impulse_loss += impulse.energy_lost;
         let accounts = self.system.layout.accounts();
         self.y[accounts] += impulse.hand_work;
-        self.system
-            .layout
-            .pack(&self.system.state, &mut self.y[..accounts]);
+        self.system.write(&mut self.y);
         self.event(
             t,
             SpaceEventKind::Tense {
@@ -574,17 +642,14 @@ impl<H: SpaceHand + Clone> Run<H> {
         let Some(velocity) = self.system.hands[side].velocity_after(t) else {
             return Ok(());
         };
-        self.system.layout.unpack(&self.y, &mut self.system.state);
+        self.system.read(&self.y);
         let stick = if side == 0 {
             &mut self.system.state.left
         } else {
             &mut self.system.state.right
         };
         stick.vel = velocity;
-        let accounts = self.system.layout.accounts();
-        self.system
-            .layout
-            .pack(&self.system.state, &mut self.y[..accounts]);
+        self.system.write(&mut self.y);
         self.event(t, SpaceEventKind::VelocityJump(side));
         if self.system.phase == SpacePhase::Taut {
             self.system
@@ -598,7 +663,7 @@ impl<H: SpaceHand + Clone> Run<H> {
         self.start_phase(t)
     }
 
-    fn event(&mut self, t: f64, kind: SpaceEventKind) {
+    pub(super) fn event(&mut self, t: f64, kind: SpaceEventKind) {
         self.events.push(SpaceEvent { t, kind });
     }
 
@@ -648,23 +713,50 @@ impl<H: SpaceHand + Clone> Run<H> {
         }
     }
 
+    /// The row's state of every diabolo in index order (the string's from the loaded string
+    /// state, with the fast top's axle rates; the others from the row's state vector), and
+    /// each one's theta. Field by field: no allocation per row.
+    fn fill_row_state(&mut self) {
+        let system = &self.system;
+        self.row_state.left = system.state.left;
+        self.row_state.right = system.state.right;
+        let slots = system.roster.slot_numbers();
+        for (k, (d, theta)) in self
+            .row_state
+            .diabolos
+            .iter_mut()
+            .zip(&mut self.row_thetas)
+            .enumerate()
+        {
+            match slots[k] {
+                0 => {
+                    system.layout.unpack_diabolo(&self.row_y, k + 1, d);
+                    d.knot = 0;
+                    if system.params.model == AxleModel::FastTop {
+                        d.axle_rate = Vector3::zeros();
+                    }
+                    *theta = f64::NAN;
+                }
+                slot => {
+                    *d = system.state.diabolos[slot - 1];
+                    d.axle_rate = system.axle_rate(slot);
+                    *theta =
+                        std::f64::consts::PI + system.string.contact_angle(slot, d.knot, &d.axle);
+                }
+            }
+        }
+    }
+
     fn row(&mut self, t: f64, sink: &mut impl FnMut(&SpaceRow)) -> Result<(), Stop> {
         let row_y = std::mem::take(&mut self.row_y);
         let loaded = self.system.load(t, &row_y);
         self.row_y = row_y;
         loaded.map_err(|e| failed(t, e))?;
-        let n = self.system.layout.diabolos;
-        // Field by field: a derived clone_from would allocate a new vector per row.
-        self.row_state.left = self.system.state.left;
-        self.row_state.right = self.system.state.right;
-        self.row_state
-            .diabolos
-            .copy_from_slice(&self.system.state.diabolos);
-        for k in 1..=n {
-            self.row_state.diabolos[k - 1].axle_rate = self.system.axle_rate(k);
-        }
+        self.fill_row_state();
         let params = &self.system.params;
         let taut = self.system.phase == SpacePhase::Taut;
+        // Within the capacity of N + 1: no allocation.
+        self.row_tensions.resize(self.system.on_string() + 1, 0.0);
         if taut {
             self.row_tensions
                 .copy_from_slice(self.system.tension.tensions());
@@ -722,22 +814,13 @@ impl<H: SpaceHand + Clone> Run<H> {
             impulse_loss: self.impulse_loss,
             axle_work: a[3],
             slack: params.planar.values().string_length - self.system.string.total_length(),
+            diabolo_modes: self.system.roster.modes(),
+            slots: self.system.roster.slot_numbers(),
+            thetas: &self.row_thetas,
         };
         sink(&row);
         self.watch
             .check(&ledger)
             .map_err(|(breach, tolerance)| (t, SpaceStop::LedgerOpen { breach, tolerance }))
-    }
-}
-
-/// The stop a guard means, if it ends the run.
-fn terminal(guard: SpaceGuard) -> Option<SpaceStop> {
-    match guard {
-        SpaceGuard::Leave(k) => Some(SpaceStop::Left(k)),
-        SpaceGuard::Cup(k) => Some(SpaceStop::Cup(k)),
-        SpaceGuard::Wrap(k) => Some(SpaceStop::Wrap(k)),
-        SpaceGuard::SlowSpin(k) => Some(SpaceStop::SlowSpin(k)),
-        SpaceGuard::Touch(j) => Some(SpaceStop::Touch(j)),
-        _ => None,
     }
 }

@@ -8,16 +8,18 @@
 
 use nalgebra::Vector3;
 
+use super::roster::SpaceRoster;
 use super::SpaceHand;
 use crate::model::friction::{filippov_mode, AxleMode, SlipDirection};
 use crate::model::space::{
-    fast_top_rate, offset_torque, rigid_axle_acceleration, spin_rate_about_axle, string_torque,
-    AxleModel, CollapsedSegment, SingularTension, SpaceParams, SpaceState, SpaceString,
-    SpaceTension,
+    chord_crossing, fast_top_rate, lowest_rim_point, offset_torque, rigid_axle_acceleration,
+    spin_rate_about_axle, string_torque, AxleModel, CollapsedSegment, SingularTension,
+    SpaceDiabolo, SpaceParams, SpaceState, SpaceString, SpaceTension,
 };
 use crate::model::StickInput;
-use crate::simulation::ode::events::EventSystem;
+use crate::simulation::ode::events::{EventSystem, GapMotion};
 use crate::simulation::ode::integrate::OdeSystem;
+use crate::simulation::DiaboloMode;
 
 /// Numbers per stick in the state vector.
 const STICK: usize = 6;
@@ -53,41 +55,57 @@ impl Layout {
         2 * STICK + DIABOLO * self.diabolos
     }
 
-    /// The state vector of a state (accounts zero).
-    pub(super) fn pack(self, state: &SpaceState, y: &mut [f64]) {
-        let put = |y: &mut [f64], at: usize, v: &Vector3<f64>| {
-            y[at..at + 3].copy_from_slice(v.as_slice())
-        };
+    /// Writes the sticks and the string's diabolos of `state` (diabolo K = `slots[j - 1]` in
+    /// slot j) into the state vector; the other diabolos and the accounts are left as they are.
+    pub(super) fn pack(self, state: &SpaceState, slots: &[usize], y: &mut [f64]) {
         for (side, body) in [&state.left, &state.right].into_iter().enumerate() {
             put(y, side * STICK, &body.pos);
             put(y, side * STICK + 3, &body.vel);
         }
-        for (i, d) in state.diabolos.iter().enumerate() {
-            let at = self.diabolo(i + 1);
-            put(y, at, &d.pos);
-            put(y, at + 3, &d.vel);
-            y[at + 6] = d.spin;
-            put(y, at + 7, &d.axle);
-            put(y, at + 10, &d.axle_rate);
+        for (d, &k) in state.diabolos.iter().zip(slots) {
+            self.pack_diabolo(d, k, y);
         }
     }
 
-    /// The state of a state vector (knots kept from `state`).
-    pub(super) fn unpack(self, y: &[f64], state: &mut SpaceState) {
-        let get = |at: usize| Vector3::new(y[at], y[at + 1], y[at + 2]);
+    /// Writes diabolo K's numbers into the state vector.
+    pub(super) fn pack_diabolo(self, d: &SpaceDiabolo, k: usize, y: &mut [f64]) {
+        let at = self.diabolo(k);
+        put(y, at, &d.pos);
+        put(y, at + 3, &d.vel);
+        y[at + 6] = d.spin;
+        put(y, at + 7, &d.axle);
+        put(y, at + 10, &d.axle_rate);
+    }
+
+    /// The sticks and the string's diabolos (diabolo K = `slots[j - 1]` in slot j) of a state
+    /// vector into `state` (knots kept from `state`, which holds one diabolo per slot).
+    pub(super) fn unpack(self, y: &[f64], slots: &[usize], state: &mut SpaceState) {
         for (side, body) in [&mut state.left, &mut state.right].into_iter().enumerate() {
-            body.pos = get(side * STICK);
-            body.vel = get(side * STICK + 3);
+            body.pos = get(y, side * STICK);
+            body.vel = get(y, side * STICK + 3);
         }
-        for (i, d) in state.diabolos.iter_mut().enumerate() {
-            let at = self.diabolo(i + 1);
-            d.pos = get(at);
-            d.vel = get(at + 3);
-            d.spin = y[at + 6];
-            d.axle = get(at + 7);
-            d.axle_rate = get(at + 10);
+        for (d, &k) in state.diabolos.iter_mut().zip(slots) {
+            self.unpack_diabolo(y, k, d);
         }
     }
+
+    /// Diabolo K's numbers of a state vector into `d` (its knot kept).
+    pub(super) fn unpack_diabolo(self, y: &[f64], k: usize, d: &mut SpaceDiabolo) {
+        let at = self.diabolo(k);
+        d.pos = get(y, at);
+        d.vel = get(y, at + 3);
+        d.spin = y[at + 6];
+        d.axle = get(y, at + 7);
+        d.axle_rate = get(y, at + 10);
+    }
+}
+
+fn put(y: &mut [f64], at: usize, v: &Vector3<f64>) {
+    y[at..at + 3].copy_from_slice(v.as_slice())
+}
+
+fn get(y: &[f64], at: usize) -> Vector3<f64> {
+    Vector3::new(y[at], y[at + 1], y[at + 2])
 }
 
 /// What can go wrong evaluating the model in space.
@@ -131,31 +149,77 @@ pub enum SpaceGuard {
     SlipZero(usize),
     /// A gripping axle's need reaches its capstan bound.
     GripLimit(usize),
-    /// The string's turn about the axle falls to zero: the diabolo leaves the string.
-    Leave(usize),
+    /// sin of the string's turn about the axle in slot k (1..n), either way: zero where the
+    /// string runs straight past the axle (a diabolo without a knot leaves the string when its
+    /// turn falls through zero) or folds back through it (the turn passes +-pi: a wrap begins
+    /// or ends, a knot change).
+    Fold(usize),
     /// A strand reaches the cup angle: the string climbs a cup.
     Cup(usize),
-    /// The string's turn about the axle reaches +-pi: a wrap begins or ends (a knot change).
-    Wrap(usize),
+    /// Flying diabolo K's centre crosses the plane through the chord of `segment` (0..=n)
+    /// spanned by the chord and the axle, downward: the string may pass between its cups (a
+    /// landing, when the crossing lies between the chord's ends and within the axle's
+    /// half-length).
+    Land {
+        /// K.
+        diabolo: usize,
+        /// The segment (0 starts at the left stick).
+        segment: usize,
+    },
+    /// Flying diabolo K's lowest rim point reaches the floor.
+    Floor(usize),
     /// Objects j and j + 1 on the string touch (a diabolo's rim against its neighbour or a stick
     /// tip; the diabolo's rim taken as a sphere of radius R about its centre): contacts are not
     /// followed in space yet.
     Touch(usize),
+    /// Flying diabolo K touches another body (its rim sphere against another's or a stick tip):
+    /// contacts are not followed in space yet.
+    Meet {
+        /// K.
+        diabolo: usize,
+        /// The other body.
+        other: Body,
+    },
     /// The fast-top limit no longer holds: the precession is no longer slow against the
     /// nutation.
     SlowSpin(usize),
 }
 
-/// One phase's ODE system with its guards; all buffers allocated at construction.
+/// A body of the run: a stick tip or a diabolo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Body {
+    /// A stick tip (0 left, 1 right).
+    Stick(usize),
+    /// Diabolo K (on the string or flying; a dropped one touches nothing).
+    Diabolo(usize),
+}
+
+impl std::fmt::Display for Body {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Stick(0) => write!(f, "the left stick tip"),
+            Self::Stick(_) => write!(f, "the right stick tip"),
+            Self::Diabolo(k) => write!(f, "diabolo {k}"),
+        }
+    }
+}
+
+/// One phase's ODE system with its guards; its buffers are allocated at construction and
+/// resized only when a diabolo leaves or lands.
 #[derive(Clone)]
 pub struct SpaceSystem<H: SpaceHand> {
     pub(super) params: SpaceParams,
     pub(super) hands: [H; 2],
     pub(super) layout: Layout,
     pub(super) phase: SpacePhase,
+    /// The friction mode of the axle in each slot.
     pub(super) modes: Vec<AxleMode>,
     pub(super) guards: Vec<SpaceGuard>,
+    /// The string's objects: the sticks and the diabolos in slot order.
     pub(super) state: SpaceState,
+    pub(super) roster: SpaceRoster,
+    /// The floor's height, m.
+    pub(super) floor: Option<f64>,
     pub(super) string: SpaceString,
     pub(super) tension: SpaceTension,
     pub(super) inputs: [StickInput<3>; 2],
@@ -163,34 +227,103 @@ pub struct SpaceSystem<H: SpaceHand> {
     /// The gradient of sum l by object (a buffer of the projection onto the string).
     pub(super) gradients: Vec<Vector3<f64>>,
     pub(super) switching: bool,
+    /// Each guard's gap motion at the last evaluation (zero for the guards that are not gaps).
+    pub(super) gap_motion: Vec<GapMotion>,
 }
 
 impl<H: SpaceHand> SpaceSystem<H> {
-    pub(super) fn new(params: SpaceParams, hands: [H; 2], start: &SpaceState) -> Self {
-        let n = start.diabolos.len();
+    /// The system of a run from `start` (every diabolo, in index order) with the diabolos'
+    /// modes `modes`.
+    pub(super) fn new(
+        params: SpaceParams,
+        hands: [H; 2],
+        start: &SpaceState,
+        modes: &[DiaboloMode],
+        floor: Option<f64>,
+    ) -> Self {
+        let starts: Vec<(f64, f64)> = start.diabolos.iter().map(|d| (d.pos.y, d.vel.y)).collect();
+        let roster = SpaceRoster::new(modes, &starts, params.planar.values().gravity);
+        let state = SpaceState {
+            left: start.left,
+            right: start.right,
+            diabolos: roster
+                .slots()
+                .iter()
+                .map(|&k| start.diabolos[k - 1])
+                .collect(),
+        };
         let switching = params.planar.has_switching_friction();
-        Self {
+        let mut system = Self {
             params,
             hands,
-            layout: Layout { diabolos: n },
+            layout: Layout {
+                diabolos: modes.len(),
+            },
             phase: SpacePhase::Taut,
-            modes: vec![AxleMode::Slipping(SlipDirection::Positive); n],
-            guards: Vec::with_capacity(2 + 7 * n),
-            state: start.clone(),
-            string: SpaceString::new(n),
-            tension: SpaceTension::new(n),
+            modes: Vec::new(),
+            guards: Vec::with_capacity(Self::most_guards(modes.len())),
+            state,
+            roster,
+            floor,
+            string: SpaceString::new(0),
+            tension: SpaceTension::new(0),
             inputs: [StickInput::RELEASED; 2],
-            torques: vec![Vector3::zeros(); n],
-            gradients: vec![Vector3::zeros(); n + 2],
+            torques: Vec::new(),
+            gradients: Vec::new(),
             switching,
+            gap_motion: vec![[0.0; 4]; Self::most_guards(modes.len())],
+        };
+        system.resize_string();
+        system
+    }
+
+    /// The most guards a run of N diabolos arms at once.
+    pub(super) fn most_guards(n: usize) -> usize {
+        3 + 6 * n + 2 * n * (n + 1)
+    }
+
+    /// Sizes the string's buffers for the diabolos now on it (their axles' modes kept by
+    /// slot where a slot's diabolo stayed; the caller decides the others).
+    pub(super) fn resize_string(&mut self) {
+        let n = self.roster.on_string();
+        self.string = SpaceString::new(n);
+        self.tension = SpaceTension::new(n);
+        self.modes
+            .resize(n, AxleMode::Slipping(SlipDirection::Positive));
+        self.torques = vec![Vector3::zeros(); n];
+        self.gradients = vec![Vector3::zeros(); n + 2];
+    }
+
+    /// Reads the sticks and the string's diabolos from the state vector.
+    pub(super) fn read(&mut self, y: &[f64]) {
+        self.layout.unpack(y, self.roster.slots(), &mut self.state);
+    }
+
+    /// Writes the sticks and the string's diabolos into the state vector.
+    pub(super) fn write(&self, y: &mut [f64]) {
+        self.layout.pack(&self.state, self.roster.slots(), y);
+    }
+
+    /// The body that is object j of the string (0 the left stick, n + 1 the right).
+    pub(super) fn string_body(&self, j: usize) -> Body {
+        match j {
+            0 => Body::Stick(0),
+            j if j == self.on_string() + 1 => Body::Stick(1),
+            j => Body::Diabolo(self.roster.diabolo_in(j)),
         }
+    }
+
+    /// n: the diabolos on the string.
+    pub(super) fn on_string(&self) -> usize {
+        self.state.diabolos.len()
     }
 
     /// Enters `phase` with the axles in `modes` and arms its guards.
     pub(super) fn enter(&mut self, phase: SpacePhase) {
         self.phase = phase;
         self.guards.clear();
-        let n = self.layout.diabolos;
+        let n = self.on_string();
+        let fast_top = self.params.model == AxleModel::FastTop;
         match phase {
             SpacePhase::Taut => {
                 self.guards.push(SpaceGuard::Loosen);
@@ -201,42 +334,49 @@ impl<H: SpaceHand> SpaceSystem<H> {
                             AxleMode::Slipping(_) => SpaceGuard::SlipZero(k),
                         });
                     }
-                    if self.state.diabolos[k - 1].knot == 0 {
-                        self.guards.push(SpaceGuard::Leave(k));
-                    }
+                    self.guards.push(SpaceGuard::Fold(k));
                     self.guards.push(SpaceGuard::Cup(k));
-                    self.guards.push(SpaceGuard::Wrap(k));
-                    if self.params.model == AxleModel::FastTop {
-                        self.guards.push(SpaceGuard::SlowSpin(k));
-                    }
-                }
-                for j in 0..=n {
-                    self.guards.push(SpaceGuard::Touch(j));
                 }
             }
             SpacePhase::Loose => {
                 self.guards.push(SpaceGuard::Tense);
-                for k in 1..=n {
-                    if self.state.diabolos[k - 1].knot == 0 {
-                        self.guards.push(SpaceGuard::Leave(k));
-                    }
-                }
-                for j in 0..=n {
-                    self.guards.push(SpaceGuard::Touch(j));
-                }
-                if self.params.model == AxleModel::FastTop {
-                    for k in 1..=n {
-                        self.guards.push(SpaceGuard::SlowSpin(k));
-                    }
-                }
+                self.guards.extend((1..=n).map(SpaceGuard::Fold));
             }
+        }
+        if fast_top {
+            self.guards.extend((1..=n).map(SpaceGuard::SlowSpin));
+        }
+        self.guards.extend((0..=n).map(SpaceGuard::Touch));
+        let modes = self.roster.modes();
+        for k in 1..=modes.len() {
+            if modes[k - 1] != DiaboloMode::Flying {
+                continue;
+            }
+            self.guards.extend((0..=n).map(|segment| SpaceGuard::Land {
+                diabolo: k,
+                segment,
+            }));
+            if self.floor.is_some() {
+                self.guards.push(SpaceGuard::Floor(k));
+            }
+            let others = (0..2).map(Body::Stick).chain(
+                (1..=modes.len())
+                    .filter(|&j| match modes[j - 1] {
+                        DiaboloMode::String => true,
+                        DiaboloMode::Flying => j > k,
+                        DiaboloMode::Dropped => false,
+                    })
+                    .map(Body::Diabolo),
+            );
+            self.guards
+                .extend(others.map(|other| SpaceGuard::Meet { diabolo: k, other }));
         }
     }
 
-    /// Loads `y` at time t: the state, the string, the hands' inputs and (taut) the tensions
-    /// and torques.
+    /// Loads `y` at time t: the string's state, the string, the hands' inputs and (taut) the
+    /// tensions and torques.
     pub(super) fn load(&mut self, t: f64, y: &[f64]) -> Result<(), SpaceModelError> {
-        self.layout.unpack(y, &mut self.state);
+        self.read(y);
         self.string.update(&self.state)?;
         self.inputs = [
             self.hands[0].input(t, &self.state.left),
@@ -252,7 +392,7 @@ impl<H: SpaceHand> SpaceSystem<H> {
             )?;
             let segments = self.string.segments();
             let tensions = self.tension.tensions();
-            for k in 1..=self.layout.diabolos {
+            for k in 1..=self.state.diabolos.len() {
                 let axle = &self.state.diabolos[k - 1].axle;
                 let pull = tensions[k] * segments[k].direction
                     - tensions[k - 1] * segments[k - 1].direction;
@@ -338,11 +478,7 @@ impl<H: SpaceHand> OdeSystem for SpaceSystem<H> {
     fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) -> Result<(), Self::Error> {
         self.load(t, y)?;
         let p = self.params.planar.values();
-        let n = self.layout.diabolos;
-        let gravity = Vector3::new(0.0, -p.gravity, 0.0);
-        let put = |d: &mut [f64], at: usize, v: &Vector3<f64>| {
-            d[at..at + 3].copy_from_slice(v.as_slice())
-        };
+        let n = self.on_string();
         let mut hand_power = 0.0;
         for (side, j) in [(0usize, 0usize), (1, n + 1)] {
             let body = if side == 0 {
@@ -364,40 +500,48 @@ impl<H: SpaceHand> OdeSystem for SpaceSystem<H> {
         let spin_mass = p.diabolo_mass * p.spin_inertia;
         let mut drag = 0.0;
         let mut axle_power = 0.0;
-        for k in 1..=n {
-            let at = self.layout.diabolo(k);
-            let d = self.state.diabolos[k - 1];
+        for slot in 1..=n {
+            let d = self.state.diabolos[slot - 1];
+            let at = self.layout.diabolo(self.roster.diabolo_in(slot));
             let (accel, spin_rate) = match self.phase {
-                SpacePhase::Taut => (self.tension.acceleration(k), self.tension.spin_rate(k)),
-                SpacePhase::Loose => (gravity, -p.spin_drag * d.spin),
+                SpacePhase::Taut => (
+                    self.tension.acceleration(slot),
+                    self.tension.spin_rate(slot),
+                ),
+                SpacePhase::Loose => (self.gravity(), -p.spin_drag * d.spin),
             };
             put(dydt, at, &d.vel);
             put(dydt, at + 3, &accel);
             dydt[at + 6] = spin_rate;
             drag += spin_mass * p.spin_drag * d.spin * d.spin;
-            let torque = self.torques[k - 1];
-            match self.params.model {
-                AxleModel::FastTop => {
-                    put(dydt, at + 7, &self.axle_rate(k));
-                    put(dydt, at + 10, &Vector3::zeros());
-                }
-                AxleModel::Rigid => {
-                    let omega = spin_rate_about_axle(d.spin, self.params.axle_radius);
-                    put(dydt, at + 7, &d.axle_rate);
-                    put(
-                        dydt,
-                        at + 10,
-                        &rigid_axle_acceleration(
-                            &d.axle,
-                            &d.axle_rate,
-                            &torque,
-                            self.params.polar_inertia,
-                            self.params.transverse_inertia,
-                            omega,
-                        ),
-                    );
-                    axle_power += torque.dot(&d.axle.cross(&d.axle_rate));
-                }
+            let torque = self.torques[slot - 1];
+            axle_power += self.axle_derivative(&d, &torque, slot, &mut dydt[at + 7..at + 13]);
+        }
+        for k in 1..=self.roster.diabolos() {
+            let mode = self.roster.modes()[k - 1];
+            if mode == DiaboloMode::String {
+                continue;
+            }
+            let mut d = SpaceDiabolo::default();
+            self.layout.unpack_diabolo(y, k, &mut d);
+            let at = self.layout.diabolo(k);
+            let flying = mode == DiaboloMode::Flying;
+            put(dydt, at, &d.vel);
+            put(
+                dydt,
+                at + 3,
+                &if flying {
+                    self.gravity()
+                } else {
+                    Vector3::zeros()
+                },
+            );
+            dydt[at + 6] = -p.spin_drag * d.spin;
+            drag += spin_mass * p.spin_drag * d.spin * d.spin;
+            if flying {
+                self.axle_derivative(&d, &Vector3::zeros(), 0, &mut dydt[at + 7..at + 13]);
+            } else {
+                dydt[at + 7..at + 13].iter_mut().for_each(|v| *v = 0.0);
             }
         }
         let accounts = self.layout.accounts();
@@ -412,14 +556,65 @@ impl<H: SpaceHand> OdeSystem for SpaceSystem<H> {
     }
 }
 
+impl<H: SpaceHand> SpaceSystem<H> {
+    fn gravity(&self) -> Vector3<f64> {
+        Vector3::new(0.0, -self.params.planar.values().gravity, 0.0)
+    }
+
+    /// Writes (a', a'') of diabolo `d` under the string's torque `torque` into `out` (the fast
+    /// top's a' of the string's diabolo in `slot`, zero without a torque off the string) and
+    /// returns the torque's power on a rigid axle's transverse rotation, W.
+    fn axle_derivative(
+        &self,
+        d: &SpaceDiabolo,
+        torque: &Vector3<f64>,
+        slot: usize,
+        out: &mut [f64],
+    ) -> f64 {
+        match self.params.model {
+            AxleModel::FastTop => {
+                let rate = if slot > 0 {
+                    self.axle_rate(slot)
+                } else {
+                    Vector3::zeros()
+                };
+                put(out, 0, &rate);
+                put(out, 3, &Vector3::zeros());
+                0.0
+            }
+            AxleModel::Rigid => {
+                let omega = spin_rate_about_axle(d.spin, self.params.axle_radius);
+                put(out, 0, &d.axle_rate);
+                put(
+                    out,
+                    3,
+                    &rigid_axle_acceleration(
+                        &d.axle,
+                        &d.axle_rate,
+                        torque,
+                        self.params.polar_inertia,
+                        self.params.transverse_inertia,
+                        omega,
+                    ),
+                );
+                torque.dot(&d.axle.cross(&d.axle_rate))
+            }
+        }
+    }
+}
+
 impl<H: SpaceHand> EventSystem for SpaceSystem<H> {
     fn events(&mut self, t: f64, y: &[f64], out: &mut [f64]) -> Result<(), Self::Error> {
         self.load(t, y)?;
         let law = self.params.planar.values().friction_law;
         let c = self.params.planar.values().friction;
         let sin_cup = self.params.cup_angle.sin();
-        let n = self.layout.diabolos;
-        for (slot, guard) in out.iter_mut().zip(&self.guards) {
+        let radius = self.params.planar.values().diabolo_radius;
+        let n = self.on_string();
+        let motion3 = |rate: f64, v: Vector3<f64>| [rate, v.x, v.y, v.z];
+        let mut gap_motion = std::mem::take(&mut self.gap_motion);
+        for ((slot, guard), motion) in out.iter_mut().zip(&self.guards).zip(gap_motion.iter_mut()) {
+            *motion = [0.0; 4];
             *slot = match *guard {
                 SpaceGuard::Loosen => self.tension.tensions()[0],
                 SpaceGuard::Tense => {
@@ -428,7 +623,12 @@ impl<H: SpaceHand> EventSystem for SpaceSystem<H> {
                 }
                 SpaceGuard::SlipZero(k) => self.tension.contact(k).slip_speed,
                 SpaceGuard::GripLimit(k) => self.tension.grip_margin(k, law, c),
-                SpaceGuard::Leave(k) => self.string.turn_about(k, &self.state.diabolos[k - 1].axle),
+                SpaceGuard::Fold(k) => {
+                    let (sin, cos) = self
+                        .string
+                        .turn_sine_cosine(k, &self.state.diabolos[k - 1].axle);
+                    sin / sin.hypot(cos).max(f64::MIN_POSITIVE)
+                }
                 SpaceGuard::Cup(k) => {
                     let a = self.state.diabolos[k - 1].axle;
                     let s = self.string.segments();
@@ -439,21 +639,69 @@ impl<H: SpaceHand> EventSystem for SpaceSystem<H> {
                             .abs()
                             .max(s[k].direction.dot(&a).abs())
                 }
-                SpaceGuard::Wrap(k) => {
-                    std::f64::consts::PI
-                        - self
-                            .string
-                            .turn_about(k, &self.state.diabolos[k - 1].axle)
-                            .abs()
-                }
                 SpaceGuard::SlowSpin(k) => self.fast_top_margin(k),
                 SpaceGuard::Touch(j) => {
-                    let radius = self.params.planar.values().diabolo_radius;
                     let reach = |i: usize| if i == 0 || i == n + 1 { 0.0 } else { radius };
-                    self.string.segments()[j].length - reach(j) - reach(j + 1)
+                    let segment = self.string.segments()[j];
+                    *motion = motion3(
+                        segment.length_rate,
+                        self.state.velocity(j + 1) - self.state.velocity(j),
+                    );
+                    segment.length - reach(j) - reach(j + 1)
+                }
+                SpaceGuard::Land { diabolo, segment } => {
+                    let d = free_diabolo(self.layout, y, diabolo);
+                    chord_crossing(
+                        &self.state.position(segment),
+                        &self.state.position(segment + 1),
+                        &d.pos,
+                        &d.axle,
+                    )
+                    .height
+                    .unwrap_or(1.0)
+                }
+                SpaceGuard::Floor(k) => {
+                    let d = free_diabolo(self.layout, y, k);
+                    let floor = self.floor.unwrap_or(f64::NEG_INFINITY);
+                    *motion = [d.vel.y, 0.0, d.vel.y, 0.0];
+                    lowest_rim_point(&d.pos, &d.axle, radius, self.params.half_length) - floor
+                }
+                SpaceGuard::Meet { diabolo, other } => {
+                    let d = free_diabolo(self.layout, y, diabolo);
+                    let (at, vel, reach) = match other {
+                        Body::Stick(0) => (self.state.left.pos, self.state.left.vel, radius),
+                        Body::Stick(_) => (self.state.right.pos, self.state.right.vel, radius),
+                        Body::Diabolo(j) => {
+                            let o = free_diabolo(self.layout, y, j);
+                            (o.pos, o.vel, 2.0 * radius)
+                        }
+                    };
+                    let (span, v) = (at - d.pos, vel - d.vel);
+                    let distance = span.norm();
+                    *motion = motion3(span.dot(&v) / distance.max(f64::MIN_POSITIVE), v);
+                    distance - reach
                 }
             };
         }
+        self.gap_motion = gap_motion;
         Ok(())
+    }
+
+    fn gap_velocities(&self, out: &mut [GapMotion]) {
+        out.copy_from_slice(&self.gap_motion[..out.len()]);
+    }
+}
+
+/// Diabolo K as the state vector `y` has it (knot 0).
+fn free_diabolo(layout: Layout, y: &[f64], k: usize) -> SpaceDiabolo {
+    let mut d = SpaceDiabolo::default();
+    layout.unpack_diabolo(y, k, &mut d);
+    d
+}
+
+impl<H: SpaceHand> SpaceSystem<H> {
+    /// Diabolo K as the state vector `y` has it (knot 0).
+    pub(super) fn free_diabolo(&self, y: &[f64], k: usize) -> SpaceDiabolo {
+        free_diabolo(self.layout, y, k)
     }
 }

@@ -3,7 +3,7 @@
 //! bounds from the relative motion, halving, and a golden-section search for a minimum.
 
 use super::locator::Buffer;
-use super::{Crossing, EventError, EventLocator, EventSystem};
+use super::{Crossing, EventError, EventLocator, EventSystem, GapMotion};
 use crate::simulation::ode::integrate::Stepper;
 
 /// A sample of a gap member: time (s), value (m), and `[dg/dt, vx, vy]`: its rate and the
@@ -12,7 +12,7 @@ use crate::simulation::ode::integrate::Stepper;
 pub(super) struct GapSample {
     pub(super) t: f64,
     pub(super) g: f64,
-    pub(super) motion: [f64; 3],
+    pub(super) motion: GapMotion,
 }
 
 impl GapSample {
@@ -27,7 +27,10 @@ impl GapSample {
             return false;
         }
         let dt = b.t - a.t;
-        let accel = 2.0 * (b.motion[1] - a.motion[1]).hypot(b.motion[2] - a.motion[2])
+        let accel = 2.0
+            * (b.motion[1] - a.motion[1])
+                .hypot(b.motion[2] - a.motion[2])
+                .hypot(b.motion[3] - a.motion[3])
             / dt.max(f64::MIN_POSITIVE);
         // The first root of g + rate s - accel s^2 / 2 = 0 for s > 0 (rate < 0 closes).
         let reach = |g: f64, rate: f64| {

@@ -2,6 +2,7 @@
 //! changes and solves them by the Illinois method (the rules are in [`super`]).
 
 use super::gaps::GapSample;
+use super::GapMotion;
 use super::{
     Crossing, EventConfigError, EventError, EventHit, EventOptions, EventSet, EventSystem,
 };
@@ -39,7 +40,7 @@ pub(super) struct Track {
     /// For a gap: `[dg/dt, vx, vy]` at the last sample (m/s), and the sample before the
     /// last one in this step while the gap is positive (the interval between them is searched
     /// once, see [`EventSpec::gap`]).
-    pub(super) motion_last: [f64; 3],
+    pub(super) motion_last: GapMotion,
     pub(super) gap_prev: Option<GapSample>,
     /// For a gap at or below zero at the step's start (or within its start band): the start
     /// (time, value), until its sign is known (see [`EventSpec::gap`]).
@@ -60,7 +61,7 @@ impl Default for Track {
             at_root: false,
             earlier: [(0.0, 0.0); 2],
             history: 0,
-            motion_last: [0.0; 3],
+            motion_last: [0.0; 4],
             gap_prev: None,
             closing_from: None,
         }
@@ -106,10 +107,10 @@ pub struct EventLocator {
     pub(super) scanned: (u64, u64),
     pub(super) g_sample: Vec<f64>,
     /// The gap members' `[dg/dt, vx, vy]` at the start, end, sample and hit (m/s).
-    pub(super) motion_start: Vec<[f64; 3]>,
-    pub(super) motion_end: Vec<[f64; 3]>,
-    pub(super) motion_sample: Vec<[f64; 3]>,
-    pub(super) motion_hit: Vec<[f64; 3]>,
+    pub(super) motion_start: Vec<GapMotion>,
+    pub(super) motion_end: Vec<GapMotion>,
+    pub(super) motion_sample: Vec<GapMotion>,
+    pub(super) motion_hit: Vec<GapMotion>,
     pub(super) tracks: Vec<Track>,
     /// Time and set generation of the last hit, for its members' `at_root`.
     pub(super) last_hit: Option<(f64, u64)>,
@@ -141,10 +142,10 @@ impl EventLocator {
             rate_end: vec![0.0; capacity],
             scanned: (0, 0),
             g_sample: vec![0.0; capacity],
-            motion_start: vec![[0.0; 3]; capacity],
-            motion_end: vec![[0.0; 3]; capacity],
-            motion_sample: vec![[0.0; 3]; capacity],
-            motion_hit: vec![[0.0; 3]; capacity],
+            motion_start: vec![[0.0; 4]; capacity],
+            motion_end: vec![[0.0; 4]; capacity],
+            motion_sample: vec![[0.0; 4]; capacity],
+            motion_hit: vec![[0.0; 4]; capacity],
             tracks: vec![Track::default(); capacity],
             last_hit: None,
             hit_t: f64::NAN,

@@ -93,12 +93,15 @@ pub trait EventSystem: OdeSystem {
 
     /// For the members that are gaps ([`EventSpec::gap`]): writes, for the last
     /// [`EventSystem::events`] evaluation, the gap's rate dg/dt and the velocity (m/s, x and
-    /// y) at which its two ends move relative to each other, `[dg/dt, vx, vy]`. A system with
-    /// gap members must write them; the others are not read.
-    fn gap_velocities(&self, out: &mut [[f64; 3]]) {
+    /// y, z) at which its two ends move relative to each other, `[dg/dt, vx, vy, vz]` (vz 0 in
+    /// the plane). A system with gap members must write them; the others are not read.
+    fn gap_velocities(&self, out: &mut [GapMotion]) {
         let _ = out;
     }
 }
+
+/// A gap's rate and the relative velocity of its ends, `[dg/dt, vx, vy, vz]`, m/s.
+pub type GapMotion = [f64; 4];
 
 /// Which zero crossings of an event function fire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
