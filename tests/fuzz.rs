@@ -1,5 +1,7 @@
 //! The command fuzzed as an attacker or a careless script would use it: thousands of mutated
-//! scenarios (from the shipped ones), `--set` overrides, and mutated trajectory, event and
+//! scenarios (from the shipped ones), mutated scenarios in space (the shipped ones, planar ones
+//! turned to space and random ones with third coordinates, axles, axle rates, the axle's
+//! parameters and models: `space.rs`), `--set` overrides, and mutated trajectory, event and
 //! recording files for `check`, `plot`, `animate` and `replay`. Each case runs the real binary
 //! under a memory limit and a time limit and must keep the contract:
 //!
@@ -8,10 +10,14 @@
 //!   nothing;
 //! - no temporary file is left behind, and a failing command leaves no partial picture;
 //! - messages are bounded and speak the user's words (no Rust type names, no `None`/`Some(`,
-//!   no `NaN s` times).
+//!   no `NaN s` times);
+//! - in space, a run that exits 0 or 1 says so in its summary (`ok`, or why it stopped, the
+//!   event log ending with that failure), writes the space columns, and writes the same
+//!   trajectory and event log when run again.
 //!
 //! Switches (environment variables):
-//! - `DIABOLO_FUZZ_CASES`: scenario cases (default 3000; table cases are a third of it).
+//! - `DIABOLO_FUZZ_CASES`: scenario cases (default 3000; table cases are a third of it, cases
+//!   in space a tenth; `DIABOLO_FUZZ_SPACE_CASES` sets those alone).
 //!   `DIABOLO_FUZZ_CASES=100000 cargo test --release --test fuzz` is a long run.
 //! - `DIABOLO_FUZZ_SEED`: the seed (default fixed, so CI is reproducible).
 //! - `DIABOLO_FUZZ_CASE`: run only this case number (as printed by a failure).
@@ -21,10 +27,13 @@
 //! message, and the input is kept under `target/fuzz-failures/`.
 
 mod common;
+#[path = "fuzz/space.rs"]
+mod space;
 
 use common::contacts::Disc;
 use common::SplitMix;
 use serde_json::{json, Map, Value};
+use space::{space_base, space_problems, SPACE_RUN_LIMITS};
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -71,6 +80,10 @@ fn seed() -> u64 {
 
 fn scenario_cases() -> usize {
     env_number("DIABOLO_FUZZ_CASES").map_or(3000, |n| n as usize)
+}
+
+fn space_cases() -> usize {
+    env_number("DIABOLO_FUZZ_SPACE_CASES").map_or(scenario_cases() / 10, |n| n as usize)
 }
 
 fn workspace() -> PathBuf {
@@ -498,38 +511,50 @@ fn text_with_duplicate(value: &Value, here: &str, duplicate_at: &str, out: &mut 
     }
 }
 
-/// The shipped scenarios, shortened (a fuzz case is about input handling, not long runs).
+/// The shipped planar scenarios, shortened (a fuzz case is about input handling, not long runs).
 fn shipped_scenarios() -> Vec<(String, Value)> {
+    let found = shipped(false);
+    assert!(found.len() >= 5, "the shipped scenarios are there");
+    found
+}
+
+/// The shipped scenarios in space (`"space": true`) or in the plane, shortened to 0.5 s.
+fn shipped(space: bool) -> Vec<(String, Value)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let mut found: Vec<(String, Value)> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.ok())
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        // The scenarios in space (`"space": true`) run through `diabolo run` only.
-        .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| !t.contains("\"space\": true")))
-        .map(|p| {
+        .filter_map(|p| {
             let mut doc: Value =
                 serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            if (doc["sim"]["space"] == json!(true)) != space {
+                return None;
+            }
             let duration = doc["sim"]["duration"].as_f64().unwrap();
             doc["sim"]["duration"] = json!(duration.min(0.5));
             doc.as_object_mut().unwrap().remove("description");
-            (p.file_name().unwrap().to_string_lossy().into_owned(), doc)
+            Some((p.file_name().unwrap().to_string_lossy().into_owned(), doc))
         })
         .collect();
     found.sort_by(|a, b| a.0.cmp(&b.0));
-    assert!(found.len() >= 5, "the shipped scenarios are there");
     found
 }
 
+/// A scenario case drawn: the scenario's text, the `--set` arguments, and what was done.
+type DrawnCase = (Vec<u8>, Vec<String>, String);
+
 /// The scenario text of a case and the `--set` arguments; what was done.
-fn scenario_case(
-    rng: &mut SplitMix,
-    scenarios: &[(String, Value)],
-) -> (Vec<u8>, Vec<String>, String) {
+fn scenario_case(rng: &mut SplitMix, scenarios: &[(String, Value)]) -> DrawnCase {
     let (name, base) = pick(rng, scenarios);
-    let mut doc = base.clone();
-    let mut what = vec![name.clone()];
+    mutated_case(rng, name, base.clone())
+}
+
+/// The scenario `doc` (named `name`) perturbed or mutated, maybe given `--set` overrides, maybe
+/// written broken: its text and the `--set` arguments; what was done.
+fn mutated_case(rng: &mut SplitMix, name: &str, mut doc: Value) -> DrawnCase {
+    let mut what = vec![name.to_string()];
     let plausible = rng.coin();
     if plausible {
         // Plausible but unusual physics: most of these runs go through the simulation.
@@ -610,17 +635,30 @@ fn scenario_case(
     (text, sets, what.join("; "))
 }
 
+/// Which scenarios a case runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Dimension {
+    /// Planar: under a wall-clock budget (`sim.max_wall`), an `ok` run's physics checked.
+    Plane,
+    /// In space: no wall-clock budget (the run in space refuses `sim.max_wall`), the duration
+    /// kept short ([`SPACE_RUN_LIMITS`]), the summary read and the run repeated byte for byte.
+    Space,
+}
+
+/// Runs one scenario case: `make` draws the scenario text, its `--set` arguments and what was
+/// done.
 fn run_scenario_case(
     number: usize,
     rng: &mut SplitMix,
-    scenarios: &[(String, Value)],
     root: &Path,
+    dimension: Dimension,
+    make: &dyn Fn(&mut SplitMix) -> DrawnCase,
 ) -> Case {
     let mut case = Case::new(number);
     let dir = root.join(format!("s{number}"));
     let out = dir.join("out");
     std::fs::create_dir_all(&out).unwrap();
-    let (text, sets, what) = scenario_case(rng, scenarios);
+    let (text, sets, what) = make(rng);
     case.what = what;
     let scenario = dir.join("scenario.json");
     std::fs::write(&scenario, &text).unwrap();
@@ -630,9 +668,13 @@ fn run_scenario_case(
         common.push("--set".into());
         common.push(s.into());
     }
-    common.extend(RUN_LIMITS.iter().map(OsString::from));
-    common.push("--set".into());
-    common.push(format!("sim.max_wall={RUN_WALL_BUDGET}").into());
+    if dimension == Dimension::Plane {
+        common.extend(RUN_LIMITS.iter().map(OsString::from));
+        common.push("--set".into());
+        common.push(format!("sim.max_wall={RUN_WALL_BUDGET}").into());
+    } else {
+        common.extend(SPACE_RUN_LIMITS.iter().map(OsString::from));
+    }
     let mut validate: Vec<OsString> = vec!["validate".into(), scenario.clone().into()];
     validate.extend(common.iter().cloned());
     let validated = run_binary(&validate, None, &dir);
@@ -640,18 +682,18 @@ fn run_scenario_case(
 
     let mut run: Vec<OsString> = vec!["run".into(), scenario.into()];
     run.extend(common.iter().cloned());
-    run.extend(
+    // `-o`, `--events` and `--summary` into `folder`.
+    let outputs = |folder: &str| {
         [
-            "-o",
-            "out/t.csv",
-            "--events",
-            "out/e.jsonl",
-            "--summary",
-            "out/s.json",
+            ("-o", "t.csv"),
+            ("--events", "e.jsonl"),
+            ("--summary", "s.json"),
         ]
-        .iter()
-        .map(OsString::from),
-    );
+        .map(|(flag, name)| [flag.into(), format!("{folder}/{name}").into()])
+        .concat()
+    };
+    let mut run_again = run.clone();
+    run.extend(outputs("out"));
     let ran = run_binary(&run, None, &dir);
     case.expect("run", &ran, &[0, 1, 2]);
     let files = listing(&out);
@@ -676,9 +718,19 @@ fn run_scenario_case(
         case.problems
             .push(format!("a temporary file is left: {temp}"));
     }
-    if ran.code == Some(0) {
-        let problems = physical_problems(&dir, &common, &text, &sets);
-        case.problems.extend(problems);
+    match dimension {
+        Dimension::Plane if ran.code == Some(0) => {
+            let problems = physical_problems(&dir, &common, &text, &sets);
+            case.problems.extend(problems);
+        }
+        Dimension::Space if matches!(ran.code, Some(0 | 1)) && !ran.killed => {
+            std::fs::create_dir_all(dir.join("again")).unwrap();
+            run_again.extend(outputs("again"));
+            let again = run_binary(&run_again, None, &dir);
+            case.problems
+                .extend(space_problems(&dir, ran.code, again.code));
+        }
+        _ => {}
     }
     if !case.problems.is_empty() {
         case.problems.push(format!(
@@ -1363,7 +1415,30 @@ fn mutated_scenarios_keep_the_exit_code_file_and_message_contract() {
     std::fs::create_dir_all(&root).unwrap();
     let scenarios = shipped_scenarios();
     fuzz("scenario", scenario_cases(), 0, &|i, rng| {
-        run_scenario_case(i, rng, &scenarios, &root)
+        run_scenario_case(i, rng, &root, Dimension::Plane, &|rng| {
+            scenario_case(rng, &scenarios)
+        })
+    });
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn mutated_scenarios_in_space_keep_the_contract_and_run_the_same_twice() {
+    let root = workspace().join("space");
+    std::fs::create_dir_all(&root).unwrap();
+    let in_space = shipped(true);
+    assert!(!in_space.is_empty(), "a shipped scenario in space is there");
+    let planar = shipped_scenarios();
+    fuzz("space", space_cases(), 0x5FACE, &|i, rng| {
+        run_scenario_case(i, rng, &root, Dimension::Space, &|rng| {
+            let (name, base) = space_base(rng, &in_space, &planar);
+            // A quarter as drawn: the scenarios in space run through the model as written.
+            if rng.int(0, 3) == 0 {
+                let text = serde_json::to_vec_pretty(&base).unwrap();
+                return (text, Vec::new(), format!("{name}, as drawn"));
+            }
+            mutated_case(rng, &name, base)
+        })
     });
     let _ = std::fs::remove_dir_all(&root);
 }

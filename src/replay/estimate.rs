@@ -7,8 +7,9 @@
 //! dynamics, and the noise of a differentiated marker (about 1 mm at 120 Hz, and the diabolo's
 //! out-of-plane motion) is averaged over the window by the physics instead of by a polynomial.
 
-use nalgebra::{DVector, MatrixXx5, Vector2, Vector5};
+use nalgebra::{DVector, Vector2, Vector5};
 
+use super::fit::{levenberg_marquardt, sample_at, sample_count, SPIN_RESIDUAL_WEIGHT};
 use super::options::{InitialEstimate, ReplayOptions};
 use super::recording::{Recording, AXLE_RADIUS};
 use crate::model::DiaboloState;
@@ -91,26 +92,16 @@ pub(super) fn assimilate(
     guess: DiaboloState,
     build: &dyn Fn(&DiaboloState, f64) -> Result<Simulation, String>,
 ) -> DiaboloState {
-    // Samples every 0.01 s up to the last frame at or before the start, so that the linear
-    // interpolation between frames never reaches a frame after it.
-    let last_frame = rec
-        .t
-        .iter()
-        .copied()
-        .take_while(|t| *t <= from + window + 1e-9)
-        .last()
-        .unwrap_or(from);
-    let samples = ((last_frame - from).max(0.0) / 0.01 + 1e-9).floor() as usize + 1;
+    let samples = sample_count(rec, from, window);
     let residuals = |x: &Vector5<f64>| -> Option<DVector<f64>> {
         let sim = build(&from_vector(x), window).ok()?;
         let mut r = DVector::zeros(3 * samples);
         let report = sim.run(&mut |row| {
-            let k = (row.t / 0.005).round() as usize;
-            if k % 2 == 0 && k / 2 < samples {
+            if let Some(sample) = sample_at(row.t, samples) {
                 let d = &row.state.diabolos[0];
                 let e = d.pos - rec.at(&rec.dia, from + row.t);
                 let spin = -d.spin / AXLE_RADIUS - rec.spin_at(from + row.t);
-                let i = 3 * (k / 2);
+                let i = 3 * sample;
                 r[i] = e.x;
                 r[i + 1] = e.y;
                 r[i + 2] = SPIN_RESIDUAL_WEIGHT * spin;
@@ -121,64 +112,7 @@ pub(super) fn assimilate(
     let x = levenberg_marquardt(
         &residuals,
         to_vector(&guess),
-        Vector5::new(1e-5, 1e-5, 1e-4, 1e-4, 1e-5),
+        &Vector5::new(1e-5, 1e-5, 1e-4, 1e-4, 1e-5),
     );
     from_vector(&x)
-}
-
-/// m of residual per rad/s of spin misfit in the assimilation: the marker noise and
-/// out-of-plane motion (a few mm) against the spin's noise (about 1 rad/s).
-const SPIN_RESIDUAL_WEIGHT: f64 = 0.002;
-
-/// Minimises |r(x)|^2 over 5 variables by Levenberg-Marquardt with forward differences of
-/// step `h`; stops after 10 iterations or when a step no longer lowers the cost by 1e-6 of it.
-fn levenberg_marquardt(
-    residuals: &dyn Fn(&Vector5<f64>) -> Option<DVector<f64>>,
-    mut x: Vector5<f64>,
-    h: Vector5<f64>,
-) -> Vector5<f64> {
-    let Some(mut r) = residuals(&x) else {
-        return x;
-    };
-    let mut lambda = 1e-3;
-    for _ in 0..10 {
-        let mut jacobian = MatrixXx5::zeros(r.len());
-        for j in 0..5 {
-            let mut xj = x;
-            xj[j] += h[j];
-            let Some(rj) = residuals(&xj) else {
-                return x;
-            };
-            jacobian.set_column(j, &((rj - &r) / h[j]));
-        }
-        let jtj = jacobian.tr_mul(&jacobian);
-        let gradient = jacobian.tr_mul(&r);
-        let cost = r.norm_squared();
-        let mut improved = false;
-        for _ in 0..6 {
-            let mut a = jtj;
-            for d in 0..5 {
-                a[(d, d)] += lambda * jtj[(d, d)].max(1e-12);
-            }
-            let Some(step) = a.lu().solve(&(-gradient)) else {
-                lambda *= 10.0;
-                continue;
-            };
-            let candidate = x + step;
-            match residuals(&candidate) {
-                Some(rc) if rc.norm_squared() < cost => {
-                    improved = cost - rc.norm_squared() > 1e-6 * cost;
-                    x = candidate;
-                    r = rc;
-                    lambda = (lambda * 0.3).max(1e-9);
-                    break;
-                }
-                _ => lambda *= 10.0,
-            }
-        }
-        if !improved {
-            break;
-        }
-    }
-    x
 }

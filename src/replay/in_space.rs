@@ -8,9 +8,10 @@
 //! string, the string reaches a cup, ...) keeps the horizons before the stop and is counted as
 //! the planar replay counts its failed runs (`failure`, `dropped`).
 
-use nalgebra::{DMatrix, DVector, Matrix4, SVector, Vector3, Vector4};
+use nalgebra::{DVector, Matrix4, SVector, Vector3, Vector4};
 
 use super::error::ReplayError;
+use super::fit::{levenberg_marquardt, sample_at, sample_count, SPIN_RESIDUAL_WEIGHT};
 use super::options::{InitialEstimate, ReplayOptions};
 use super::recording::Recording;
 use super::space::AXLE_SMOOTHING;
@@ -321,9 +322,6 @@ fn taut_height_below(
     Some(lo)
 }
 
-/// m of residual per rad/s of spin misfit in the assimilation (the planar replay's weight).
-const SPIN_RESIDUAL_WEIGHT: f64 = 0.002;
-
 /// The unknowns of the assimilation: centre, velocity, spin w.
 fn to_vector(d: &SpaceDiabolo) -> DVector<f64> {
     DVector::from_vec(vec![
@@ -354,24 +352,16 @@ fn assimilate(
     guess: SpaceDiabolo,
     build: &dyn Fn(&SpaceDiabolo, f64) -> SpaceSimulation<Drive<3>>,
 ) -> SpaceDiabolo {
-    let last_frame = rec
-        .t
-        .iter()
-        .copied()
-        .take_while(|t| *t <= from + window + 1e-9)
-        .last()
-        .unwrap_or(from);
-    let samples = ((last_frame - from).max(0.0) / 0.01 + 1e-9).floor() as usize + 1;
+    let samples = sample_count(rec, from, window);
     let residuals = |x: &DVector<f64>| -> Option<DVector<f64>> {
         let sim = build(&from_vector(x, &guess), window);
         let mut r = DVector::zeros(4 * samples);
         let report = sim.run(|row| {
-            let k = (row.t / 0.005).round() as usize;
-            if k % 2 == 0 && k / 2 < samples {
+            if let Some(sample) = sample_at(row.t, samples) {
                 let d = &row.state.diabolos[0];
                 let e = d.pos - at(&rec.t, &series.dia, from + row.t);
                 let spin = -d.spin / radius - rec.spin_at(from + row.t);
-                let i = 4 * (k / 2);
+                let i = 4 * sample;
                 r[i] = e.x;
                 r[i + 1] = e.y;
                 r[i + 2] = e.z;
@@ -383,61 +373,6 @@ fn assimilate(
     let h = DVector::from_vec(vec![1e-5, 1e-5, 1e-5, 1e-4, 1e-4, 1e-4, 1e-5]);
     let x = levenberg_marquardt(&residuals, to_vector(&guess), &h);
     from_vector(&x, &guess)
-}
-
-/// Minimises |r(x)|^2 by Levenberg-Marquardt with forward differences of step `h`, as the planar
-/// assimilation does: at most 10 iterations, stopping when a step lowers the cost by less than
-/// 1e-6 of it.
-fn levenberg_marquardt(
-    residuals: &dyn Fn(&DVector<f64>) -> Option<DVector<f64>>,
-    mut x: DVector<f64>,
-    h: &DVector<f64>,
-) -> DVector<f64> {
-    let n = x.len();
-    let Some(mut r) = residuals(&x) else {
-        return x;
-    };
-    let mut lambda = 1e-3;
-    for _ in 0..10 {
-        let mut jacobian = DMatrix::zeros(r.len(), n);
-        for j in 0..n {
-            let mut xj = x.clone();
-            xj[j] += h[j];
-            let Some(rj) = residuals(&xj) else {
-                return x;
-            };
-            jacobian.set_column(j, &((rj - &r) / h[j]));
-        }
-        let jtj = jacobian.tr_mul(&jacobian);
-        let gradient = jacobian.tr_mul(&r);
-        let cost = r.norm_squared();
-        let mut improved = false;
-        for _ in 0..6 {
-            let mut a = jtj.clone();
-            for d in 0..n {
-                a[(d, d)] += lambda * jtj[(d, d)].max(1e-12);
-            }
-            let Some(step) = a.lu().solve(&(-&gradient)) else {
-                lambda *= 10.0;
-                continue;
-            };
-            let candidate = &x + step;
-            match residuals(&candidate) {
-                Some(rc) if rc.norm_squared() < cost => {
-                    improved = cost - rc.norm_squared() > 1e-6 * cost;
-                    x = candidate;
-                    r = rc;
-                    lambda = (lambda * 0.3).max(1e-9);
-                    break;
-                }
-                _ => lambda *= 10.0,
-            }
-        }
-        if !improved {
-            break;
-        }
-    }
-    x
 }
 
 /// Replays the start at `start` in space: runs it to the longest horizon the recording holds

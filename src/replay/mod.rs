@@ -11,7 +11,9 @@
 //!   `length`: the string length a recording's replay uses; `horizons`: the prediction
 //!   horizons a recording holds.
 //! - `start`: one start's simulation and its errors; `estimate`: the initial diabolo
-//!   state of a start; `stats`: the statistics over the starts and the per-start errors CSV.
+//!   state of a start; `fit`: the Levenberg-Marquardt least squares and the samples both
+//!   assimilations (in the plane and in space) fit; `stats`: the statistics over the starts and
+//!   the per-start errors CSV.
 //! - `in_space`: a start of a recording with the 3D columns replayed by the model in space
 //!   (unless [`ReplayOptions::planar`]): the tips on their 3D paths, the initial state
 //!   assimilated in 3D, the axle from the smoothed recorded one; errors in 3D with the axle's
@@ -20,6 +22,7 @@
 mod baseline;
 mod error;
 mod estimate;
+mod fit;
 mod horizons;
 mod in_space;
 mod length;

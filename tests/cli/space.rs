@@ -5,16 +5,13 @@
 //! kept).
 
 use crate::common;
-use common::command::{diabolo_fed as diabolo, text};
+use common::command::{diabolo_fed as diabolo, run_with_logs, scratch, text};
 
 use serde_json::Value;
 use std::path::PathBuf;
 
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("diabolo-space-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    scratch("space", name)
 }
 
 fn shipped(name: &str) -> String {
@@ -32,19 +29,7 @@ const TILT_HEADER: &str = "t,phase,left_x,left_y,left_z,left_vx,left_vy,left_vz,
 fn tilt_runs_in_space_from_the_command_line() {
     let d = dir("tilt");
     let (csv, events, summary) = (d.join("t.csv.gz"), d.join("e.jsonl"), d.join("s.json"));
-    let out = diabolo(
-        &[
-            "run",
-            &shipped("tilt"),
-            "-o",
-            csv.to_str().unwrap(),
-            "--events",
-            events.to_str().unwrap(),
-            "--summary",
-            summary.to_str().unwrap(),
-        ],
-        None,
-    );
+    let out = run_with_logs(&shipped("tilt"), &[], &csv, &events, &summary);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     // Gzip by name; the plain run gives the same bytes compressed.
     let plain = d.join("t.csv");
@@ -217,20 +202,12 @@ fn a_run_in_space_that_stops_exits_1_and_keeps_its_trajectory() {
     // A 5 degree cup: the strands pass it as the right stick moves toward the audience.
     let d = dir("stopped");
     let (csv, events, summary) = (d.join("t.csv"), d.join("e.jsonl"), d.join("s.json"));
-    let out = diabolo(
-        &[
-            "run",
-            &shipped("tilt"),
-            "--set",
-            "params.cup_angle=5",
-            "-o",
-            csv.to_str().unwrap(),
-            "--events",
-            events.to_str().unwrap(),
-            "--summary",
-            summary.to_str().unwrap(),
-        ],
-        None,
+    let out = run_with_logs(
+        &shipped("tilt"),
+        &["--set", "params.cup_angle=5"],
+        &csv,
+        &events,
+        &summary,
     );
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");

@@ -36,3 +36,33 @@ pub fn diabolo_fed(args: &[&str], stdin: Option<&str>) -> Output {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).to_string()
 }
+
+/// A fresh, empty scratch folder `diabolo-{prefix}-{pid}-{name}` in the temporary folder.
+pub fn scratch(prefix: &str, name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("diabolo-{prefix}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `diabolo run SCENARIO EXTRA... -o CSV --events EVENTS --summary SUMMARY` (standard input
+/// empty).
+pub fn run_with_logs(
+    scenario: &str,
+    extra: &[&str],
+    csv: &std::path::Path,
+    events: &std::path::Path,
+    summary: &std::path::Path,
+) -> Output {
+    let mut args = vec!["run", scenario];
+    args.extend_from_slice(extra);
+    args.extend([
+        "-o",
+        csv.to_str().unwrap(),
+        "--events",
+        events.to_str().unwrap(),
+        "--summary",
+        summary.to_str().unwrap(),
+    ]);
+    diabolo_fed(&args, None)
+}

@@ -6,7 +6,10 @@ pub mod command;
 pub mod contacts;
 pub mod elastic_reference;
 pub mod flight_reference;
+#[cfg(feature = "plot")]
+pub mod pictures;
 pub mod reference;
+pub mod space;
 
 use diabolo::model::{
     Body, CartesianState, DiaboloState, FrictionLaw, ParamValues, Params, StickInput,

@@ -595,9 +595,9 @@ impl EventSystem for PassingWithRates {
         self.x = y[0];
         Passing.events(t, y, out)
     }
-    fn gap_velocities(&self, out: &mut [[f64; 3]]) {
+    fn gap_velocities(&self, out: &mut [[f64; 4]]) {
         let dx = self.x - PASS_CENTRE;
-        out[0] = [4.0 * dx / dx.hypot(PASS_OFFSET), 4.0, 0.0];
+        out[0] = [4.0 * dx / dx.hypot(PASS_OFFSET), 4.0, 0.0, 0.0];
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::common;
 
+use common::space::{held_still, test_settings};
 use common::*;
 use diabolo::model::axle_angles::tilt;
 use diabolo::model::space::{
@@ -10,11 +11,8 @@ use diabolo::model::space::{
     SpaceState,
 };
 use diabolo::model::{ParamValues, Params, StickInput};
-use diabolo::simulation::space::{
-    HeldStill, SpaceHand, SpaceSettings, SpaceSimulation, SpaceStatus,
-};
+use diabolo::simulation::space::{SpaceHand, SpaceSimulation, SpaceStatus};
 use diabolo::simulation::Row;
-use diabolo::simulation::StepperOptions;
 use nalgebra::Vector3;
 
 /// The largest distance between any object's planar and spatial positions at the rows both
@@ -99,12 +97,8 @@ fn spheroid_run(
     })
     .unwrap();
     let c = 0.4;
-    let body = |x: f64| SpaceBody {
-        pos: Vector3::new(x, 0.0, 0.0),
-        vel: Vector3::zeros(),
-    };
-    let sim = SpaceSimulation {
-        params: SpaceParams::new(
+    let sim = held_still(
+        SpaceParams::new(
             planar,
             AxleValues {
                 model,
@@ -112,28 +106,14 @@ fn spheroid_run(
             },
         )
         .unwrap(),
-        hands: [HeldStill, HeldStill],
-        modes: vec![diabolo::simulation::DiaboloMode::String; 1],
-        initial: SpaceState {
-            left: body(-c),
-            right: body(c),
-            diabolos: vec![SpaceDiabolo {
-                pos: start,
-                spin: 0.65,
-                ..SpaceDiabolo::default()
-            }],
+        [Vector3::new(-c, 0.0, 0.0), Vector3::new(c, 0.0, 0.0)],
+        SpaceDiabolo {
+            pos: start,
+            spin: 0.65,
+            ..SpaceDiabolo::default()
         },
-        settings: SpaceSettings {
-            duration,
-            output_interval: 1e-3,
-            stepper: StepperOptions {
-                rtol: 1e-12,
-                atol: 1e-14,
-                ..StepperOptions::default()
-            },
-            ..SpaceSettings::default()
-        },
-    };
+        test_settings(duration, 1e-3, (1e-12, 1e-14)),
+    );
     let mut rows = Vec::new();
     let report = sim.run(|row| rows.push((row.t, row.state.diabolos[0].pos)));
     (rows, report.status)
@@ -271,16 +251,7 @@ fn the_energy_ledger_closes_in_space() {
             hands,
             modes: vec![diabolo::simulation::DiaboloMode::String; initial.diabolos.len()],
             initial,
-            settings: SpaceSettings {
-                duration: 2.0,
-                output_interval: 1e-3,
-                stepper: StepperOptions {
-                    rtol: 1e-11,
-                    atol: 1e-13,
-                    ..StepperOptions::default()
-                },
-                ..SpaceSettings::default()
-            },
+            settings: test_settings(2.0, 1e-3, (1e-11, 1e-13)),
         };
         let mut most_tilt: f64 = 0.0;
         let mut depth: f64 = 0.0;
@@ -360,38 +331,18 @@ fn the_axle_tilts_as_the_gyroscope_says_with_both_equations() {
             fast.y
         );
         assert!(closed < 0.0, "the near end goes down");
-        let sim = SpaceSimulation {
+        let sim = held_still(
             params,
-            hands: [HeldStill, HeldStill],
-            modes: vec![diabolo::simulation::DiaboloMode::String; 1],
-            initial: SpaceState {
-                left: SpaceBody {
-                    pos: left,
-                    vel: Vector3::zeros(),
-                },
-                right: SpaceBody {
-                    pos: right,
-                    vel: Vector3::zeros(),
-                },
-                diabolos: vec![SpaceDiabolo {
-                    pos: start,
-                    spin: -r * omega,
-                    axle,
-                    axle_rate: fast,
-                    ..SpaceDiabolo::default()
-                }],
+            [left, right],
+            SpaceDiabolo {
+                pos: start,
+                spin: -r * omega,
+                axle,
+                axle_rate: fast,
+                ..SpaceDiabolo::default()
             },
-            settings: SpaceSettings {
-                duration: 0.5,
-                output_interval: 1e-3,
-                stepper: StepperOptions {
-                    rtol: 1e-10,
-                    atol: 1e-12,
-                    ..StepperOptions::default()
-                },
-                ..SpaceSettings::default()
-            },
-        };
+            test_settings(0.5, 1e-3, (1e-10, 1e-12)),
+        );
         let mut last = 0.0;
         let mut first_rate = None;
         let report = sim.run(|row| {
@@ -491,37 +442,17 @@ fn a_tilted_diabolo_turns_as_the_recordings_do() {
         let (left, right) = (Vector3::new(-0.4, 0.0, 0.0), Vector3::new(0.4, 0.0, 0.0));
         let b: f64 = (0.73f64 * 0.73 - 0.4 * 0.4).sqrt();
         let angle = tilt_degrees.to_radians();
-        let sim = SpaceSimulation {
+        let sim = held_still(
             params,
-            hands: [HeldStill, HeldStill],
-            modes: vec![diabolo::simulation::DiaboloMode::String; 1],
-            initial: SpaceState {
-                left: SpaceBody {
-                    pos: left,
-                    vel: Vector3::zeros(),
-                },
-                right: SpaceBody {
-                    pos: right,
-                    vel: Vector3::zeros(),
-                },
-                diabolos: vec![SpaceDiabolo {
-                    pos: Vector3::new(0.0, -b, 0.0),
-                    spin: -0.0065 * 116.0,
-                    axle: Vector3::new(0.0, angle.sin(), angle.cos()),
-                    ..SpaceDiabolo::default()
-                }],
+            [left, right],
+            SpaceDiabolo {
+                pos: Vector3::new(0.0, -b, 0.0),
+                spin: -0.0065 * 116.0,
+                axle: Vector3::new(0.0, angle.sin(), angle.cos()),
+                ..SpaceDiabolo::default()
             },
-            settings: SpaceSettings {
-                duration: 0.2,
-                output_interval: 0.01,
-                stepper: StepperOptions {
-                    rtol: 1e-10,
-                    atol: 1e-12,
-                    ..StepperOptions::default()
-                },
-                ..SpaceSettings::default()
-            },
-        };
+            test_settings(0.2, 0.01, (1e-10, 1e-12)),
+        );
         let mut last = (0.0, 0.0);
         let report = sim.run(|row| {
             last = (
@@ -676,16 +607,7 @@ fn random_runs_in_space_keep_their_invariants_or_say_why() {
             hands,
             modes: vec![diabolo::simulation::DiaboloMode::String; initial.diabolos.len()],
             initial,
-            settings: SpaceSettings {
-                duration: 1.5,
-                output_interval: 0.005,
-                stepper: StepperOptions {
-                    rtol: 1e-9,
-                    atol: 1e-11,
-                    ..StepperOptions::default()
-                },
-                ..SpaceSettings::default()
-            },
+            settings: test_settings(1.5, 0.005, (1e-9, 1e-11)),
         };
         let run = || {
             let mut rows: Vec<Vec<f64>> = Vec::new();

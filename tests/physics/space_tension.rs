@@ -4,6 +4,7 @@
 
 use crate::common;
 
+use common::space::test_settings;
 use common::*;
 use diabolo::model::space::{
     string_torque, AxleValues, SpaceBody, SpaceDiabolo, SpaceParams, SpaceState, SpaceString,
@@ -563,8 +564,7 @@ fn the_tensing_impulse_in_space_projects_and_dissipates() {
 #[test]
 fn a_run_in_space_follows_an_independent_cartesian_reference() {
     use diabolo::model::space::{fast_top_rate, spin_rate_about_axle, AxleValues};
-    use diabolo::simulation::space::{SpaceHand, SpaceSettings, SpaceSimulation, SpaceStatus};
-    use diabolo::simulation::StepperOptions;
+    use diabolo::simulation::space::{SpaceHand, SpaceSimulation, SpaceStatus};
     #[derive(Clone)]
     struct Hand(Vector3<f64>, f64);
     impl Hand {
@@ -637,16 +637,7 @@ fn a_run_in_space_follows_an_independent_cartesian_reference() {
         hands: hands.clone(),
         modes: vec![diabolo::simulation::DiaboloMode::String; start.diabolos.len()],
         initial: start.clone(),
-        settings: SpaceSettings {
-            duration,
-            output_interval: 0.1,
-            stepper: StepperOptions {
-                rtol: 1e-12,
-                atol: 1e-14,
-                ..StepperOptions::default()
-            },
-            ..SpaceSettings::default()
-        },
+        settings: test_settings(duration, 0.1, (1e-12, 1e-14)),
     };
     let mut rows = Vec::new();
     let report = sim.run(|row| rows.push((row.t, row.state.diabolos[0])));

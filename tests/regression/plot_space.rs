@@ -9,8 +9,8 @@
 
 use crate::common;
 use common::command::{diabolo, text};
+use common::pictures::{decode_gif, decode_png, svg_document as document, svg_texts as texts};
 
-use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
 use diabolo::output::table::Table;
@@ -24,28 +24,6 @@ fn fixture(name: &str) -> PathBuf {
 
 fn space() -> Table {
     Table::read(&fixture("space_swing.csv")).unwrap()
-}
-
-fn document(bytes: &[u8]) -> roxmltree::Document<'_> {
-    let text = std::str::from_utf8(bytes).expect("SVG is UTF-8");
-    let document = roxmltree::Document::parse(text).expect("SVG parses as XML");
-    assert_eq!(document.root_element().tag_name().name(), "svg");
-    document
-}
-
-fn texts(document: &roxmltree::Document) -> Vec<String> {
-    document
-        .descendants()
-        .filter(|n| n.has_tag_name("text"))
-        .map(|n| {
-            n.descendants()
-                .filter(|d| d.is_text())
-                .filter_map(|d| d.text())
-                .collect::<String>()
-                .trim()
-                .to_string()
-        })
-        .collect()
 }
 
 fn pairs(points: &str) -> Vec<(f64, f64)> {
@@ -122,10 +100,8 @@ fn xy_of_a_run_in_space_draws_the_front_view_and_the_view_from_above_with_the_ax
     // A PNG of it decodes at its size.
     let mut png_bytes = Vec::new();
     plot::xy(&table, &[], &options, Format::Png, &mut png_bytes).unwrap();
-    let reader = png::Decoder::new(Cursor::new(png_bytes))
-        .read_info()
-        .unwrap();
-    assert_eq!((reader.info().width, reader.info().height), (1200, 640));
+    let (width, height, _) = decode_png(&png_bytes);
+    assert_eq!((width, height), (1200, 640));
 }
 
 #[test]
@@ -222,13 +198,7 @@ fn animation_of_a_run_in_space_moves_the_axles_in_both_views() {
         ..AnimateOptions::default()
     };
     let drawn = plot::animate(&table, &options, Format::Gif, &mut gif_bytes).unwrap();
-    let mut decoder = gif::DecodeOptions::new()
-        .read_info(Cursor::new(gif_bytes))
-        .unwrap();
-    let mut frames = 0;
-    while decoder.read_next_frame().unwrap().is_some() {
-        frames += 1;
-    }
+    let (_, _, frames, _) = decode_gif(&gif_bytes);
     assert_eq!(frames, drawn.frames);
 }
 

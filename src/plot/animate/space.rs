@@ -288,26 +288,12 @@ impl Scene<'_> {
                 );
             }
             for (j, i) in [0, n + 1].into_iter().enumerate() {
-                let colour = hex(object_colour(i, n));
                 let (tip, end) = self.frames[0].views[v].sticks[j];
                 let at = |f: &Frame| {
                     let p = f.views[v].sticks[j].0;
                     format!("{} {}", trim_to(p.0, 1), trim_to(p.1, 1))
                 };
-                let _ = writeln!(
-                    s,
-                    "<g transform=\"translate({})\">{}<line x1=\"0\" y1=\"0\" x2=\"{}\" y2=\"{}\" \
-                     stroke=\"{colour}\" stroke-width=\"5\" stroke-linecap=\"round\"/>\
-                     <circle r=\"4.5\" fill=\"#000000\"/></g>",
-                    at(&self.frames[0]),
-                    linear(
-                        self.frames.iter().map(at).collect(),
-                        "transform",
-                        Some("translate")
-                    ),
-                    trim_to(end.0 - tip.0, 1),
-                    trim_to(end.1 - tip.1, 1),
-                );
+                self.svg_stick(s, linear, i, &at, (end.0 - tip.0, end.1 - tip.1));
             }
             for k in 1..=n {
                 let colour = object_colour(k, n);
@@ -327,36 +313,13 @@ impl Scene<'_> {
                         ),
                     )
                 };
-                let rim_colour = |f: &Frame| {
-                    if f.dropped[k - 1] {
-                        hex(DROPPED)
-                    } else {
-                        hex(colour)
-                    }
-                };
-                let rim_change = if self.frames.iter().any(|f| f.dropped[k - 1]) {
-                    let mut values: Vec<String> = self.frames.iter().map(rim_colour).collect();
-                    values.push(values[values.len() - 1].clone());
-                    format!(
-                        "<animate attributeName=\"stroke\" dur=\"{}s\" repeatCount=\"indefinite\" \
-                         calcMode=\"discrete\" keyTimes=\"{}\" values=\"{}\"/>",
-                        trim_to(self.frames.len() as f64 / self.fps, 4),
-                        (0..self.frames.len())
-                            .map(|i| self.key_time(i))
-                            .chain(std::iter::once("1".to_string()))
-                            .collect::<Vec<_>>()
-                            .join(";"),
-                        values.join(";")
-                    )
-                } else {
-                    String::new()
-                };
+                let rim_change = self.rim_change(k, colour);
                 let (rim, rim_animation) = animate(&|d| d.rim.clone());
                 let _ = writeln!(
                     s,
                     "<polygon points=\"{rim}\" fill=\"#ffffff\" fill-opacity=\"0.7\" stroke=\"{}\" \
                      stroke-width=\"2\" class=\"rim\">{rim_animation}{rim_change}</polygon>",
-                    rim_colour(&self.frames[0]),
+                    Self::rim_colour(&self.frames[0], k, colour),
                 );
                 for (t, fill) in [hex(colour), hex(lighten(colour))].into_iter().enumerate() {
                     let (tie, animation) = animate(&|d| d.ties[t].to_vec());

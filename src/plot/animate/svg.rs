@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 
+use plotters::style::RGBColor;
+
 use super::style::{escape, hex, lighten, phase_colour_hex, trim_to, DROPPED};
 use super::{Frame, Linear, Scene};
 use crate::plot::event_colour;
@@ -11,15 +13,8 @@ impl Scene<'_> {
     /// The whole animation as one SVG document.
     pub(super) fn svg(&self) -> String {
         let (w, h) = (self.width, self.height);
-        let count = self.frames.len();
-        let dur = format!("{}s", trim_to(count as f64 / self.fps, 4));
-        // keyTimes i / count for the frames, and 1 for the last frame held to the end.
-        let key_times: String = (0..count)
-            .map(|i| trim_to(i as f64 / count as f64, 6))
-            .chain(std::iter::once("1".to_string()))
-            .collect::<Vec<_>>()
-            .join(";");
-        let animated = count > 1;
+        let (dur, key_times) = (self.dur(), self.key_times());
+        let animated = self.frames.len() > 1;
         let linear = |values: Vec<String>, attribute: &str, transform: Option<&str>| -> String {
             if !animated {
                 return String::new();
@@ -115,13 +110,6 @@ impl Scene<'_> {
     /// `linear` animates an attribute through one value per frame.
     fn svg_plane(&self, s: &mut String, linear: &Linear) {
         let px = |v: f64| trim_to(v, 1);
-        let count = self.frames.len();
-        let dur = format!("{}s", trim_to(count as f64 / self.fps, 4));
-        let key_times: String = (0..count)
-            .map(|i| trim_to(i as f64 / count as f64, 6))
-            .chain(std::iter::once("1".to_string()))
-            .collect::<Vec<_>>()
-            .join(";");
         // The string, through the objects on it.
         let points_of = |f: &Frame| {
             f.string_points()
@@ -151,23 +139,8 @@ impl Scene<'_> {
         // The sticks: a handle and the tip.
         let n = self.diabolos();
         for (i, left) in [(0, true), (n + 1, false)] {
-            let colour = hex(object_colour(i, n));
-            let (hx, hy) = self.handle(left);
             let at = |f: &Frame| format!("{} {}", px(f.points[i].0), px(f.points[i].1));
-            let _ = writeln!(
-                s,
-                "<g transform=\"translate({})\">{}<line x1=\"0\" y1=\"0\" x2=\"{}\" y2=\"{}\" \
-                 stroke=\"{colour}\" stroke-width=\"5\" stroke-linecap=\"round\"/>\
-                 <circle r=\"4.5\" fill=\"#000000\"/></g>",
-                at(&self.frames[0]),
-                linear(
-                    self.frames.iter().map(at).collect(),
-                    "transform",
-                    Some("translate")
-                ),
-                px(hx),
-                px(hy)
-            );
+            self.svg_stick(s, linear, i, &at, self.handle(left));
         }
 
         // The diabolos: rim, turning bow-tie, axle.
@@ -183,25 +156,8 @@ impl Scene<'_> {
             let colour = object_colour(k, n);
             let at = |f: &Frame| format!("{} {}", px(f.points[k].0), px(f.points[k].1));
             let angle = |f: &Frame| trim_to(f.angles[k - 1], 1);
-            // A dropped diabolo's rim turns grey (a discrete change, when it drops).
-            let rim = |f: &Frame| {
-                if f.dropped[k - 1] {
-                    hex(DROPPED)
-                } else {
-                    hex(colour)
-                }
-            };
-            let rim_change = if self.frames.iter().any(|f| f.dropped[k - 1]) {
-                let mut values: Vec<String> = self.frames.iter().map(rim).collect();
-                values.push(values[values.len() - 1].clone());
-                format!(
-                    "<animate attributeName=\"stroke\" dur=\"{dur}\" repeatCount=\"indefinite\" \
-                     calcMode=\"discrete\" keyTimes=\"{key_times}\" values=\"{}\"/>",
-                    values.join(";")
-                )
-            } else {
-                String::new()
-            };
+            let rim = |f: &Frame| Self::rim_colour(f, k, colour);
+            let rim_change = self.rim_change(k, colour);
             let _ = writeln!(
                 s,
                 "<g transform=\"translate({})\">{}\
@@ -240,6 +196,77 @@ impl Scene<'_> {
         trim_to(frame as f64 / self.frames.len() as f64, 6)
     }
 
+    /// The animation's duration, as SMIL writes it (`2.5s`).
+    fn dur(&self) -> String {
+        format!("{}s", trim_to(self.frames.len() as f64 / self.fps, 4))
+    }
+
+    /// keyTimes i / count for the frames, and 1 for the last frame held to the end.
+    fn key_times(&self) -> String {
+        (0..self.frames.len())
+            .map(|i| self.key_time(i))
+            .chain(std::iter::once("1".to_string()))
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+
+    /// A stick (object `i`) into the SVG `s`: its tip at `at` of each frame, its handle drawn
+    /// to `handle` from the tip (px).
+    pub(super) fn svg_stick(
+        &self,
+        s: &mut String,
+        linear: &Linear,
+        i: usize,
+        at: &dyn Fn(&Frame) -> String,
+        handle: (f64, f64),
+    ) {
+        let colour = hex(object_colour(i, self.diabolos()));
+        let _ = writeln!(
+            s,
+            "<g transform=\"translate({})\">{}<line x1=\"0\" y1=\"0\" x2=\"{}\" y2=\"{}\" \
+             stroke=\"{colour}\" stroke-width=\"5\" stroke-linecap=\"round\"/>\
+             <circle r=\"4.5\" fill=\"#000000\"/></g>",
+            at(&self.frames[0]),
+            linear(
+                self.frames.iter().map(at).collect(),
+                "transform",
+                Some("translate")
+            ),
+            trim_to(handle.0, 1),
+            trim_to(handle.1, 1),
+        );
+    }
+
+    /// Diabolo `k`'s rim colour in frame `f`: grey while it lies dropped, else `colour`.
+    pub(super) fn rim_colour(f: &Frame, k: usize, colour: RGBColor) -> String {
+        if f.dropped[k - 1] {
+            hex(DROPPED)
+        } else {
+            hex(colour)
+        }
+    }
+
+    /// The discrete animation turning diabolo `k`'s rim grey when it drops (empty when it
+    /// never does); `colour` is its colour.
+    pub(super) fn rim_change(&self, k: usize, colour: RGBColor) -> String {
+        if !self.frames.iter().any(|f| f.dropped[k - 1]) {
+            return String::new();
+        }
+        let mut values: Vec<String> = self
+            .frames
+            .iter()
+            .map(|f| Self::rim_colour(f, k, colour))
+            .collect();
+        values.push(values[values.len() - 1].clone());
+        format!(
+            "<animate attributeName=\"stroke\" dur=\"{}\" repeatCount=\"indefinite\" \
+             calcMode=\"discrete\" keyTimes=\"{}\" values=\"{}\"/>",
+            self.dur(),
+            self.key_times(),
+            values.join(";")
+        )
+    }
+
     /// Whether an element shows at the first frame, and the discrete animation of its
     /// visibility that shows it on exactly the frames where `visible` holds (empty when that
     /// never changes).
@@ -262,9 +289,9 @@ impl Scene<'_> {
             .map(|&v| if v { "visible" } else { "hidden" })
             .collect();
         let animation = format!(
-            "<animate attributeName=\"visibility\" dur=\"{}s\" repeatCount=\"indefinite\" \
+            "<animate attributeName=\"visibility\" dur=\"{}\" repeatCount=\"indefinite\" \
              calcMode=\"discrete\" keyTimes=\"{}\" values=\"{}\"/>",
-            trim_to(self.frames.len() as f64 / self.fps, 4),
+            self.dur(),
             times.join(";"),
             values.join(";")
         );

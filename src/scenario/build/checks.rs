@@ -1,7 +1,7 @@
 //! What every check of the build shares: the error naming a value out of place (its JSON
 //! path, the value, the reason and the fix), and the range checks.
 
-use nalgebra::Vector2;
+use nalgebra::{SVector, Vector2};
 
 use crate::display::{compact, Compact};
 use crate::model::Range;
@@ -30,9 +30,10 @@ pub(super) fn vector(v: [f64; 2]) -> Vector2<f64> {
     Vector2::new(v[0], v[1])
 }
 
-/// A vector as the scenario writes it: `[x, y]`.
-pub(super) fn show(v: Vector2<f64>) -> String {
-    format!("[{}, {}]", Compact(v.x), Compact(v.y))
+/// A vector as the scenario writes it: `[x, y]` (or `[x, y, z]` in space).
+pub(super) fn show<const D: usize>(v: SVector<f64, D>) -> String {
+    let parts: Vec<String> = v.iter().map(|c| Compact(*c).to_string()).collect();
+    format!("[{}]", parts.join(", "))
 }
 
 /// `value` at `path` must be within `range`.

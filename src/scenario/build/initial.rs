@@ -11,17 +11,15 @@ use crate::model::{
 };
 use crate::simulation::drive::Drive;
 
-use super::checks::{invalid, show, vector, SIDES};
+use super::checks::{invalid, show, vector};
 use super::flying::{check_flying_starts, flying_diabolo};
+use super::start::{check_left_to_right, off_string, snap_taut};
 use crate::scenario::error::ScenarioError;
-use crate::scenario::spec::{BodySpec, DiaboloSpec, Scenario, StartMode};
+use crate::scenario::spec::{DiaboloSpec, Scenario, StartMode};
 
 /// A start whose string is within this of taut (m) is put exactly on the taut string, by
 /// moving every diabolo vertically by the same amount.
 pub const TAUT_SNAP_TOLERANCE: f64 = 1e-4;
-
-/// A path stick's `initial` entry must agree with its path at t = 0 to this (m, m/s).
-pub const PATH_AGREEMENT: f64 = 1e-9;
 
 impl Scenario {
     /// The initial state: the sticks, the diabolos on the string placed and checked, the flying
@@ -31,49 +29,11 @@ impl Scenario {
         params: &Params,
         drives: &[Drive; 2],
     ) -> Result<CartesianState, ScenarioError> {
-        let sticks = [
-            stick(self.initial.left.as_ref(), &drives[0], SIDES[0])?,
-            stick(self.initial.right.as_ref(), &drives[1], SIDES[1])?,
-        ];
         let length = params.string_length;
-        let distance = (sticks[1].pos - sticks[0].pos).norm();
         // A compliant string may start stretched, up to twice its length (100 % strain).
         let compliant = params.string_stiffness.is_some();
-        let reach = if compliant { 2.0 * length } else { length };
-        if distance >= reach {
-            // Name where the right stick's start was given: its `initial` entry, or its path.
-            let at = match (&self.initial.right, &drives[1]) {
-                (None, Drive::Path(_) | Drive::Tracking(..)) => "drive.right (its path at t = 0)",
-                _ => "initial.right.pos",
-            };
-            return Err(invalid(
-                at,
-                show(sticks[1].pos),
-                if compliant {
-                    format!(
-                        "the sticks are {} m apart: a compliant string of length {} m would be stretched by more than 100 %",
-                        Compact(distance),
-                        Compact(length)
-                    )
-                } else {
-                    format!(
-                        "the sticks are {} m apart, not closer than the string length {} m",
-                        Compact(distance),
-                        Compact(length)
-                    )
-                },
-                "bring the sticks closer together or lengthen params.string_length",
-            ));
-        }
+        let sticks = self.start_sticks(drives, length, compliant)?;
         let diabolos = &self.initial.diabolos;
-        if diabolos.is_empty() {
-            return Err(invalid(
-                "initial.diabolos",
-                "[]",
-                "a scenario needs at least one diabolo",
-                "add one, e.g. {\"x\": 0.0}",
-            ));
-        }
         // The diabolos on the string, with their index in the list.
         let on_string: Vec<(usize, &DiaboloSpec)> = diabolos
             .iter()
@@ -91,21 +51,9 @@ impl Scenario {
                 .map(|(i, &(k, d))| diabolo(d, k, lowest.as_ref().map(|p| p[i]), &sticks, length))
                 .collect::<Result<_, _>>()?,
         };
-        for i in 1..state.diabolos.len() {
-            let (a, b) = (state.diabolos[i - 1].pos.x, state.diabolos[i].pos.x);
-            if b < a {
-                return Err(invalid(
-                    format!("initial.diabolos[{}].pos", on_string[i].0),
-                    show(state.diabolos[i].pos),
-                    format!(
-                        "diabolos on the string are listed left to right: x = {} comes after x = {}",
-                        Compact(b),
-                        Compact(a)
-                    ),
-                    "list the diabolos in the order they sit on the string, left to right",
-                ));
-            }
-        }
+        check_left_to_right(state.diabolos.len(), |i| {
+            (on_string[i].0, state.diabolos[i].pos)
+        })?;
         let excess = state.string_used() - length;
         if compliant && excess > length {
             return Err(invalid(
@@ -116,15 +64,23 @@ impl Scenario {
             ));
         }
         if !compliant && excess > TAUT_SNAP_TOLERANCE {
-            return Err(invalid(
-                "initial.diabolos",
-                format!("sum l = {} m", Compact(state.string_used())),
-                format!("the diabolos are off the string: reaching them takes {} m more string than L = {} m", Compact(excess), Compact(length)),
+            return Err(off_string(
+                state.string_used(),
+                length,
                 "move the diabolos within reach of the string (sum of the segment lengths at most L), give the diabolos by \"x\", or give the string a params.string_stiffness",
             ));
         }
         if !compliant && excess.abs() <= TAUT_SNAP_TOLERANCE && !state.diabolos.is_empty() {
-            snap_taut(&mut state, length);
+            snap_taut(
+                &mut state,
+                length,
+                CartesianState::string_used,
+                |state, dy| {
+                    for d in &mut state.diabolos {
+                        d.pos.y += dy;
+                    }
+                },
+            );
         }
         let by_x = !string_specs.is_empty() && string_specs.iter().all(|d| d.x.is_some());
         if compliant && by_x {
@@ -149,62 +105,6 @@ impl Scenario {
         let modes = self.start_modes();
         check_flying_starts(params, &full, &modes, self.sim.floor)?;
         Ok(full)
-    }
-}
-
-/// The stick's initial state: from its path when it follows one, else from `initial`.
-fn stick(given: Option<&BodySpec>, drive: &Drive, side: &str) -> Result<Body, ScenarioError> {
-    let given = given
-        .map(|b| -> Result<Body, ScenarioError> {
-            let body = Body {
-                pos: vector(b.pos.plane()),
-                vel: vector(b.vel.plane()),
-            };
-            if !(body
-                .pos
-                .iter()
-                .chain(body.vel.iter())
-                .all(|v| v.is_finite()))
-            {
-                return Err(invalid(
-                    format!("initial.{side}"),
-                    show(body.pos),
-                    "not finite",
-                    "give finite numbers",
-                ));
-            }
-            Ok(body)
-        })
-        .transpose()?;
-    match (drive, given) {
-        (Drive::Path(path), Some(body)) => {
-            let start = path.at(0.0);
-            for (what, ours, theirs) in [("pos", body.pos, start.pos), ("vel", body.vel, start.vel)] {
-                if (ours - theirs).norm() > PATH_AGREEMENT {
-                    return Err(invalid(
-                        format!("initial.{side}.{what}"),
-                        show(ours),
-                        format!("the {side} stick follows a path, which at t = 0 has {what} {}", show(theirs)),
-                        format!("omit initial.{side} (a path stick starts on its path) or set {what} to {}", show(theirs)),
-                    ));
-                }
-            }
-            Ok(body)
-        }
-        (Drive::Path(path) | Drive::Tracking(path, _), None) => {
-            let start = path.at(0.0);
-            Ok(Body {
-                pos: start.pos,
-                vel: start.vel,
-            })
-        }
-        (_, Some(body)) => Ok(body),
-        (_, None) => Err(invalid(
-            format!("initial.{side}"),
-            "missing",
-            format!("the {side} stick needs a start position"),
-            format!("add \"{side}\": {{\"pos\": [x, y]}} to initial, or drive the {side} stick along a path"),
-        )),
     }
 }
 
@@ -394,31 +294,6 @@ fn inextensible_tension(state: &CartesianState, params: &Params) -> f64 {
         })
         .sum();
     params.diabolo_mass * (weight + centripetal) / pull
-}
-
-/// Moves every diabolo vertically by one amount so that sum l = L exactly (Newton).
-fn snap_taut(state: &mut CartesianState, length: f64) {
-    for _ in 0..50 {
-        let excess = state.string_used() - length;
-        if excess.abs() <= 1e-14 * length {
-            return;
-        }
-        let h = 1e-7;
-        for d in &mut state.diabolos {
-            d.pos.y += h;
-        }
-        let slope = (state.string_used() - length - excess) / h;
-        for d in &mut state.diabolos {
-            d.pos.y -= h;
-        }
-        if slope == 0.0 || !slope.is_finite() {
-            return;
-        }
-        let shift = -excess / slope;
-        for d in &mut state.diabolos {
-            d.pos.y += shift;
-        }
-    }
 }
 
 /// Each diabolo on the string must hang in it (|theta| > pi): not above the line of its

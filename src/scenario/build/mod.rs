@@ -5,6 +5,9 @@
 //! - `settings`: the `sim` section, checked against the limits.
 //! - `drive` and `samples`: the hands' drives, a path's CSV samples.
 //! - `initial` and `flying`: the initial state, on the string and off it.
+//! - `space`: a scenario in space, its parameters and its initial state.
+//! - `start`: what the planar and the space initial states share (the sticks, the diabolos'
+//!   order, the string within reach and put taut), in `D` dimensions.
 
 mod checks;
 mod drive;
@@ -14,6 +17,7 @@ mod params;
 mod samples;
 mod settings;
 mod space;
+mod start;
 
 use std::path::Path as FsPath;
 
@@ -32,8 +36,9 @@ use params::build_params;
 use settings::build_settings;
 
 pub use drive::DEFAULT_SMOOTHING;
-pub use initial::{PATH_AGREEMENT, TAUT_SNAP_TOLERANCE};
+pub use initial::TAUT_SNAP_TOLERANCE;
 pub use space::Built;
+pub use start::PATH_AGREEMENT;
 
 /// Largest capstan exponent sum_i c 2 pi (|k_i| + 1) over the diabolos: the tension ratios
 /// d_i = exp(sum c' theta') stay below e^300 (1e130), so that products of two still fit a double.

@@ -18,15 +18,16 @@ use crate::simulation::drive::{reach_warning, Drive, ReachWarning};
 use crate::simulation::space::{SpaceSettings, SpaceSimulation};
 use crate::simulation::{DiaboloMode, Simulation};
 
-use super::checks::{invalid, within, SIDES};
+use super::checks::{invalid, show, within, SIDES};
 use super::drive::{build_drive, lifted};
-use super::initial::{PATH_AGREEMENT, TAUT_SNAP_TOLERANCE};
+use super::initial::TAUT_SNAP_TOLERANCE;
 use super::params::build_params;
 use super::settings::build_settings;
+use super::start::{check_left_to_right, off_string, snap_taut, PATH_AGREEMENT};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::limits::Limits;
 use crate::scenario::ranges;
-use crate::scenario::spec::{AxleName, BodySpec, DiaboloSpec, DriveSpec, Scenario, StartMode};
+use crate::scenario::spec::{AxleName, DiaboloSpec, DriveSpec, Scenario, StartMode};
 
 /// An axle rate whose component along the axle exceeds this (1/s, relative to 1 + |a'|) is
 /// refused: a' is perpendicular to a unit axle.
@@ -299,35 +300,12 @@ impl Scenario {
         params: &SpaceParams,
         hands: &[Drive<3>; 2],
     ) -> Result<(SpaceState, Vec<DiaboloMode>), ScenarioError> {
-        let left = stick(self.initial.left.as_ref(), &hands[0], SIDES[0])?;
-        let right = stick(self.initial.right.as_ref(), &hands[1], SIDES[1])?;
         let length = params.planar.values().string_length;
-        let distance = (right.pos - left.pos).norm();
-        if distance >= length {
-            let at = match (&self.initial.right, &hands[1]) {
-                (None, Drive::Path(_) | Drive::Tracking(..)) => "drive.right (its path at t = 0)",
-                _ => "initial.right.pos",
-            };
-            return Err(invalid(
-                at,
-                show3(&right.pos),
-                format!(
-                    "the sticks are {} m apart, not closer than the string length {} m",
-                    Compact(distance),
-                    Compact(length)
-                ),
-                "bring the sticks closer together or lengthen params.string_length",
-            ));
-        }
+        let [left, right] = self.start_sticks(hands, length, false)?.map(|b| SpaceBody {
+            pos: b.pos,
+            vel: b.vel,
+        });
         let specs = &self.initial.diabolos;
-        if specs.is_empty() {
-            return Err(invalid(
-                "initial.diabolos",
-                "[]",
-                "a scenario needs at least one diabolo",
-                "add one, e.g. {\"x\": 0.0}",
-            ));
-        }
         let positions = self.space_positions(&left, &right, length)?;
         let mut state = SpaceState {
             left,
@@ -428,36 +406,23 @@ impl Scenario {
                 .map(|k| full.diabolos[k])
                 .collect(),
         };
-        for k in 1..state.diabolos.len() {
-            let (a, b) = (state.diabolos[k - 1].pos.x, state.diabolos[k].pos.x);
-            if b < a {
-                return Err(invalid(
-                    format!("initial.diabolos[{}].pos", string_index(k)),
-                    show3(&state.diabolos[k].pos),
-                    format!(
-                        "diabolos on the string are listed left to right: x = {} comes after x = {}",
-                        Compact(b),
-                        Compact(a)
-                    ),
-                    "list the diabolos in the order they sit on the string, left to right",
-                ));
-            }
-        }
+        check_left_to_right(state.diabolos.len(), |k| {
+            (string_index(k), state.diabolos[k].pos)
+        })?;
         let excess = state.string_used() - length;
         if excess > TAUT_SNAP_TOLERANCE {
-            return Err(invalid(
-                "initial.diabolos",
-                format!("sum l = {} m", Compact(state.string_used())),
-                format!(
-                    "the diabolos are off the string: reaching them takes {} m more string than L = {} m",
-                    Compact(excess),
-                    Compact(length)
-                ),
+            return Err(off_string(
+                state.string_used(),
+                length,
                 "move the diabolos within reach of the string (sum of the segment lengths at most L), or give them by \"x\"",
             ));
         }
         if excess.abs() <= TAUT_SNAP_TOLERANCE {
-            snap_taut(&mut state, length);
+            snap_taut(&mut state, length, SpaceState::string_used, |state, dy| {
+                for d in &mut state.diabolos {
+                    d.pos.y += dy;
+                }
+            });
         }
         if !state.diabolos.is_empty() {
             check_start(&state, params, string_index)?;
@@ -654,91 +619,7 @@ fn axle_name(name: AxleName) -> &'static str {
 
 /// A vector in space as the scenario writes it.
 fn show3(v: &Vector3<f64>) -> String {
-    format!("[{}, {}, {}]", Compact(v.x), Compact(v.y), Compact(v.z))
-}
-
-/// A stick's start in space: from its path when it follows one, else from `initial`.
-fn stick(
-    given: Option<&BodySpec>,
-    drive: &Drive<3>,
-    side: &str,
-) -> Result<SpaceBody, ScenarioError> {
-    let given = given
-        .map(|b| -> Result<SpaceBody, ScenarioError> {
-            let body = SpaceBody {
-                pos: lifted(&b.pos, 0),
-                vel: lifted(&b.vel, 0),
-            };
-            if !body
-                .pos
-                .iter()
-                .chain(body.vel.iter())
-                .all(|v| v.is_finite())
-            {
-                return Err(invalid(
-                    format!("initial.{side}"),
-                    show3(&body.pos),
-                    "not finite",
-                    "give finite numbers",
-                ));
-            }
-            Ok(body)
-        })
-        .transpose()?;
-    match (drive, given) {
-        (Drive::Path(path), Some(body)) => {
-            let start = path.at(0.0);
-            for (what, ours, theirs) in [("pos", body.pos, start.pos), ("vel", body.vel, start.vel)] {
-                if (ours - theirs).norm() > PATH_AGREEMENT {
-                    return Err(invalid(
-                        format!("initial.{side}.{what}"),
-                        show3(&ours),
-                        format!("the {side} stick follows a path, which at t = 0 has {what} {}", show3(&theirs)),
-                        format!("omit initial.{side} (a path stick starts on its path) or set {what} to {}", show3(&theirs)),
-                    ));
-                }
-            }
-            Ok(body)
-        }
-        (Drive::Path(path) | Drive::Tracking(path, _), None) => {
-            let start = path.at(0.0);
-            Ok(SpaceBody {
-                pos: start.pos,
-                vel: start.vel,
-            })
-        }
-        (_, Some(body)) => Ok(body),
-        (_, None) => Err(invalid(
-            format!("initial.{side}"),
-            "missing",
-            format!("the {side} stick needs a start position"),
-            format!("add \"{side}\": {{\"pos\": [x, y, z]}} to initial, or drive the {side} stick along a path"),
-        )),
-    }
-}
-
-/// Moves every diabolo vertically by one amount so that sum l = L exactly (Newton), as the
-/// planar start does.
-fn snap_taut(state: &mut SpaceState, length: f64) {
-    let shift_all = |state: &mut SpaceState, dy: f64| {
-        for d in &mut state.diabolos {
-            d.pos.y += dy;
-        }
-    };
-    for _ in 0..50 {
-        let excess = state.string_used() - length;
-        if excess.abs() <= 1e-14 * length {
-            return;
-        }
-        let h = 1e-7;
-        shift_all(state, h);
-        let slope = (state.string_used() - length - excess) / h;
-        shift_all(state, -h);
-        if slope == 0.0 || !slope.is_finite() {
-            return;
-        }
-        shift_all(state, -excess / slope);
-    }
+    show(*v)
 }
 
 /// A start the run in space would stop at: two neighbours touching, a diabolo above the string

@@ -1,0 +1,54 @@
+//! Runs in space built by hand: sticks at rest, a diabolo between still hands, and the
+//! settings of a test run.
+
+use diabolo::model::space::{SpaceBody, SpaceDiabolo, SpaceParams, SpaceState};
+use diabolo::simulation::space::{HeldStill, SpaceSettings, SpaceSimulation};
+use diabolo::simulation::StepperOptions;
+use nalgebra::Vector3;
+
+/// A stick tip at rest at `pos`.
+pub fn at_rest(pos: Vector3<f64>) -> SpaceBody {
+    SpaceBody {
+        pos,
+        vel: Vector3::zeros(),
+    }
+}
+
+/// A run of `duration` s with rows every `output_interval` s, stepped at the tolerances
+/// `(rtol, atol)`.
+pub fn test_settings(
+    duration: f64,
+    output_interval: f64,
+    (rtol, atol): (f64, f64),
+) -> SpaceSettings {
+    SpaceSettings {
+        duration,
+        output_interval,
+        stepper: StepperOptions {
+            rtol,
+            atol,
+            ..StepperOptions::default()
+        },
+        ..SpaceSettings::default()
+    }
+}
+
+/// One diabolo on a string between stick tips held still at `tips`.
+pub fn held_still(
+    params: SpaceParams,
+    tips: [Vector3<f64>; 2],
+    diabolo: SpaceDiabolo,
+    settings: SpaceSettings,
+) -> SpaceSimulation<HeldStill> {
+    SpaceSimulation {
+        params,
+        hands: [HeldStill, HeldStill],
+        modes: vec![diabolo::simulation::DiaboloMode::String],
+        initial: SpaceState {
+            left: at_rest(tips[0]),
+            right: at_rest(tips[1]),
+            diabolos: vec![diabolo],
+        },
+        settings,
+    }
+}
