@@ -615,7 +615,9 @@ impl Stepper {
                 let t = session.time();
                 let phase = session.phase().name();
                 let state = session.state();
-                space_state_dict(py, t, phase, &state)
+                let modes: Vec<&str> = session.diabolo_modes().iter().map(|m| m.name()).collect();
+                let slots: Vec<i64> = session.slots().iter().map(|&s| s as i64).collect();
+                space_state_dict(py, t, phase, &state, modes, slots)
             }
         }
     }
@@ -680,6 +682,8 @@ fn space_state_dict<'py>(
     t: f64,
     phase: &str,
     s: &SpaceState,
+    modes: Vec<&str>,
+    slots: Vec<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     let n = s.diabolos.len();
@@ -722,7 +726,8 @@ fn space_state_dict<'py>(
     dict.set_item("turns", turns.into_pyarray(py))?;
     let knots: Vec<i64> = s.diabolos.iter().map(|d| i64::from(d.knot)).collect();
     dict.set_item("knots", knots.into_pyarray(py))?;
-    dict.set_item("modes", PyList::new(py, vec!["string"; n])?)?;
+    dict.set_item("modes", PyList::new(py, modes)?)?;
+    dict.set_item("slots", slots.into_pyarray(py))?;
     Ok(dict)
 }
 

@@ -109,7 +109,7 @@ pub fn space_row_fields(row: &SpaceRow, line: &mut impl RowFields) {
     for j in 0..=state.diabolos.len() {
         match row.tensions.get(j) {
             Some(&t) => line.number(t),
-            None => line.word(""),
+            None => line.missing(),
         }
     }
     line.number(row.gear_ratio);
@@ -144,11 +144,11 @@ fn diabolo_fields(line: &mut impl RowFields, d: &SpaceDiabolo, theta: Option<f64
     line.number(d.spin);
     match theta {
         Some(theta) if theta.is_finite() => line.number(theta),
-        _ => line.word(""),
+        _ => line.missing(),
     };
     match theta {
         Some(_) => line.integer(i64::from(d.knot)),
-        None => line.word(""),
+        None => line.missing(),
     };
     for v in d.axle.iter() {
         line.number(*v);

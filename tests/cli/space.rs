@@ -131,9 +131,29 @@ fn bad_input_in_space_is_refused_naming_the_field_and_the_value() {
     refused(
         &["initial.diabolos[0].mode=flying"],
         &tilt,
-        &["initial.diabolos[0].mode", "flight"],
+        &["initial.diabolos[0].x", "flying", "\"pos\": [x, y, z]"],
     );
-    refused(&["sim.floor=0"], &tilt, &["sim.floor", "remove it"]);
+    // A flying start below the floor (its lowest rim point R = 6.35 cm under its centre).
+    refused(
+        &[
+            "initial.diabolos[0].mode=flying",
+            "initial.diabolos[0].x=null",
+            "initial.diabolos[0].pos=[0, 0.5, 0]",
+            "sim.floor=0.46",
+        ],
+        &tilt,
+        &["sim.floor", "0.46", "below the floor"],
+    );
+    refused(
+        &[
+            "initial.diabolos[0].mode=flying",
+            "initial.diabolos[0].x=null",
+            "initial.diabolos[0].pos=[0, 1.3, 0]",
+            "initial.diabolos[0].knot=1",
+        ],
+        &tilt,
+        &["initial.diabolos[0].knot", "no knot"],
+    );
     refused(&["params.cup_angle=90"], &tilt, &["params.cup_angle", "90"]);
     refused(&["sim.axle=\"wobbly\""], &tilt, &["sim.axle", "fast_top"]);
     refused(

@@ -69,17 +69,16 @@ fn space_run_reproduces_the_planar_model_in_the_plane() {
         assert!(rows > 40, "{name}: {rows} rows");
         assert!(worst < 1e-9, "{name}: {worst} m from the planar model");
     }
-    for (name, stop) in [("two_side_by_side", "contact")] {
-        let (worst, _, status, _) = planar_gap(name, &tight);
-        match status {
-            SpaceStatus::Stopped { reason, .. } => assert_eq!(reason.status(), stop, "{name}"),
-            other => panic!("{name}: {other:?}"),
-        }
-        assert!(
-            worst < 1e-9,
-            "{name}: {worst} m from the planar model before its stop"
-        );
+    // Contacts are not followed in space: two_side_by_side starts with its diabolos touching.
+    let (worst, _, status, _) = planar_gap("two_side_by_side", &tight);
+    match status {
+        SpaceStatus::Stopped { reason, .. } => assert_eq!(reason.status(), "contact"),
+        other => panic!("two_side_by_side: {other:?}"),
     }
+    assert!(
+        worst < 1e-9,
+        "{worst} m from the planar model before its stop"
+    );
 }
 
 /// A still string between tips at (-c, 0, 0) and (c, 0, 0), one frictionless diabolo spinning

@@ -8,6 +8,7 @@ mod projection;
 mod report;
 mod response;
 mod roster;
+mod rows;
 mod run;
 mod session;
 mod system;

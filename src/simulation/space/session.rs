@@ -70,9 +70,19 @@ impl<H: SpaceHand + Clone> SpaceSession<H> {
         self.stop.is_some() || self.run.time() >= self.run.duration()
     }
 
-    /// The state at the time reached.
+    /// The state at the time reached: every diabolo in index order.
     pub fn state(&mut self) -> SpaceState {
         self.run.state()
+    }
+
+    /// Each diabolo's mode at the time reached (on the string, flying, dropped), index K - 1.
+    pub fn diabolo_modes(&self) -> &[crate::simulation::DiaboloMode] {
+        self.run.system.roster.modes()
+    }
+
+    /// Each diabolo's slot on the string (0 off it), index K - 1.
+    pub fn slots(&self) -> &[usize] {
+        self.run.system.roster.slot_numbers()
     }
 
     /// Replaces hand `side` (0 left, 1 right) from the time reached on.
