@@ -391,7 +391,8 @@ class Simulation:
         ``stick_velocities`` (2x3), ``positions`` and ``velocities`` (Nx3), ``axles`` and
         ``axle_rates`` (Nx3: each axle's unit direction and its rate), ``tilts`` and ``turns``
         (N, degrees: the axle's elevation and its azimuth about the vertical), ``spins``,
-        ``knots``, ``modes``."""
+        ``knots``, ``modes`` and ``slots`` (a diabolo leaves, flies and lands in space as in the
+        plane)."""
         return self._native.state()
 
     @property

@@ -415,6 +415,23 @@ def test_a_scenario_in_space_steps_with_3d_hands_and_reports_tilt_and_turn():
         planar.set_hand("right", accel=(0.0, 0.0, 1.0))
 
 
+def test_a_toss_in_space_is_followed_off_the_string_and_back():
+    sim = diabolo.Simulation(ROOT / "scenarios" / "toss_in_space.json")
+    seen = []
+    for _ in range(250):
+        sim.step(0.01)
+        state = sim.state
+        seen.append((state["modes"][0], int(state["slots"][0])))
+    modes = [m for m, _ in seen]
+    assert "flying" in modes and modes[-1] == "string"
+    first = modes.index("flying")
+    assert seen[first][1] == 0 and seen[-1][1] == 1
+    # The whole run's columns say the same, with theta empty (NaN) while it flies.
+    columns = diabolo.run(ROOT / "scenarios" / "toss_in_space.json").trajectory
+    flying = [i for i, m in enumerate(columns["d1_mode"]) if m == "flying"]
+    assert flying and all(np.isnan(columns["d1_theta"][i]) for i in flying)
+
+
 def test_the_environment_in_space_observes_the_tilt_and_pays_for_a_level_axle():
     pytest.importorskip("gymnasium")
     from diabolo.gym import DiaboloEnv

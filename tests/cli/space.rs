@@ -246,3 +246,39 @@ fn a_run_in_space_that_stops_exits_1_and_keeps_its_trajectory() {
     assert_eq!(last["status"], "string_on_cup");
     assert_eq!(last["object"], 1);
 }
+
+// The wall-clock budget of a run in space, hit on purpose (a nanosecond): the run stops with
+// exit 1, status `budget`, a message naming `sim.max_wall`, and the rows up to the stop
+// written. The event budget is a scenario's setting in space too.
+#[test]
+fn a_run_in_space_past_its_budget_stops_naming_it() {
+    let d = dir("budget_wall");
+    let (csv, events, summary) = (d.join("t.csv"), d.join("e.jsonl"), d.join("s.json"));
+    let set = ["--set", "sim.max_wall=1e-9"];
+    let out = run_with_logs(&shipped("tilt"), &set, &csv, &events, &summary);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let summary: Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    assert_eq!(summary["status"], "budget");
+    let failure = summary["failure"].as_str().unwrap();
+    assert!(failure.contains("sim.max_wall"), "{failure}");
+    let rows = std::fs::read_to_string(&csv).unwrap().lines().count();
+    assert!(rows >= 2, "the header and the first row ({rows})");
+    let log = std::fs::read_to_string(&events).unwrap();
+    assert!(log.lines().last().unwrap().contains("\"budget\""), "{log}");
+    let validate = diabolo(
+        &[
+            "validate",
+            &shipped("tilt"),
+            "--set",
+            "sim.max_events_per_second=50",
+        ],
+        None,
+    );
+    assert_eq!(
+        validate.status.code(),
+        Some(0),
+        "{}",
+        text(&validate.stderr)
+    );
+}

@@ -331,3 +331,40 @@ fn flight_stops_name_what_the_model_leaves_out() {
     let stretch = status(0.729, r#""pos": [0.0, 1.2, 0.05], "spin": 0.5"#);
     assert!(stretch.contains("longer than its length"), "{stretch}");
 }
+
+// A run in space that needs more steps than its budget stops by name (`budget`, "steps") at
+// the step where it passed it, with the rows before kept; the same run within its budget ends.
+#[test]
+fn a_run_in_space_past_its_step_budget_stops_naming_it() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let text = std::fs::read_to_string(dir.join("tilt.json")).unwrap();
+    let sets = [
+        ("sim.rtol".to_string(), "1e-13".to_string()),
+        ("sim.duration".to_string(), "8".to_string()),
+        ("sim.max_step".to_string(), "0.1".to_string()),
+    ];
+    let Built::Space(mut sim) = Scenario::parse(&text, &sets)
+        .unwrap()
+        .build_any(&dir, &Limits::default())
+        .unwrap()
+    else {
+        panic!("in space");
+    };
+    let report = sim.run(|_| {});
+    assert_eq!(report.status, SpaceStatus::Finished);
+    let needed = report.steps;
+    // The budget: max_steps_per_second times the duration, one per max_step, and 1,000 more.
+    let allowance = 1000.0 + sim.settings.duration / sim.settings.stepper.max_step;
+    assert!(needed as f64 > allowance + 10.0, "{needed} steps");
+    sim.settings.max_steps_per_second = 0.0;
+    let mut last = 0.0;
+    let report = sim.run(|row| last = row.t);
+    match report.status {
+        SpaceStatus::Stopped { t, reason } => {
+            assert_eq!(reason.status(), "budget");
+            assert!(reason.to_string().contains("steps"), "{reason}");
+            assert!(t < sim.settings.duration && last <= t && last > 0.0);
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -207,22 +207,11 @@ impl Scenario {
         }
         let sim = &self.sim;
         let defaults = crate::simulation::Settings::default();
-        let unused: [(&str, Option<f64>, &str); 4] = [
-            (
-                "max_wall",
-                sim.max_wall,
-                "the run in space has no wall-clock budget yet",
-            ),
+        let unused: [(&str, Option<f64>, &str); 2] = [
             (
                 "period",
                 sim.period,
                 "diabolo orbit does not run scenarios in space yet",
-            ),
-            (
-                "max_events_per_second",
-                (sim.max_events_per_second != defaults.max_events_per_second)
-                    .then_some(sim.max_events_per_second),
-                "the run in space has no event-flood guard yet",
             ),
             (
                 "meeting_distance",

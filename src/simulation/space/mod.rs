@@ -84,6 +84,9 @@ pub struct SpaceSettings {
     /// The floor's height, m: a flying diabolo whose lowest rim point reaches it is dropped.
     /// `None`: no floor.
     pub floor: Option<f64>,
+    /// The run stops (`budget`) after this much wall-clock time, s (`None`: no limit). The one
+    /// setting whose outcome depends on the machine: off by default.
+    pub max_wall: Option<f64>,
 }
 
 impl SpaceSettings {
@@ -100,6 +103,7 @@ impl SpaceSettings {
             max_events_per_second: s.max_events_per_second,
             max_steps_per_second: s.max_steps_per_second,
             floor: s.floor,
+            max_wall: s.max_wall,
         }
     }
 }
@@ -116,6 +120,7 @@ impl Default for SpaceSettings {
             max_events_per_second: 1e4,
             max_steps_per_second: crate::simulation::report::DEFAULT_MAX_STEPS_PER_SECOND,
             floor: None,
+            max_wall: None,
         }
     }
 }

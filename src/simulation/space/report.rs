@@ -117,6 +117,13 @@ pub enum SpaceStop {
     /// Diabolo K lands on a straight taut string between two path-driven sticks: an
     /// inextensible string would need infinite tension.
     StraightLanding(usize),
+    /// Longer than `sim.max_wall` seconds of wall-clock time.
+    WallClock {
+        /// The limit, s.
+        limit: f64,
+        /// The run's duration, s.
+        duration: f64,
+    },
     /// More events or steps than the run's budget.
     Budget {
         /// "events" or "steps".
@@ -157,7 +164,7 @@ impl SpaceStop {
             Self::SlowSpin(_) => "slow_spin",
             Self::Touch(..) => "contact",
             Self::Overstretched(_) => "overstretched",
-            Self::Budget { .. } => "budget",
+            Self::Budget { .. } | Self::WallClock { .. } => "budget",
             Self::LedgerOpen { .. } => "ledger_open",
             Self::Impulse(_) => "impulse",
             Self::Failed(_) => "failed",
@@ -175,6 +182,7 @@ impl std::fmt::Display for SpaceStop {
             Self::FromBelow(k) => write!(f, "the string reaches flying diabolo {k} from below, which the model leaves out"),
             Self::StraightLanding(k) => write!(f, "diabolo {k} lands on a straight taut string between path-driven sticks: an inextensible string would need infinite tension; bring the sticks closer"),
             Self::Overstretched(by) => write!(f, "the slack string passed its length by {by:.3e} m without its tensing being found"),
+            Self::WallClock { limit, duration } => write!(f, "the run took longer than sim.max_wall = {limit} s of wall-clock time (of {duration} s simulated); raise sim.max_wall or shorten the run"),
             Self::Budget { what, count } => write!(f, "{count} {what}: more than the run's budget (sim.max_{what}_per_second); the motion is stuck at an instant or far too fast for the tolerances"),
             Self::Touch(a, b) => write!(f, "{a} and {b} touch on the string; contacts are not followed in space yet"),
             Self::SlowSpin(k) => write!(f, "diabolo {k} spins too slowly for the fast-top limit; set sim.axle to \"rigid\""),

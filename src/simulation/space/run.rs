@@ -64,6 +64,8 @@ pub(super) struct Run<H: SpaceHand> {
     pub(super) t: f64,
     /// Transitions so far (counted against the event budget).
     pub(super) transitions: u64,
+    /// When the run started, for `max_wall`.
+    pub(super) started: std::time::Instant,
 }
 
 pub(super) fn failed(t: f64, e: impl std::fmt::Display) -> Stop {
@@ -117,6 +119,7 @@ impl<H: SpaceHand + Clone> Run<H> {
             bounces: 0,
             t: 0.0,
             transitions: 0,
+            started: std::time::Instant::now(),
         };
         run.plan_breakpoints();
         run
@@ -133,6 +136,7 @@ impl<H: SpaceHand + Clone> Run<H> {
     /// Enters the phase of the initial state and emits the first row.
     pub(super) fn start(&mut self, sink: &mut impl FnMut(&SpaceRow)) -> Result<(), Stop> {
         self.t = 0.0;
+        self.started = std::time::Instant::now();
         self.start_phase(0.0)?;
         self.emit_rows(0.0, sink, true)
     }
@@ -155,6 +159,11 @@ impl<H: SpaceHand + Clone> Run<H> {
         let step_budget = (settings.max_steps_per_second * duration + requested) as u64 + 1000;
         while self.t < until {
             let t = self.t;
+            if let Some(limit) = settings.max_wall {
+                if self.started.elapsed().as_secs_f64() > limit {
+                    return Err((t, SpaceStop::WallClock { limit, duration }));
+                }
+            }
             if self.transitions > event_budget {
                 let count = self.transitions;
                 return Err((
