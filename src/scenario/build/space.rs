@@ -373,13 +373,7 @@ impl Scenario {
                 axle_rate,
             });
         }
-        let modes: Vec<DiaboloMode> = specs
-            .iter()
-            .map(|d| match d.mode {
-                StartMode::Flying => DiaboloMode::Flying,
-                _ => DiaboloMode::String,
-            })
-            .collect();
+        let modes = self.start_modes();
         let full = state;
         let string_index = |j: usize| {
             (0..specs.len())

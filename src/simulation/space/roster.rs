@@ -118,11 +118,6 @@ impl SpaceRoster {
         &self.slot_of
     }
 
-    /// The flying diabolos K, in index order.
-    pub fn flying(&self) -> impl Iterator<Item = usize> + '_ {
-        (1..=self.modes.len()).filter(|&k| self.modes[k - 1] == DiaboloMode::Flying)
-    }
-
     /// The diabolo in `slot` leaves the string at t with its centre at height `y` (m) rising at
     /// `vy` (m/s): it flies. Returns its K.
     pub fn leave(&mut self, slot: usize, t: f64, y: f64, vy: f64) -> usize {
