@@ -104,7 +104,8 @@ fn run_space<'py>(
 ) -> PyResult<RunOutput<'py>> {
     let n = simulation.initial.diabolos.len();
     let (columns, report, summary, wall) = py.detach(|| {
-        let mut columns = TrajectoryColumns::for_space(n);
+        let compliant = simulation.params.planar.elastic().is_some();
+        let mut columns = TrajectoryColumns::for_space(n, compliant);
         let mut summary = SpaceSummary::default();
         let start = Instant::now();
         let report = simulation.run(|row| {

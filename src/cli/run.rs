@@ -68,7 +68,8 @@ fn run_space(
     };
     let write_failed = |source| write_error(args.output.as_deref(), source);
     let n = simulation.initial.diabolos.len();
-    let mut writer = match SpaceTrajectoryWriter::new(sink, n) {
+    let compliant = simulation.params.planar.elastic().is_some();
+    let mut writer = match SpaceTrajectoryWriter::new(sink, n, compliant) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
         other => other.map_err(write_failed)?,
     };

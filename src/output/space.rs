@@ -21,8 +21,9 @@ const DIABOLO_FIELDS: [&str; 14] = [
     "x", "y", "z", "vx", "vy", "vz", "w", "theta", "knot", "ax", "ay", "az", "tilt", "turn",
 ];
 
-/// The header of an N-diabolo trajectory in space.
-pub fn space_trajectory_header(n: usize) -> Vec<String> {
+/// The header of an N-diabolo trajectory in space (`string_loss` after `impulse_loss` with a
+/// `compliant` string).
+pub fn space_trajectory_header(n: usize, compliant: bool) -> Vec<String> {
     let mut columns = vec!["t".to_string(), "phase".to_string()];
     for side in ["left", "right"] {
         for field in ["x", "y", "z", "vx", "vy", "vz"] {
@@ -50,9 +51,12 @@ pub fn space_trajectory_header(n: usize) -> Vec<String> {
         "friction_loss",
         "drag_loss",
         "impulse_loss",
+        "string_loss",
         "axle_work",
     ] {
-        columns.push(name.to_string());
+        if name != "string_loss" || compliant {
+            columns.push(name.to_string());
+        }
     }
     for k in 1..=n {
         columns.push(format!("d{k}_mode"));
@@ -68,9 +72,9 @@ pub struct SpaceTrajectoryWriter<W: Write> {
 }
 
 impl<W: Write> SpaceTrajectoryWriter<W> {
-    /// Writes the header for `n` diabolos.
-    pub fn new(mut out: W, n: usize) -> io::Result<Self> {
-        let columns = space_trajectory_header(n);
+    /// Writes the header for `n` diabolos (`compliant`: with the string's damping loss).
+    pub fn new(mut out: W, n: usize, compliant: bool) -> io::Result<Self> {
+        let columns = space_trajectory_header(n, compliant);
         let mut line = CsvLine::with_capacity(24 * columns.len());
         line.texts(columns);
         line.end(&mut out)?;
@@ -126,10 +130,13 @@ pub fn space_row_fields(row: &SpaceRow, line: &mut impl RowFields) {
         row.friction_loss,
         row.drag_loss,
         row.impulse_loss,
-        row.axle_work,
     ] {
         line.number(v);
     }
+    if let Some(loss) = row.string_loss {
+        line.number(loss);
+    }
+    line.number(row.axle_work);
     for (mode, slot) in row.diabolo_modes.iter().zip(row.slots) {
         line.word(mode.name());
         line.integer(*slot as i64);
@@ -210,7 +217,12 @@ pub fn space_event_json(event: &SpaceEvent, n: usize) -> Value {
             put("energy_lost", json!(energy_lost));
         }
         SpaceEventKind::Knot { knot, .. } => put("knot", json!(knot)),
-        SpaceEventKind::Leave { slot, .. } => put("slot", json!(slot)),
+        SpaceEventKind::Leave {
+            slot, energy_lost, ..
+        } => {
+            put("slot", json!(slot));
+            put("energy_lost", json!(energy_lost));
+        }
         SpaceEventKind::Land {
             slot,
             speed,

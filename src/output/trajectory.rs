@@ -249,10 +249,10 @@ impl TrajectoryColumns {
         }
     }
 
-    /// Empty columns for a run in space with `n` diabolos
+    /// Empty columns for a run in space with `n` diabolos and a `compliant` string or not
     /// ([`super::space::space_trajectory_header`]).
-    pub fn for_space(n: usize) -> Self {
-        let names = super::space::space_trajectory_header(n);
+    pub fn for_space(n: usize, compliant: bool) -> Self {
+        let names = super::space::space_trajectory_header(n, compliant);
         let columns = names.iter().map(|n| ColumnValues::for_column(n)).collect();
         Self {
             names,

@@ -63,22 +63,12 @@ fn at(t: &[f64], series: &[Vector3<f64>], time: f64) -> Vector3<f64> {
     }
 }
 
-/// The parameters of a recording's replay in space: the planar ones (string length estimated)
-/// with the options' axle. A compliant string is refused: the model in space has none yet.
+/// The parameters of a recording's replay in space: the planar ones (string length estimated,
+/// a compliant string's stiffness and damping as given) with the options' axle.
 pub(super) fn space_params(
     params: Params,
     options: &ReplayOptions,
 ) -> Result<SpaceParams, ReplayError> {
-    if let Some(stiffness) = options.params.string_stiffness {
-        return Err(ReplayError::Options {
-            what: "params.string_stiffness".into(),
-            reason: format!(
-                "{}: the compliant string is not modelled in space yet; drop string_stiffness \
-                 from the parameters, or replay with --planar (the planar model on x and y)",
-                Compact(stiffness)
-            ),
-        });
-    }
     SpaceParams::new(params, options.axle).map_err(|e| ReplayError::Options {
         what: format!("params.{}", e.field),
         reason: format!("{} ({})", e.requirement, Compact(e.value)),
@@ -220,8 +210,9 @@ fn space_start(
 
 /// A run in space of `duration` s from the paths' time 0 with the diabolo in state `d`, put on
 /// the string when it is beyond its reach (moved along y, as the planar replay does) unless it
-/// is above the line of the tips (it has left the string, which the run reports), its
-/// velocity then made tangent to the string.
+/// is above the line of the tips (it has left the string, which the run reports) or the string
+/// is compliant (it starts as measured, stretched), its velocity then made tangent to the
+/// string.
 fn simulation_from(
     options: &ReplayOptions,
     params: &SpaceParams,
@@ -242,7 +233,8 @@ fn simulation_from(
     let sum = |p: &Vector3<f64>| (p - left.pos).norm() + (right.pos - p).norm();
     let chord = right.pos.xy() - left.pos.xy();
     let above = chord.perp(&(diabolo.pos.xy() - left.pos.xy())) > 0.0;
-    if !above && sum(&diabolo.pos) > length - options.taut_band {
+    let compliant = params.planar.elastic().is_some();
+    if !above && !compliant && sum(&diabolo.pos) > length - options.taut_band {
         if let Some(y) = taut_height_below(&left.pos, &right.pos, &diabolo.pos, length) {
             diabolo.pos.y = y;
             // No velocity along the string's gradient (the tips' motion is prescribed).

@@ -123,10 +123,15 @@ fn bad_input_in_space_is_refused_naming_the_field_and_the_value() {
         &tilt,
         &["initial.diabolos[0].axle_rate", "rigid"],
     );
+    // A compliant string stretched past 100 % at the start.
     refused(
-        &["params.string_stiffness=200"],
+        &[
+            "params.string_stiffness=200",
+            "initial.diabolos[0].x=null",
+            "initial.diabolos[0].pos=[0, -0.2, 0.1]",
+        ],
         &tilt,
-        &["params.string_stiffness", "200", "not modelled in space"],
+        &["initial.diabolos", "100 %"],
     );
     refused(
         &["initial.diabolos[0].mode=flying"],
@@ -183,6 +188,41 @@ fn bad_input_in_space_is_refused_naming_the_field_and_the_value() {
         &tilt,
         &["drive.left.keyframes[0]", "space"],
     );
+}
+
+// A compliant string in space from the command line: the trajectory gains `string_loss` after
+// `impulse_loss` (never decreasing, as in the plane), the summary's ledger closes, exit 0.
+#[test]
+fn a_compliant_string_runs_in_space_with_its_damping_loss_column() {
+    let d = dir("compliant");
+    let csv = d.join("t.csv");
+    let out = diabolo(
+        &[
+            "run",
+            &shipped("tilt"),
+            "--set",
+            "params.string_stiffness=200",
+            "--set",
+            "params.string_damping=3",
+            "-o",
+            csv.to_str().unwrap(),
+            "-q",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let table = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = table.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let expected = TILT_HEADER.replace("impulse_loss,", "impulse_loss,string_loss,");
+    assert_eq!(header, expected.split(',').collect::<Vec<_>>());
+    let at = header.iter().position(|c| *c == "string_loss").unwrap();
+    let losses: Vec<f64> = lines
+        .map(|l| l.split(',').nth(at).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(losses.len(), 151);
+    assert!(losses.windows(2).all(|w| w[1] >= w[0] - 1e-12));
+    assert!(losses[150] > 0.0, "{losses:?}");
 }
 
 #[test]

@@ -10,6 +10,7 @@ pub mod flight_reference;
 pub mod pictures;
 pub mod reference;
 pub mod space;
+pub mod space_elastic_reference;
 
 use diabolo::model::{
     Body, CartesianState, DiaboloState, FrictionLaw, ParamValues, Params, StickInput,

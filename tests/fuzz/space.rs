@@ -1,6 +1,7 @@
 //! Scenarios in space for the fuzz (docs/interface.md, "Scenarios in space"): the shipped ones,
 //! planar shipped ones turned to space, and random ones with every field of the model in space
-//! (third coordinates, `sim.space`, `sim.axle`, the axle, its rate, the axle's parameters). The
+//! (third coordinates, `sim.space`, `sim.axle`, the axle, its rate, the axle's parameters, a
+//! compliant string). The
 //! checks an exit 0 or 1 of such a run must pass besides the planar contract.
 
 use super::{pick, SplitMix};
@@ -151,6 +152,10 @@ pub fn random_space_scenario(rng: &mut SplitMix) -> Value {
     }
     if rigid && rng.int(0, 3) == 0 {
         params["transverse_inertia"] = json!(rng.uniform(1e-4, 1e-3));
+    }
+    if rng.int(0, 3) == 0 {
+        params["string_stiffness"] = json!(rng.uniform(100.0, 2000.0));
+        params["string_damping"] = json!(rng.uniform(0.0, 3.0));
     }
     let mut sim = json!({"duration": rng.uniform(0.1, 0.4), "output_interval": 0.01});
     // A third coordinate alone turns a scenario to space: `space` given most of the time.

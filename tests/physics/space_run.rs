@@ -45,7 +45,7 @@ fn planar_gap(name: &str, sets: &[(&str, &str)]) -> (f64, usize, SpaceStatus, f6
 // The run in space, on the shipped planar scenarios (z = 0, axles along z), follows the planar
 // model's trajectories within 1e-9 m at tight tolerances: every object at every common row,
 // through taut and slack phases, tensing impulses, grip, knots, two diabolos, throws (leave,
-// flight, landing) and a missed catch onto the floor. Scenarios with what the model in space
+// flight, landing), a missed catch onto the floor and a compliant string (stretchy_catch). Scenarios with what the model in space
 // does not follow yet (contacts) stop with a status naming it, on the planar trajectory up to
 // there.
 #[test]
@@ -63,6 +63,7 @@ fn space_run_reproduces_the_planar_model_in_the_plane() {
         "driven_swing",
         "high_toss",
         "missed_catch",
+        "stretchy_catch",
     ] {
         let (worst, rows, status, _) = planar_gap(name, &tight);
         assert_eq!(status, SpaceStatus::Finished, "{name}");

@@ -6,6 +6,7 @@ use crate::common;
 
 use common::space::test_settings;
 use common::*;
+use diabolo::model::grip::LengthLaw;
 use diabolo::model::space::{
     string_torque, AxleValues, SpaceBody, SpaceDiabolo, SpaceParams, SpaceState, SpaceString,
     SpaceTension,
@@ -69,7 +70,14 @@ fn space_tension_reduces_to_the_planar_solution_in_the_plane() {
             StickInput::Accel(a) => StickInput::Accel(lift(a)),
         });
         tension
-            .solve(&space, &lifted, &string, &inputs3, Some(&modes))
+            .solve(
+                &space,
+                &lifted,
+                &string,
+                &inputs3,
+                Some(&modes),
+                LengthLaw::Inextensible,
+            )
             .unwrap();
         let planar = dynamics.tension();
         let t_scale = planar
@@ -323,7 +331,14 @@ fn space_tension_matches_an_independent_newton_solve_in_3d() {
         ];
         let mut tension = SpaceTension::new(n);
         if tension
-            .solve(&space, &state, &string, &inputs, Some(&modes))
+            .solve(
+                &space,
+                &state,
+                &string,
+                &inputs,
+                Some(&modes),
+                LengthLaw::Inextensible,
+            )
             .is_err()
         {
             continue;

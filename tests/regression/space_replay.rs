@@ -297,17 +297,36 @@ fn fit_frees_the_axle_only_where_it_moves_something() {
     );
 }
 
+// A compliant string (the planar fit's EA = 118 N, eta = 3.25 N s) replays a throw in space: the
+// recorded hands pull the string straight after the diabolo left it, which the inextensible
+// string cannot follow (two of its starts stop) and the stretchy one can; every start runs
+// through, and the one scored at 1 s is within 0.1 m where "stays" is off by more than 0.5 m.
 #[test]
-fn a_compliant_string_is_refused_in_space_and_named() {
-    let rec = excerpt("inclination/take1_seg2.csv", 1.8);
-    let mut options = ReplayOptions::default();
-    options.params.string_stiffness = Some(200.0);
-    options.horizons = vec![0.2];
-    let m = replay(&rec, &options).unwrap_err().to_string();
+fn a_compliant_string_replays_a_throw_in_space_without_a_stop() {
+    let rec = Recording::read(&data("space/throw_1_seg1.csv")).unwrap();
+    let mut options = ReplayOptions {
+        horizons: vec![0.2, 0.5, 1.0],
+        ..ReplayOptions::default()
+    };
+    options.params.string_stiffness = Some(118.0);
+    options.params.string_damping = 3.25;
+    let results = replay(&rec, &options).unwrap();
+    let failures: Vec<&str> = results
+        .iter()
+        .filter_map(|r| r.failure.as_deref())
+        .collect();
+    assert!(failures.is_empty(), "{failures:?}");
+    let stats = statistics(&results, &options.horizons);
+    eprintln!("{stats:?}");
+    assert!(stats[0].n >= 4 && stats[2].n >= 1, "{stats:?}");
+    let at_one_second: Vec<(f64, f64)> = results
+        .iter()
+        .filter_map(|r| r.errors[2].as_ref().map(|e| (e.position, e.stay)))
+        .collect();
     assert!(
-        m.contains("params.string_stiffness") && m.contains("--planar"),
-        "{m}"
+        at_one_second
+            .iter()
+            .all(|&(model, stay)| model < 0.1 && stay > 0.5),
+        "{at_one_second:?}"
     );
-    options.planar = true;
-    assert!(replay(&rec, &options).is_ok());
 }

@@ -19,7 +19,7 @@ use super::params::SpaceParams;
 use super::state::SpaceState;
 use super::string::SpaceString;
 use crate::model::friction::{effective_friction, AxleMode, SlipDirection};
-use crate::model::grip::solve_dense;
+use crate::model::grip::{solve_dense, LengthLaw};
 use crate::model::params::{FrictionLaw, ParamValues};
 use crate::model::StickInput;
 
@@ -30,6 +30,22 @@ pub enum SpaceSlipReference {
     LeftSide,
     /// w'_K = w_K - (sum_{j<K} l_j' - sum_{j>=K} l_j') / 2: for the tensing impulse.
     Symmetric,
+    /// w'_K = w_K - sum_{j<K} l_j' + rho_K L': against the material of a compliant string
+    /// stretched evenly (rho_K the share of the string's length left of axle K, docs/elastic.md).
+    UniformStretch,
+}
+
+/// rho_K = sum_{j<K} l_j / sum l: the share of the string's length left of axle K, and its rate
+/// rho_K' = (sum_{j<K} l_j' - rho_K L') / sum l (1/s).
+pub fn stretch_share(string: &SpaceString, k: usize) -> (f64, f64) {
+    let segments = string.segments();
+    let used = string.total_length();
+    let left: f64 = segments[..k].iter().map(|s| s.length).sum();
+    let share = left / used;
+    (
+        share,
+        (string.feed(k) - share * string.total_length_rate()) / used,
+    )
 }
 
 /// The tension solve failed: the string's equations are singular at this state (a gripping
@@ -116,6 +132,8 @@ pub struct SpaceTension {
     ratios: Vec<f64>,
     spin_rates: Vec<f64>,
     hand_forces: [Vector3<f64>; 2],
+    /// Where the last solve measured the slip speeds from.
+    reference: SpaceSlipReference,
 }
 
 impl SpaceTension {
@@ -134,6 +152,7 @@ impl SpaceTension {
             ratios: vec![1.0; n + 1],
             spin_rates: vec![0.0; n],
             hand_forces: [Vector3::zeros(); 2],
+            reference: SpaceSlipReference::LeftSide,
         }
     }
 
@@ -147,6 +166,7 @@ impl SpaceTension {
         modes: Option<&[AxleMode]>,
         reference: SpaceSlipReference,
     ) {
+        self.reference = reference;
         let p = params.planar.values();
         let rate = string.total_length_rate();
         for k in 1..=self.n {
@@ -154,6 +174,7 @@ impl SpaceTension {
             let shift = match reference {
                 SpaceSlipReference::LeftSide => 0.0,
                 SpaceSlipReference::Symmetric => 0.5 * rate,
+                SpaceSlipReference::UniformStretch => stretch_share(string, k).0 * rate,
             };
             let slip_speed = d.spin - string.feed(k) + shift;
             let mode = modes.map_or_else(|| AxleMode::from_slip(slip_speed), |m| m[k - 1]);
@@ -177,8 +198,11 @@ impl SpaceTension {
     }
 
     /// Solves the tensions T_0..T_N, the objects' accelerations, the spin rates and the hand
-    /// forces for the taut string at `state`, with the axles in `modes` (`None`: each slips the
-    /// way its slip speed points). `string` must hold `state`'s geometry.
+    /// forces for the pulling string at `state`, with the axles in `modes` (`None`: each slips
+    /// the way its slip speed points) and the string's length held by `law`: the inextensible
+    /// string's sum l_i'' = 0, or a compliant string's mean tension sum T_i l_i / sum l (its slip
+    /// speeds then measured against its evenly stretched material). `string` must hold
+    /// `state`'s geometry.
     pub fn solve(
         &mut self,
         params: &SpaceParams,
@@ -186,8 +210,13 @@ impl SpaceTension {
         string: &SpaceString,
         inputs: &[StickInput<3>; 2],
         modes: Option<&[AxleMode]>,
+        law: LengthLaw,
     ) -> Result<(), SingularTension> {
-        self.update_contacts(params, state, string, modes, SpaceSlipReference::LeftSide);
+        let reference = match law {
+            LengthLaw::Inextensible => SpaceSlipReference::LeftSide,
+            LengthLaw::MeanTension(_) => SpaceSlipReference::UniformStretch,
+        };
+        self.update_contacts(params, state, string, modes, reference);
         self.fill_free_motion(params, inputs);
         let n = self.n;
         let size = n + 1;
@@ -200,6 +229,7 @@ impl SpaceTension {
             segments[i].direction.dot(&(s.base[i + 1] - s.base[i])) + segments[i].transverse
         };
         self.matrix.iter_mut().for_each(|x| *x = 0.0);
+        // The constraint row sum_i l_i'' = 0: sum_k (sum_i A_ik) T_k = -sum_i b_i.
         let mut total_free = 0.0;
         for i in 0..size {
             total_free += free_rate(self, i);
@@ -209,6 +239,13 @@ impl SpaceTension {
         }
         self.column_sums.copy_from_slice(&self.matrix[..size]);
         self.tensions[0] = -total_free;
+        if let LengthLaw::MeanTension(mean) = law {
+            // The compliant string's row: sum_k l_k T_k = T_mean sum l.
+            for (k, segment) in segments.iter().enumerate() {
+                self.matrix[k] = segment.length;
+            }
+            self.tensions[0] = mean * string.total_length();
+        }
         let p = params.planar.values();
         let spin_mass = p.diabolo_mass * p.spin_inertia;
         let mut free_feed = 0.0;
@@ -217,7 +254,8 @@ impl SpaceTension {
             let row = k * size;
             let stuck = modes.is_some_and(|m| m[k - 1] == AxleMode::Stuck);
             if stuck {
-                // (T_{K-1} - T_K) / (m J) - D w_K - sum_{j<K} (b_j + sum A_jk T_k) = 0.
+                // (T_{K-1} - T_K) / (m J) - D w_K - sum_{j<K} l_j'' (+ rho_K L'' + rho_K' L' on
+                // a compliant string) = 0, with l_j'' = b_j + sum_k A_jk T_k.
                 self.matrix[row + k - 1] += 1.0 / spin_mass;
                 self.matrix[row + k] -= 1.0 / spin_mass;
                 for j in 0..k {
@@ -226,6 +264,14 @@ impl SpaceTension {
                     }
                 }
                 self.tensions[k] = p.spin_drag * state.diabolos[k - 1].spin + free_feed;
+                if let LengthLaw::MeanTension(_) = law {
+                    let (share, share_rate) = stretch_share(string, k);
+                    for col in 0..size {
+                        self.matrix[row + col] += share * self.column_sums[col];
+                    }
+                    self.tensions[k] -=
+                        share * total_free + share_rate * string.total_length_rate();
+                }
             } else {
                 let c = self.contacts[k - 1];
                 self.matrix[row + k] = 1.0;
@@ -235,11 +281,23 @@ impl SpaceTension {
         }
         if n == 0 || modes.is_none_or(|m| m.iter().all(|&x| x != AxleMode::Stuck)) {
             // Every axle slips: T_K = d_K T_0, one division.
-            let k_t = -self.string_stiffness_factor();
-            if k_t.is_nan() || k_t == 0.0 {
-                return Err(SingularTension);
-            }
-            let t0 = total_free / k_t;
+            let t0 = match law {
+                LengthLaw::Inextensible => {
+                    let k_t = -self.string_stiffness_factor();
+                    if k_t.is_nan() || k_t == 0.0 {
+                        return Err(SingularTension);
+                    }
+                    total_free / k_t
+                }
+                LengthLaw::MeanTension(mean) => {
+                    let weighted: f64 = segments
+                        .iter()
+                        .zip(&self.ratios)
+                        .map(|(s, d)| d * s.length)
+                        .sum();
+                    mean * string.total_length() / weighted
+                }
+            };
             for k in 0..size {
                 self.tensions[k] = self.ratios[k] * t0;
             }
@@ -363,13 +421,20 @@ impl SpaceTension {
     /// The slip acceleration d(w'_K)/dt at axle K (1..N) after the last solve, m/s^2.
     pub fn slip_acceleration(&self, k: usize, string: &SpaceString) -> f64 {
         let segments = string.segments();
-        let feed_rate: f64 = (0..k)
-            .map(|i| {
-                let dv = self.accelerations[i + 1] - self.accelerations[i];
-                segments[i].direction.dot(&dv) + segments[i].transverse
-            })
-            .sum();
-        self.spin_rates[k - 1] - feed_rate
+        let length_acceleration = |i: usize| {
+            let dv = self.accelerations[i + 1] - self.accelerations[i];
+            segments[i].direction.dot(&dv) + segments[i].transverse
+        };
+        let feed_rate: f64 = (0..k).map(length_acceleration).sum();
+        let material = match self.reference {
+            SpaceSlipReference::UniformStretch => {
+                let (share, share_rate) = stretch_share(string, k);
+                let total: f64 = (0..segments.len()).map(length_acceleration).sum();
+                share * total + share_rate * string.total_length_rate()
+            }
+            _ => 0.0,
+        };
+        self.spin_rates[k - 1] - feed_rate + material
     }
 
     /// The friction coefficient a gripping axle K needs, |ln(T_K / T_{K-1})| / theta', and the

@@ -244,7 +244,7 @@ fn diabolo(
 /// tension EA delta / L is the tension an inextensible string would carry there at that instant
 /// (below), by bisection. Started at the unstretched length, the diabolos would drop onto the
 /// stretch and set the string's fast mode ringing, which an explicit integrator must then follow.
-fn hang_stretched(state: &mut CartesianState, params: &Params) {
+pub(super) fn hang_stretched(state: &mut CartesianState, params: &Params) {
     let Some(string) = params.elastic() else {
         return;
     };

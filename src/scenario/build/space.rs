@@ -155,8 +155,12 @@ impl Scenario {
         }
     }
 
-    /// Warnings about the hands' paths of a run in space (as [`Scenario::path_warnings`]).
+    /// Warnings about the hands' paths of a run in space (as [`Scenario::path_warnings`]; none
+    /// for a compliant string, which stretches instead).
     pub fn space_path_warnings(&self, simulation: &SpaceSimulation<Drive<3>>) -> Vec<ReachWarning> {
+        if simulation.params.planar.elastic().is_some() {
+            return Vec::new();
+        }
         reach_warning(
             &simulation.hands,
             simulation.params.planar.values().string_length,
@@ -197,14 +201,6 @@ impl Scenario {
     /// What the model in space does not follow yet, refused with the field and the fix.
     fn refuse_unsupported(&self) -> Result<(), ScenarioError> {
         let plane = "or run the planar model (no third coordinate, no \"space\")";
-        if let Some(ea) = self.params.string_stiffness {
-            return Err(invalid(
-                "params.string_stiffness",
-                compact(ea),
-                "the compliant string is not modelled in space yet",
-                format!("remove it (an inextensible string), {plane}"),
-            ));
-        }
         let sim = &self.sim;
         let defaults = crate::simulation::Settings::default();
         let unused: [(&str, Option<f64>, &str); 2] = [
@@ -290,10 +286,14 @@ impl Scenario {
         hands: &[Drive<3>; 2],
     ) -> Result<(SpaceState, Vec<DiaboloMode>), ScenarioError> {
         let length = params.planar.values().string_length;
-        let [left, right] = self.start_sticks(hands, length, false)?.map(|b| SpaceBody {
-            pos: b.pos,
-            vel: b.vel,
-        });
+        // A compliant string may start stretched, up to twice its length (100 % strain).
+        let compliant = params.planar.elastic().is_some();
+        let [left, right] = self
+            .start_sticks(hands, length, compliant)?
+            .map(|b| SpaceBody {
+                pos: b.pos,
+                vel: b.vel,
+            });
         let specs = &self.initial.diabolos;
         let positions = self.space_positions(&left, &right, length)?;
         let mut state = SpaceState {
@@ -393,14 +393,28 @@ impl Scenario {
             (string_index(k), state.diabolos[k].pos)
         })?;
         let excess = state.string_used() - length;
-        if excess > TAUT_SNAP_TOLERANCE {
+        if compliant && excess > length {
+            return Err(invalid(
+                "initial.diabolos",
+                format!("sum l = {} m", Compact(state.string_used())),
+                format!("the diabolos stretch the compliant string by {} m, more than its length L = {} m (100 % strain)", Compact(excess), Compact(length)),
+                "move the diabolos closer to the sticks",
+            ));
+        }
+        if !compliant && excess > TAUT_SNAP_TOLERANCE {
             return Err(off_string(
                 state.string_used(),
                 length,
                 "move the diabolos within reach of the string (sum of the segment lengths at most L), or give them by \"x\"",
             ));
         }
-        if excess.abs() <= TAUT_SNAP_TOLERANCE {
+        let by_x = !state.diabolos.is_empty()
+            && (0..specs.len())
+                .filter(|&k| modes[k] == DiaboloMode::String)
+                .all(|k| specs[k].x.is_some());
+        if compliant && by_x {
+            hang_stretched_in_space(&mut state, &params.planar);
+        } else if !compliant && excess.abs() <= TAUT_SNAP_TOLERANCE {
             snap_taut(&mut state, length, SpaceState::string_used, |state, dy| {
                 for d in &mut state.diabolos {
                     d.pos.y += dy;
@@ -690,4 +704,33 @@ fn check_start(
         }
     }
     Ok(())
+}
+
+/// Diabolos placed by "x" on a compliant string, in the sticks' plane (placing by x needs both
+/// sticks at one z): hung where the stretched string holds them, as in the plane
+/// ([`super::initial::hang_stretched`]).
+fn hang_stretched_in_space(state: &mut SpaceState, params: &crate::model::Params) {
+    use crate::model::{Body, CartesianState, DiaboloState};
+    let planar = |b: &SpaceBody| Body {
+        pos: b.pos.xy(),
+        vel: b.vel.xy(),
+    };
+    let mut plane = CartesianState {
+        left: planar(&state.left),
+        right: planar(&state.right),
+        diabolos: state
+            .diabolos
+            .iter()
+            .map(|d| DiaboloState {
+                pos: d.pos.xy(),
+                vel: d.vel.xy(),
+                spin: d.spin,
+                knot: d.knot,
+            })
+            .collect(),
+    };
+    super::initial::hang_stretched(&mut plane, params);
+    for (d, p) in state.diabolos.iter_mut().zip(&plane.diabolos) {
+        d.pos.y = p.pos.y;
+    }
 }

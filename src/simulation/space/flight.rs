@@ -50,13 +50,32 @@ impl<H: SpaceHand + Clone> Run<H> {
 
     /// The diabolo in `slot` leaves the string: every position, velocity and spin is
     /// continuous; its two segments become one, and the phase follows from the string left.
+    /// Where the strands slope differently along the axle (the turn about it is zero, the 3D
+    /// strands not in line), the straight string is shorter than the one through the centre: a
+    /// compliant string releases the stretch energy of the difference, booked as lost.
     fn leave(&mut self, t: f64, slot: usize) -> Result<(), Stop> {
         self.system.read(&self.y);
+        let elastic = self.system.elastic;
+        let stored = |state: &crate::model::space::SpaceState| {
+            elastic.map_or(0.0, |string| {
+                string.energy(state.string_used() - string.length)
+            })
+        };
+        let before = stored(&self.system.state);
         let d = self.system.state.diabolos.remove(slot - 1);
+        let energy_lost = (before - stored(&self.system.state)).max(0.0);
+        self.impulse_loss += energy_lost;
         self.system.modes.remove(slot - 1);
         let diabolo = self.system.roster.leave(slot, t, d.pos.y, d.vel.y);
         self.system.resize_string();
-        self.event(t, SpaceEventKind::Leave { diabolo, slot });
+        self.event(
+            t,
+            SpaceEventKind::Leave {
+                diabolo,
+                slot,
+                energy_lost,
+            },
+        );
         self.start_phase(t)
     }
 
@@ -101,7 +120,7 @@ impl<H: SpaceHand + Clone> Run<H> {
         let stretch = (d.pos - a).norm() + (b - d.pos).norm() - (b - a).norm();
         let slack = p.string_length - state.string_used();
         let taut = self.system.phase == SpacePhase::Taut;
-        if taut && n == 0 && self.prescribed() == [true, true] {
+        if taut && n == 0 && self.prescribed() == [true, true] && self.system.elastic.is_none() {
             return Err((t, SpaceStop::StraightLanding(k)));
         }
         if stretch > slack.max(0.0) + LANDING_STRETCH {

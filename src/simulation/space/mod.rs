@@ -4,6 +4,7 @@
 //! string on a cup, a spin too slow for the fast top) ends the run with a status that names it.
 
 mod flight;
+mod layout;
 mod projection;
 mod report;
 mod response;
@@ -178,12 +179,9 @@ fn lift<const D: usize>(v: &nalgebra::SVector<f64, D>) -> Vector3<f64> {
     Vector3::from_fn(|i, _| if i < D { v[i] } else { 0.0 })
 }
 
-/// A planar setup the model in space cannot run yet.
+/// A planar setup the model in space cannot run.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SpaceSetupError {
-    /// The string is compliant.
-    #[error("params.string_stiffness: the compliant string is not modelled in space yet; drop it or run the planar model")]
-    Compliant,
     /// An axle value is out of its range.
     #[error(transparent)]
     Param(#[from] crate::model::ParamError),
@@ -196,9 +194,6 @@ impl SpaceSimulation<crate::simulation::drive::Drive> {
         planar: &crate::simulation::Simulation,
         axle: crate::model::space::AxleValues,
     ) -> Result<Self, SpaceSetupError> {
-        if planar.params.string_stiffness.is_some() {
-            return Err(SpaceSetupError::Compliant);
-        }
         let s = &planar.settings;
         Ok(Self {
             params: SpaceParams::new(planar.params, axle)?,

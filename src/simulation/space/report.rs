@@ -36,6 +36,10 @@ pub enum SpaceEventKind {
         diabolo: usize,
         /// The slot it left.
         slot: usize,
+        /// A compliant string's stored energy released as it leaves, J (0 for an inextensible
+        /// string): where its strands slope differently along the axle, the string straight
+        /// between their ends is shorter than through the centre.
+        energy_lost: f64,
     },
     /// Diabolo K landed on the string in `slot`, approaching the chord's plane at `speed`.
     Land {

@@ -5,7 +5,7 @@
 use nalgebra::Vector3;
 
 use super::run::{failed, Run, Stop};
-use super::system::{SpacePhase, ACCOUNTS};
+use super::system::SpacePhase;
 use super::{SpaceHand, SpaceStop};
 use crate::model::energy::LedgerAccounts;
 use crate::model::friction::AxleMode;
@@ -44,6 +44,8 @@ pub struct SpaceRow<'a> {
     pub drag_loss: f64,
     /// J.
     pub impulse_loss: f64,
+    /// The compliant string's damping loss, J (None: an inextensible string).
+    pub string_loss: Option<f64>,
     /// The work of the string's torque on a rigid axle's transverse rotation, J (0 for the fast
     /// top).
     pub axle_work: f64,
@@ -166,8 +168,13 @@ impl<H: SpaceHand + Clone> Run<H> {
             );
         }
         let accounts_at = self.system.layout.accounts();
-        let a = &self.row_y[accounts_at..accounts_at + ACCOUNTS];
-        let energy = space_energy(params, &self.row_state);
+        let a = &self.row_y[accounts_at..accounts_at + self.system.layout.accounts];
+        let stored = self.system.stored_energy();
+        // While slack, the stretch given up since the phase began is the damping's loss.
+        let string_loss = a
+            .get(4)
+            .map(|loss| loss + self.relaxing.map_or(0.0, |at_start| at_start - stored));
+        let energy = space_energy(params, &self.row_state) + stored;
         let hand_forces = if taut {
             self.system.tension.hand_forces()
         } else {
@@ -182,9 +189,10 @@ impl<H: SpaceHand + Clone> Run<H> {
         let ledger = LedgerAccounts {
             energy,
             hand_work: a[0] + a[3],
-            losses: [a[1], a[2], self.impulse_loss, 0.0],
+            losses: [a[1], a[2], self.impulse_loss, string_loss.unwrap_or(0.0)],
         };
         if !taut
+            && self.system.elastic.is_none()
             && -(self.system.string.total_length() - params.planar.values().string_length)
                 < -OVERSTRETCH
         {
@@ -207,6 +215,7 @@ impl<H: SpaceHand + Clone> Run<H> {
             friction_loss: a[1],
             drag_loss: a[2],
             impulse_loss: self.impulse_loss,
+            string_loss,
             axle_work: a[3],
             slack: params.planar.values().string_length - self.system.string.total_length(),
             diabolo_modes: self.system.roster.modes(),

@@ -53,6 +53,8 @@ pub(super) struct Run<H: SpaceHand> {
     pub(super) row_thetas: Vec<f64>,
     pub(super) events: Vec<SpaceEvent>,
     pub(super) impulse_loss: f64,
+    /// A compliant string's stored energy V when its slack phase began, J (None while it pulls).
+    pub(super) relaxing: Option<f64>,
     pub(super) watch: LedgerWatch,
     pub(super) initial_energy: f64,
     pub(super) worst_residual: f64,
@@ -75,7 +77,7 @@ pub(super) fn failed(t: f64, e: impl std::fmt::Display) -> Stop {
 impl<H: SpaceHand + Clone> Run<H> {
     pub(super) fn new(sim: &SpaceSimulation<H>) -> Self {
         let n = sim.initial.diabolos.len();
-        let layout = Layout { diabolos: n };
+        let layout = Layout::new(n, sim.params.planar.elastic().is_some());
         let dimension = layout.dimension();
         let system = SpaceSystem::new(
             sim.params,
@@ -95,7 +97,8 @@ impl<H: SpaceHand + Clone> Run<H> {
         let mut y = vec![0.0; dimension];
         let every: Vec<usize> = (1..=n).collect();
         layout.pack(&sim.initial, &every, &mut y);
-        let initial_energy = space_energy(&sim.params, &sim.initial);
+        let initial_energy =
+            space_energy(&sim.params, &sim.initial) + system.stored_energy_of(&sim.initial);
         let rtol = sim.settings.stepper.rtol;
         let atol = sim.settings.stepper.atol;
         let mut run = Self {
@@ -110,6 +113,7 @@ impl<H: SpaceHand + Clone> Run<H> {
             row_thetas: vec![f64::NAN; n],
             events: Vec::new(),
             impulse_loss: 0.0,
+            relaxing: None,
             watch: LedgerWatch::new(initial_energy, rtol, atol),
             initial_energy,
             worst_residual: 0.0,
@@ -194,7 +198,7 @@ impl<H: SpaceHand + Clone> Run<H> {
             self.stepper
                 .step(&mut self.system, limit)
                 .map_err(|e| failed(e.time(), e))?;
-            if self.system.phase == SpacePhase::Taut {
+            if self.system.phase == SpacePhase::Taut && self.system.elastic.is_none() {
                 let layout = self.system.layout;
                 let prescribed = self.prescribed();
                 self.stepper
@@ -224,7 +228,7 @@ impl<H: SpaceHand + Clone> Run<H> {
                 }
                 None => {
                     let t = self.stepper.t();
-                    if self.system.phase == SpacePhase::Loose {
+                    if self.system.phase == SpacePhase::Loose && self.system.elastic.is_none() {
                         if let Some(t_tense) = self.passed_length()? {
                             self.emit_rows_until(t_tense, sink)?;
                             self.t = t_tense;
@@ -368,11 +372,27 @@ impl<H: SpaceHand + Clone> Run<H> {
         ]
     }
 
-    /// Enters the phase the state at t is in (taut with T_0 >= 0, else slack) and restarts.
+    /// Enters the phase the state at t is in (taut with T_0 >= 0, else slack; a compliant
+    /// string: taut while it pulls) and restarts.
     pub(super) fn start_phase(&mut self, t: f64) -> Result<(), Stop> {
         let length = self.system.params.planar.values().string_length;
         self.system.read(&self.y);
         let slack = length - self.system.state.string_used();
+        if let Some(string) = self.system.elastic {
+            self.system
+                .string
+                .update(&self.system.state)
+                .map_err(|e| failed(t, e))?;
+            let margin = self.system.pull_margin().unwrap_or(0.0);
+            let gap = -margin * string.length / string.stiffness;
+            let phase = if gap <= TAUT_START * length {
+                self.decide_modes(t)?;
+                SpacePhase::Taut
+            } else {
+                SpacePhase::Loose
+            };
+            return self.enter(t, phase);
+        }
         let phase = if slack > TAUT_START {
             SpacePhase::Loose
         } else {
@@ -405,6 +425,7 @@ impl<H: SpaceHand + Clone> Run<H> {
     }
 
     pub(super) fn enter(&mut self, t: f64, phase: SpacePhase) -> Result<(), Stop> {
+        self.book_relaxation(t, phase)?;
         self.system.enter(phase);
         let specs: Vec<EventSpec> = self
             .system
@@ -464,6 +485,29 @@ impl<H: SpaceHand + Clone> Run<H> {
                     return Err((t, stop));
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// A compliant string's stretch relaxing while slack: the stored energy it gave up since the
+    /// slack phase began (V then less V now) goes into the damping account when the phase is
+    /// left or entered anew, and the phase entered at t remembers V.
+    fn book_relaxation(&mut self, t: f64, next: SpacePhase) -> Result<(), Stop> {
+        if self.system.elastic.is_none() {
+            return Ok(());
+        }
+        self.system.read(&self.y);
+        self.system
+            .string
+            .update(&self.system.state)
+            .map_err(|e| failed(t, e))?;
+        let stored = self.system.stored_energy();
+        if let Some(at_start) = self.relaxing.take() {
+            let account = self.system.layout.accounts() + 4;
+            self.y[account] += at_start - stored;
+        }
+        if next == SpacePhase::Loose {
+            self.relaxing = Some(stored);
         }
         Ok(())
     }
@@ -558,6 +602,24 @@ impl<H: SpaceHand + Clone> Run<H> {
     /// The slack string reaches its length: the tensing impulse, then taut (or slack again
     /// after a bounce).
     fn tense(&mut self, t: f64) -> Result<(), Stop> {
+        if self.system.elastic.is_some() {
+            // A compliant string starts pulling: no impulse, its stretch takes over.
+            self.event(
+                t,
+                SpaceEventKind::Tense {
+                    impulse: 0.0,
+                    energy_lost: 0.0,
+                },
+            );
+            self.bounces = 0;
+            self.system.read(&self.y);
+            self.system
+                .string
+                .update(&self.system.state)
+                .map_err(|e| failed(t, e))?;
+            self.decide_modes(t)?;
+            return self.enter(t, SpacePhase::Taut);
+        }
         self.system.read(&self.y);
         self.system
             .string
@@ -616,7 +678,7 @@ impl<H: SpaceHand + Clone> Run<H> {
         stick.vel = velocity;
         self.system.write(&mut self.y);
         self.event(t, SpaceEventKind::VelocityJump(side));
-        if self.system.phase == SpacePhase::Taut {
+        if self.system.phase == SpacePhase::Taut && self.system.elastic.is_none() {
             self.system
                 .string
                 .update(&self.system.state)

@@ -1,32 +1,23 @@
-//! The phases of the run in space as ODE systems: one state vector for both (the layout
-//! below), the taut string's equations or the slack string's, and their guards.
-//!
-//! Layout: left stick position and velocity (6), right stick (6), then per diabolo its centre
-//! (3), velocity (3), spin w (1), axle a (3) and axle rate a' (3), then the accounts: the hands'
-//! work, the friction loss, the drag loss and the work of the string's torque on a rigid axle's
-//! transverse rotation (J).
+//! The phases of the run in space as ODE systems: one state vector for both (its layout in
+//! `layout`), the taut string's equations or the slack string's, and their guards.
 
 use nalgebra::Vector3;
 
+pub(super) use super::layout::Layout;
+use super::layout::{put, ACCOUNTS, STICK};
 use super::roster::SpaceRoster;
 use super::SpaceHand;
 use crate::model::friction::{filippov_mode, AxleMode, SlipDirection};
+use crate::model::grip::LengthLaw;
 use crate::model::space::{
     chord_crossing, fast_top_rate, lowest_rim_point, offset_torque, rigid_axle_acceleration,
     spin_rate_about_axle, string_torque, AxleModel, CollapsedSegment, SingularTension,
     SpaceDiabolo, SpaceParams, SpaceState, SpaceString, SpaceTension,
 };
-use crate::model::StickInput;
+use crate::model::{ElasticString, StickInput};
 use crate::simulation::ode::events::{EventSystem, GapMotion};
 use crate::simulation::ode::integrate::OdeSystem;
 use crate::simulation::DiaboloMode;
-
-/// Numbers per stick in the state vector.
-const STICK: usize = 6;
-/// Numbers per diabolo.
-const DIABOLO: usize = 13;
-/// Accounts at the end of the state vector.
-pub(super) const ACCOUNTS: usize = 4;
 
 /// The slack string reaches its length when its slack falls below minus this fraction of L:
 /// the slack's own round-off at a rebound is not an arrival (as in the plane).
@@ -35,78 +26,6 @@ pub const SLACK_ROUNDOFF: f64 = 1e-14;
 /// The fast-top limit is left when the axle's precession |a'| exceeds this fraction of the
 /// nutation frequency I_p |Omega| / I_t.
 pub const FAST_TOP_RATIO: f64 = 0.1;
-
-/// Where a diabolo's or an account's numbers sit in the state vector.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Layout {
-    pub(super) diabolos: usize,
-}
-
-impl Layout {
-    pub(super) fn dimension(self) -> usize {
-        2 * STICK + DIABOLO * self.diabolos + ACCOUNTS
-    }
-
-    pub(super) fn diabolo(self, k: usize) -> usize {
-        2 * STICK + DIABOLO * (k - 1)
-    }
-
-    pub(super) fn accounts(self) -> usize {
-        2 * STICK + DIABOLO * self.diabolos
-    }
-
-    /// Writes the sticks and the string's diabolos of `state` (diabolo K = `slots[j - 1]` in
-    /// slot j) into the state vector; the other diabolos and the accounts are left as they are.
-    pub(super) fn pack(self, state: &SpaceState, slots: &[usize], y: &mut [f64]) {
-        for (side, body) in [&state.left, &state.right].into_iter().enumerate() {
-            put(y, side * STICK, &body.pos);
-            put(y, side * STICK + 3, &body.vel);
-        }
-        for (d, &k) in state.diabolos.iter().zip(slots) {
-            self.pack_diabolo(d, k, y);
-        }
-    }
-
-    /// Writes diabolo K's numbers into the state vector.
-    pub(super) fn pack_diabolo(self, d: &SpaceDiabolo, k: usize, y: &mut [f64]) {
-        let at = self.diabolo(k);
-        put(y, at, &d.pos);
-        put(y, at + 3, &d.vel);
-        y[at + 6] = d.spin;
-        put(y, at + 7, &d.axle);
-        put(y, at + 10, &d.axle_rate);
-    }
-
-    /// The sticks and the string's diabolos (diabolo K = `slots[j - 1]` in slot j) of a state
-    /// vector into `state` (knots kept from `state`, which holds one diabolo per slot).
-    pub(super) fn unpack(self, y: &[f64], slots: &[usize], state: &mut SpaceState) {
-        for (side, body) in [&mut state.left, &mut state.right].into_iter().enumerate() {
-            body.pos = get(y, side * STICK);
-            body.vel = get(y, side * STICK + 3);
-        }
-        for (d, &k) in state.diabolos.iter_mut().zip(slots) {
-            self.unpack_diabolo(y, k, d);
-        }
-    }
-
-    /// Diabolo K's numbers of a state vector into `d` (its knot kept).
-    pub(super) fn unpack_diabolo(self, y: &[f64], k: usize, d: &mut SpaceDiabolo) {
-        let at = self.diabolo(k);
-        d.pos = get(y, at);
-        d.vel = get(y, at + 3);
-        d.spin = y[at + 6];
-        d.axle = get(y, at + 7);
-        d.axle_rate = get(y, at + 10);
-    }
-}
-
-fn put(y: &mut [f64], at: usize, v: &Vector3<f64>) {
-    y[at..at + 3].copy_from_slice(v.as_slice())
-}
-
-fn get(y: &[f64], at: usize) -> Vector3<f64> {
-    Vector3::new(y[at], y[at + 1], y[at + 2])
-}
 
 /// What can go wrong evaluating the model in space.
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
@@ -122,7 +41,8 @@ pub enum SpaceModelError {
 /// Which equations a phase integrates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpacePhase {
-    /// The string is taut: the tensions hold sum l = L.
+    /// The string is taut: the tensions hold sum l = L (a compliant string: it is stretched
+    /// and pulls, its mean tension from its law).
     Taut,
     /// The string is slack: no tension, every object free.
     Loose,
@@ -141,9 +61,11 @@ impl SpacePhase {
 /// A guard of the run in space: what its zero means, with its object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpaceGuard {
-    /// T_0 falls to zero: the string goes slack.
+    /// T_0 falls to zero: the string goes slack (a compliant string: its pull margin).
     Loosen,
-    /// The slack L - sum l falls through -SLACK_ROUNDOFF L: the slack string snaps taut.
+    /// The slack L - sum l falls through -SLACK_ROUNDOFF L: the slack string snaps taut (a
+    /// compliant string's gap L / EA times minus its pull margin falls through zero: it starts
+    /// pulling).
     Tense,
     /// The slip speed of a slipping axle reaches zero (step and bearing laws).
     SlipZero(usize),
@@ -209,6 +131,8 @@ impl std::fmt::Display for Body {
 #[derive(Clone)]
 pub struct SpaceSystem<H: SpaceHand> {
     pub(super) params: SpaceParams,
+    /// The compliant string's law (None: inextensible).
+    pub(super) elastic: Option<ElasticString>,
     pub(super) hands: [H; 2],
     pub(super) layout: Layout,
     pub(super) phase: SpacePhase,
@@ -253,12 +177,12 @@ impl<H: SpaceHand> SpaceSystem<H> {
                 .collect(),
         };
         let switching = params.planar.has_switching_friction();
+        let elastic = params.planar.elastic();
         let mut system = Self {
             params,
+            elastic,
             hands,
-            layout: Layout {
-                diabolos: modes.len(),
-            },
+            layout: Layout::new(modes.len(), elastic.is_some()),
             phase: SpacePhase::Taut,
             modes: Vec::new(),
             guards: Vec::with_capacity(Self::most_guards(modes.len())),
@@ -383,12 +307,14 @@ impl<H: SpaceHand> SpaceSystem<H> {
             self.hands[1].input(t, &self.state.right),
         ];
         if self.phase == SpacePhase::Taut {
+            let law = self.length_law();
             self.tension.solve(
                 &self.params,
                 &self.state,
                 &self.string,
                 &self.inputs,
                 Some(&self.modes),
+                law,
             )?;
             let segments = self.string.segments();
             let tensions = self.tension.tensions();
@@ -408,6 +334,72 @@ impl<H: SpaceHand> SpaceSystem<H> {
             self.torques.iter_mut().for_each(|t| *t = Vector3::zeros());
         }
         Ok(())
+    }
+
+    /// What holds the string's length at the loaded string: the constraint, or the compliant
+    /// string's mean tension from its stretch.
+    pub(super) fn length_law(&self) -> LengthLaw {
+        match &self.elastic {
+            None => LengthLaw::Inextensible,
+            Some(string) => {
+                let (stretch, rate) = self.stretch();
+                LengthLaw::MeanTension(string.mean_tension(stretch, rate))
+            }
+        }
+    }
+
+    /// (delta, delta') = (sum l - L, L') of the loaded string, m and m/s.
+    pub(super) fn stretch(&self) -> (f64, f64) {
+        let length = self.params.planar.values().string_length;
+        (
+            self.string.total_length() - length,
+            self.string.total_length_rate(),
+        )
+    }
+
+    /// The compliant string's pull margin min(EA delta, EA delta + eta delta') / L at the loaded
+    /// string, N (positive while it pulls); None for an inextensible string.
+    pub(super) fn pull_margin(&self) -> Option<f64> {
+        self.elastic.map(|string| {
+            let (stretch, rate) = self.stretch();
+            string.pull_margin(stretch, rate)
+        })
+    }
+
+    /// V: the elastic energy the loaded string stores, J (0 for an inextensible string).
+    pub(super) fn stored_energy(&self) -> f64 {
+        self.elastic
+            .map_or(0.0, |string| string.energy(self.stretch().0))
+    }
+
+    /// V of the string through the string's diabolos of `start` (every diabolo in index
+    /// order, the roster's slots picking the string's), J.
+    pub(super) fn stored_energy_of(&self, start: &SpaceState) -> f64 {
+        self.elastic.map_or(0.0, |string| {
+            let mut used = 0.0;
+            let mut at = start.left.pos;
+            for &k in self.roster.slots() {
+                let p = start.diabolos[k - 1].pos;
+                used += (p - at).norm();
+                at = p;
+            }
+            used += (start.right.pos - at).norm();
+            string.energy(used - string.length)
+        })
+    }
+
+    /// The compliant string's damping loss rate while it pulls, W (0 for an inextensible
+    /// one, and while slack: a slack string's stretch relaxes, its loss the stored energy it
+    /// gives up, which the run books in closed form because V(max(delta, 0)) has a kink at
+    /// delta = 0 that no step should integrate across).
+    fn string_loss_rate(&self) -> f64 {
+        match (self.elastic, self.phase) {
+            (Some(string), SpacePhase::Taut) => {
+                let (stretch, rate) = self.stretch();
+                string.loss_rate(stretch, rate, string.mean_tension(stretch, rate))
+            }
+            _ => 0.0,
+        }
     }
 
     /// a' of diabolo K from the loaded state: the fast top's rate, or the rigid body's state.
@@ -453,12 +445,14 @@ impl<H: SpaceHand> SpaceSystem<H> {
     pub(super) fn decide_mode(&mut self, k: usize) -> Result<AxleMode, SpaceModelError> {
         let mut trend = |direction| -> Result<f64, SpaceModelError> {
             self.modes[k - 1] = AxleMode::Slipping(direction);
+            let law = self.length_law();
             self.tension.solve(
                 &self.params,
                 &self.state,
                 &self.string,
                 &self.inputs,
                 Some(&self.modes),
+                law,
             )?;
             Ok(self.tension.slip_acceleration(k, &self.string))
         };
@@ -552,6 +546,9 @@ impl<H: SpaceHand> OdeSystem for SpaceSystem<H> {
         };
         dydt[accounts + 2] = drag;
         dydt[accounts + 3] = axle_power;
+        if self.elastic.is_some() {
+            dydt[accounts + ACCOUNTS] = self.string_loss_rate();
+        }
         Ok(())
     }
 }
@@ -616,10 +613,15 @@ impl<H: SpaceHand> EventSystem for SpaceSystem<H> {
         for ((slot, guard), motion) in out.iter_mut().zip(&self.guards).zip(gap_motion.iter_mut()) {
             *motion = [0.0; 4];
             *slot = match *guard {
-                SpaceGuard::Loosen => self.tension.tensions()[0],
+                SpaceGuard::Loosen => self
+                    .pull_margin()
+                    .unwrap_or_else(|| self.tension.tensions()[0]),
                 SpaceGuard::Tense => {
                     let length = self.params.planar.values().string_length;
-                    length - self.string.total_length() + SLACK_ROUNDOFF * length
+                    match (self.pull_margin(), self.elastic) {
+                        (Some(margin), Some(string)) => -margin * length / string.stiffness,
+                        _ => length - self.string.total_length() + SLACK_ROUNDOFF * length,
+                    }
                 }
                 SpaceGuard::SlipZero(k) => self.tension.contact(k).slip_speed,
                 SpaceGuard::GripLimit(k) => self.tension.grip_margin(k, law, c),
