@@ -20,6 +20,7 @@ mod no_pass_through;
 mod placement;
 mod space_elastic;
 mod space_flight;
+mod space_hull;
 mod space_run;
 mod space_tension;
 mod stick_matrix;

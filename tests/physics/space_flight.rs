@@ -368,3 +368,50 @@ fn a_run_in_space_past_its_step_budget_stops_naming_it() {
         other => panic!("{other:?}"),
     }
 }
+
+// Contacts are measured on the hulls (the solid cylinders the cup rims span), not on spheres
+// about the centres: two flying diabolos, axles along z, 5 cm apart along them and closing at
+// 2 m/s, touch rim to rim when their centres are 2R apart across the axles, at (0.4 - 2R) / 2 s
+// (1e-9 s), not when 2R apart in 3D (5 ms later); and a stick tip meets a tilted diabolo where
+// it reaches its cup's face.
+#[test]
+fn flying_diabolos_touch_where_their_rims_do() {
+    let radius = diabolo::model::ParamValues::default().diabolo_radius;
+    let stop = |diabolos: &str| {
+        let text = format!(
+            r#"{{"params": {{"string_length": 1.46}},
+                "initial": {{"diabolos": [{diabolos}]}},
+                "drive": {{"left": {{"type": "path", "keyframes": [[0, -0.7, 1.0, 0]]}},
+                          "right": {{"type": "path", "keyframes": [[0, 0.7, 1.0, 0]]}}}},
+                "sim": {{"space": true, "duration": 0.5, "rtol": 1e-10, "atol": 1e-12}}}}"#
+        );
+        match in_space(&text).run(|_| {}).status {
+            SpaceStatus::Stopped { t, reason } => (t, reason.to_string()),
+            SpaceStatus::Finished => (f64::NAN, "finished".to_string()),
+        }
+    };
+    let (t, reason) = stop(
+        r#"{"mode": "flying", "pos": [-0.2, 2.0, 0.0], "vel": [1.0, 0.0, 0.0], "spin": 0.5},
+           {"mode": "flying", "pos": [0.2, 2.0, 0.05], "vel": [-1.0, 0.0, 0.0], "spin": 0.5}"#,
+    );
+    let expected = (0.4 - 2.0 * radius) / 2.0;
+    assert!(reason.contains("diabolo 2"), "{reason}");
+    assert!(
+        (t - expected).abs() < 1e-9,
+        "{t} against {expected}: {reason}"
+    );
+    // Axle along x: the right stick's tip at (0.7, 1, 0) is met by the cup's face, h = 6 cm
+    // from the centre along the axle, not R from the centre.
+    let half_length = diabolo::model::space::AxleValues::default().half_length;
+    let (t, reason) = stop(
+        r#"{"mode": "flying", "pos": [0.4, 1.0, 0.0], "vel": [2.0, 0.5886, 0.0], "spin": 0.5, "axle": [1, 0, 0]}"#,
+    );
+    // The centre's height stays within 1.8 cm of the tip's (less than R): the face meets the
+    // tip when the centre is h short of it, x(t) = 0.4 + 2 t = 0.7 - h.
+    let expected = (0.3 - half_length) / 2.0;
+    assert!(reason.contains("right stick tip"), "{reason}");
+    assert!(
+        (t - expected).abs() < 1e-9,
+        "{t} against {expected}: {reason}"
+    );
+}

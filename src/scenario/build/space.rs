@@ -10,8 +10,8 @@ use nalgebra::{Vector2, Vector3};
 
 use crate::display::{compact, Compact};
 use crate::model::space::{
-    lowest_rim_point, AxleModel, AxleValues, SpaceBody, SpaceDiabolo, SpaceParams, SpaceState,
-    SpaceString,
+    hull_gap, lowest_rim_point, AxleModel, AxleValues, Hull, SpaceBody, SpaceDiabolo, SpaceParams,
+    SpaceState, SpaceString,
 };
 use crate::model::{lowest_taut_positions, taut_point_below, Params};
 use crate::simulation::drive::{reach_warning, Drive, ReachWarning};
@@ -577,24 +577,36 @@ impl Scenario {
                     ));
                 }
             }
+            let hull = hull_of(params, d);
             let others = state
                 .diabolos
                 .iter()
                 .enumerate()
                 .filter(|(j, _)| *j != k)
-                .map(|(j, o)| (format!("diabolo {}", j + 1), o.pos, 2.0 * radius))
+                .map(|(j, o)| {
+                    (
+                        format!("diabolo {}", j + 1),
+                        hull_gap(&hull, &hull_of(params, o)).gap,
+                    )
+                })
                 .chain([
-                    ("the left stick tip".to_string(), state.left.pos, radius),
-                    ("the right stick tip".to_string(), state.right.pos, radius),
+                    (
+                        "the left stick tip".to_string(),
+                        hull.point_gap(&state.left.pos).gap,
+                    ),
+                    (
+                        "the right stick tip".to_string(),
+                        hull.point_gap(&state.right.pos).gap,
+                    ),
                 ]);
-            for (name, at, reach) in others {
-                let distance = (at - d.pos).norm();
-                if distance <= reach {
+            for (name, gap) in others {
+                if gap <= 0.0 {
                     return Err(invalid(
                         format!("initial.diabolos[{k}].pos"),
                         show3(&d.pos),
                         format!(
-                            "the flying diabolo starts {distance:.4} m from {name}, touching it (params.diabolo_radius {} m); contacts are not followed in space yet",
+                            "the flying diabolo starts touching {name} (its hull, the cylinder its rims span, {:.4} m into it; params.diabolo_radius {} m); contacts are not followed in space yet",
+                            -gap,
                             Compact(radius)
                         ),
                         "move it away",
@@ -638,9 +650,16 @@ fn check_start(
         )
     })?;
     let radius = params.planar.values().diabolo_radius;
-    let reach = |j: usize| if j == 0 || j == n + 1 { 0.0 } else { radius };
-    for (j, segment) in string.segments().iter().enumerate() {
-        let gap = segment.length - reach(j) - reach(j + 1);
+    let gap = |j: usize| {
+        let hull = |i: usize| hull_of(params, &state.diabolos[i - 1]);
+        match (j, j + 1) {
+            (0, 1) if n >= 1 => hull(1).point_gap(&state.left.pos).gap,
+            (j, m) if m == n + 1 => hull(j).point_gap(&state.right.pos).gap,
+            (j, m) => hull_gap(&hull(j), &hull(m)).gap,
+        }
+    };
+    for j in 0..=n {
+        let gap = gap(j);
         if gap <= 0.0 {
             let k = if j == 0 { 1 } else { j };
             let other = match j + 1 {
@@ -652,8 +671,8 @@ fn check_start(
                 format!("initial.diabolos[{}].pos", index(k - 1)),
                 show3(&state.diabolos[k - 1].pos),
                 format!(
-                    "it touches {other} at the start (centres {} m apart, params.diabolo_radius {} m); contacts are not followed in space yet",
-                    Compact(segment.length),
+                    "it touches {other} at the start (their hulls, the cylinders the cup rims span, overlap by {} m; params.diabolo_radius {} m); contacts are not followed in space yet",
+                    Compact(-gap),
                     Compact(radius)
                 ),
                 "move the diabolos apart (and away from the stick tips)",
@@ -732,5 +751,15 @@ fn hang_stretched_in_space(state: &mut SpaceState, params: &crate::model::Params
     super::initial::hang_stretched(&mut plane, params);
     for (d, p) in state.diabolos.iter_mut().zip(&plane.diabolos) {
         d.pos.y = p.pos.y;
+    }
+}
+
+/// Diabolo `d`'s hull (the solid cylinder its cup rims span).
+fn hull_of(params: &SpaceParams, d: &SpaceDiabolo) -> Hull {
+    Hull {
+        centre: d.pos,
+        axle: d.axle,
+        radius: params.planar.values().diabolo_radius,
+        half_length: params.half_length,
     }
 }

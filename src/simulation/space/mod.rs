@@ -3,6 +3,7 @@
 //! landing on it and the floor. What the model in space does not follow yet (contacts, the
 //! string on a cup, a spin too slow for the fast top) ends the run with a status that names it.
 
+mod contact;
 mod flight;
 mod layout;
 mod projection;

@@ -90,12 +90,11 @@ pub enum SpaceGuard {
     },
     /// Flying diabolo K's lowest rim point reaches the floor.
     Floor(usize),
-    /// Objects j and j + 1 on the string touch (a diabolo's rim against its neighbour or a stick
-    /// tip; the diabolo's rim taken as a sphere of radius R about its centre): contacts are not
-    /// followed in space yet.
+    /// Objects j and j + 1 on the string touch (their hulls, `model::space::hull`; a stick tip
+    /// a point): impacts are not followed in space yet.
     Touch(usize),
-    /// Flying diabolo K touches another body (its rim sphere against another's or a stick tip):
-    /// contacts are not followed in space yet.
+    /// Flying diabolo K touches another body (hull against hull, or a stick tip): impacts are
+    /// not followed in space yet.
     Meet {
         /// K.
         diabolo: usize,
@@ -607,8 +606,6 @@ impl<H: SpaceHand> EventSystem for SpaceSystem<H> {
         let c = self.params.planar.values().friction;
         let sin_cup = self.params.cup_angle.sin();
         let radius = self.params.planar.values().diabolo_radius;
-        let n = self.on_string();
-        let motion3 = |rate: f64, v: Vector3<f64>| [rate, v.x, v.y, v.z];
         let mut gap_motion = std::mem::take(&mut self.gap_motion);
         for ((slot, guard), motion) in out.iter_mut().zip(&self.guards).zip(gap_motion.iter_mut()) {
             *motion = [0.0; 4];
@@ -643,13 +640,10 @@ impl<H: SpaceHand> EventSystem for SpaceSystem<H> {
                 }
                 SpaceGuard::SlowSpin(k) => self.fast_top_margin(k),
                 SpaceGuard::Touch(j) => {
-                    let reach = |i: usize| if i == 0 || i == n + 1 { 0.0 } else { radius };
-                    let segment = self.string.segments()[j];
-                    *motion = motion3(
-                        segment.length_rate,
-                        self.state.velocity(j + 1) - self.state.velocity(j),
-                    );
-                    segment.length - reach(j) - reach(j + 1)
+                    let (gap, rate) =
+                        self.contact_gap(y, self.string_body(j), self.string_body(j + 1));
+                    *motion = rate;
+                    gap
                 }
                 SpaceGuard::Land { diabolo, segment } => {
                     let d = free_diabolo(self.layout, y, diabolo);
@@ -669,19 +663,9 @@ impl<H: SpaceHand> EventSystem for SpaceSystem<H> {
                     lowest_rim_point(&d.pos, &d.axle, radius, self.params.half_length) - floor
                 }
                 SpaceGuard::Meet { diabolo, other } => {
-                    let d = free_diabolo(self.layout, y, diabolo);
-                    let (at, vel, reach) = match other {
-                        Body::Stick(0) => (self.state.left.pos, self.state.left.vel, radius),
-                        Body::Stick(_) => (self.state.right.pos, self.state.right.vel, radius),
-                        Body::Diabolo(j) => {
-                            let o = free_diabolo(self.layout, y, j);
-                            (o.pos, o.vel, 2.0 * radius)
-                        }
-                    };
-                    let (span, v) = (at - d.pos, vel - d.vel);
-                    let distance = span.norm();
-                    *motion = motion3(span.dot(&v) / distance.max(f64::MIN_POSITIVE), v);
-                    distance - reach
+                    let (gap, rate) = self.contact_gap(y, Body::Diabolo(diabolo), other);
+                    *motion = rate;
+                    gap
                 }
             };
         }
