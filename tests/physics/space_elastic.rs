@@ -42,6 +42,22 @@ fn shipped_with(name: &str, params: &str, sim: &str) -> String {
     value.to_string()
 }
 
+/// The values `pick` takes from the report's events, in order.
+fn report_values(
+    report: &diabolo::simulation::space::SpaceReport,
+    pick: impl Fn(&SpaceEventKind) -> Option<f64>,
+) -> Vec<f64> {
+    report.events.iter().filter_map(|e| pick(&e.kind)).collect()
+}
+
+/// The stretch energy a leave released (J), for its events.
+fn leave_release(kind: &SpaceEventKind) -> Option<f64> {
+    match kind {
+        SpaceEventKind::Leave { energy_lost, .. } => Some(*energy_lost),
+        _ => None,
+    }
+}
+
 /// Every row's (t, diabolo 1's centre, its tilt in degrees) and the report.
 fn rows_of(
     sim: &SpaceSimulation<Drive<3>>,
@@ -237,14 +253,10 @@ fn a_toss_in_space_on_a_compliant_string_keeps_its_ledger() {
         |f: &dyn Fn(&SpaceEventKind) -> bool| report.events.iter().filter(|e| f(&e.kind)).count();
     assert_eq!(count(&|k| matches!(k, SpaceEventKind::Leave { .. })), 1);
     assert_eq!(count(&|k| matches!(k, SpaceEventKind::Land { .. })), 1);
-    let tenses: Vec<f64> = report
-        .events
-        .iter()
-        .filter_map(|e| match e.kind {
-            SpaceEventKind::Tense { impulse, .. } => Some(impulse),
-            _ => None,
-        })
-        .collect();
+    let tenses = report_values(&report, |k| match k {
+        SpaceEventKind::Tense { impulse, .. } => Some(*impulse),
+        _ => None,
+    });
     eprintln!(
         "tenses {tenses:?}, string loss {} J, residual {:e} J",
         losses[losses.len() - 1],
@@ -256,14 +268,7 @@ fn a_toss_in_space_on_a_compliant_string_keeps_its_ledger() {
     );
     // The leave off the stretched string releases the stretch of the strands' slope along the
     // axle, booked as lost (the ledger below closes with it).
-    let released: Vec<f64> = report
-        .events
-        .iter()
-        .filter_map(|e| match e.kind {
-            SpaceEventKind::Leave { energy_lost, .. } => Some(energy_lost),
-            _ => None,
-        })
-        .collect();
+    let released = report_values(&report, leave_release);
     eprintln!("released at the leave: {released:?} J");
     assert!(
         released.iter().all(|&e| (0.0..0.01).contains(&e)),
@@ -338,14 +343,7 @@ fn leaving_a_stretched_string_off_line_releases_its_stretch_and_keeps_the_ledger
     );
     let report = sim.run(|_| {});
     assert_eq!(report.status, SpaceStatus::Finished, "{:?}", report.status);
-    let released: Vec<f64> = report
-        .events
-        .iter()
-        .filter_map(|e| match e.kind {
-            SpaceEventKind::Leave { energy_lost, .. } => Some(energy_lost),
-            _ => None,
-        })
-        .collect();
+    let released = report_values(&report, leave_release);
     eprintln!(
         "released {released:?} J, ledger {:e} J",
         report.ledger_residual

@@ -13,7 +13,7 @@ use crate::simulation::drive::Drive;
 
 use super::checks::{invalid, show, vector};
 use super::flying::{check_flying_starts, flying_diabolo};
-use super::start::{check_left_to_right, off_string, snap_taut};
+use super::start::{check_left_to_right, check_strain, off_string, snap_taut};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::spec::{DiaboloSpec, Scenario, StartMode};
 
@@ -55,13 +55,8 @@ impl Scenario {
             (on_string[i].0, state.diabolos[i].pos)
         })?;
         let excess = state.string_used() - length;
-        if compliant && excess > length {
-            return Err(invalid(
-                "initial.diabolos",
-                format!("sum l = {} m", Compact(state.string_used())),
-                format!("the diabolos stretch the compliant string by {} m, more than its length L = {} m (100 % strain)", Compact(excess), Compact(length)),
-                "move the diabolos closer to the sticks",
-            ));
+        if compliant {
+            check_strain(state.string_used(), length)?;
         }
         if !compliant && excess > TAUT_SNAP_TOLERANCE {
             return Err(off_string(

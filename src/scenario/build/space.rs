@@ -23,7 +23,7 @@ use super::drive::{build_drive, lifted};
 use super::initial::TAUT_SNAP_TOLERANCE;
 use super::params::build_params;
 use super::settings::build_settings;
-use super::start::{check_left_to_right, off_string, snap_taut, PATH_AGREEMENT};
+use super::start::{check_left_to_right, check_strain, off_string, snap_taut, PATH_AGREEMENT};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::limits::Limits;
 use crate::scenario::ranges;
@@ -393,13 +393,8 @@ impl Scenario {
             (string_index(k), state.diabolos[k].pos)
         })?;
         let excess = state.string_used() - length;
-        if compliant && excess > length {
-            return Err(invalid(
-                "initial.diabolos",
-                format!("sum l = {} m", Compact(state.string_used())),
-                format!("the diabolos stretch the compliant string by {} m, more than its length L = {} m (100 % strain)", Compact(excess), Compact(length)),
-                "move the diabolos closer to the sticks",
-            ));
+        if compliant {
+            check_strain(state.string_used(), length)?;
         }
         if !compliant && excess > TAUT_SNAP_TOLERANCE {
             return Err(off_string(

@@ -185,6 +185,20 @@ pub(super) fn check_left_to_right<const D: usize>(
 }
 
 /// Diabolos whose segments `used` m take more than the string's `length`: off the string.
+/// A compliant string's start stretched by more than its length (100 % strain) is refused.
+pub(super) fn check_strain(used: f64, length: f64) -> Result<(), ScenarioError> {
+    let excess = used - length;
+    if excess > length {
+        return Err(invalid(
+            "initial.diabolos",
+            format!("sum l = {} m", Compact(used)),
+            format!("the diabolos stretch the compliant string by {} m, more than its length L = {} m (100 % strain)", Compact(excess), Compact(length)),
+            "move the diabolos closer to the sticks",
+        ));
+    }
+    Ok(())
+}
+
 pub(super) fn off_string(used: f64, length: f64, fix: &str) -> ScenarioError {
     invalid(
         "initial.diabolos",
