@@ -52,3 +52,31 @@ pub fn held_still(
         settings,
     }
 }
+
+/// A scenario's text built in space (it must be one), with `--set` style overrides.
+pub fn in_space(
+    text: &str,
+    sets: &[(&str, &str)],
+) -> SpaceSimulation<diabolo::simulation::drive::Drive<3>> {
+    let sets: Vec<(String, String)> = sets
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    match diabolo::Scenario::parse(text, &sets)
+        .unwrap()
+        .build_any(
+            std::path::Path::new("."),
+            &diabolo::scenario::Limits::default(),
+        )
+        .unwrap()
+    {
+        diabolo::scenario::Built::Space(sim) => sim,
+        diabolo::scenario::Built::Plane(_) => panic!("a scenario in space"),
+    }
+}
+
+/// The text of the shipped scenario `name` (scenarios/NAME.json).
+pub fn shipped_text(name: &str) -> String {
+    let path = format!("{}/scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(path).unwrap()
+}

@@ -3,26 +3,14 @@
 //! the stops for what the model leaves out. Each checked against a closed form or the planar
 //! model, not against the code's own output.
 
+use crate::common::space::in_space;
 use diabolo::model::axle_angles::tilt;
 use diabolo::model::space::lowest_rim_point;
 use diabolo::scenario::{Built, Limits};
-use diabolo::simulation::drive::Drive;
-use diabolo::simulation::space::{SpaceEventKind, SpaceSimulation, SpaceStatus};
+use diabolo::simulation::space::{SpaceEventKind, SpaceStatus};
 use diabolo::simulation::DiaboloMode;
 use diabolo::Scenario;
 use nalgebra::Vector3;
-
-/// A scenario's text built in space (it must say so).
-fn in_space(text: &str) -> SpaceSimulation<Drive<3>> {
-    let scenario = Scenario::parse(text, &[]).unwrap();
-    match scenario
-        .build_any(std::path::Path::new("."), &Limits::default())
-        .unwrap()
-    {
-        Built::Space(sim) => sim,
-        Built::Plane(_) => panic!("a scenario in space"),
-    }
-}
 
 /// A frictionless string between sticks at (-c, 1, 0) and (c, 1, 0) held by forces that
 /// balance their weight (still while the string is slack), and a flying
@@ -73,7 +61,7 @@ fn a_knot_change_in_space_is_the_planar_models() {
         .map(|e| e.t)
         .collect();
     assert_eq!(knots.len(), 1, "the planar run winds once");
-    let space = in_space(&text(true));
+    let space = in_space(&text(true), &[]);
     let mut worst: f64 = 0.0;
     let report = space.run(|row| {
         let (t, p) = rows[(row.t / 0.01).round() as usize];
@@ -115,7 +103,7 @@ fn a_flying_axle_keeps_its_angular_momentum_and_its_centre_a_parabola() {
             &format!("{start}{rate}"),
             &format!(r#""axle": "{axle}", "duration": 0.5, "output_interval": 0.005"#),
         );
-        let sim = in_space(&text);
+        let sim = in_space(&text, &[]);
         let (ip, it) = (sim.params.polar_inertia, sim.params.transverse_inertia);
         let r = sim.params.axle_radius;
         let g = sim.params.planar.values().gravity;
@@ -161,7 +149,7 @@ fn a_falling_diabolo_lands_only_where_the_string_passes_between_its_cups() {
             &format!(r#""pos": [0.1, 1.3, {z}], "spin": 0.5"#),
             r#""duration": 1.0, "floor": 0.0"#,
         );
-        let sim = in_space(&text);
+        let sim = in_space(&text, &[]);
         let p = sim.params.planar.values();
         let g = p.gravity;
         let report = sim.run(|_| {});
@@ -214,7 +202,7 @@ fn a_tilted_diabolo_drops_when_its_lowest_rim_point_reaches_the_floor() {
         ),
         r#""duration": 1.0, "floor": 0.1"#,
     );
-    let sim = in_space(&text);
+    let sim = in_space(&text, &[]);
     let p = sim.params.planar.values();
     let report = sim.run(|_| {});
     let t = report
@@ -306,7 +294,7 @@ fn the_toss_in_space_lands_off_the_plane_whatever_the_axle_model_and_step() {
 #[test]
 fn flight_stops_name_what_the_model_leaves_out() {
     let status = |c: f64, diabolo: &str| {
-        let sim = in_space(&flying_over_sticks(c, diabolo, r#""duration": 1.0"#));
+        let sim = in_space(&flying_over_sticks(c, diabolo, r#""duration": 1.0"#), &[]);
         match sim.run(|_| {}).status {
             SpaceStatus::Stopped { reason, .. } => reason.to_string(),
             SpaceStatus::Finished => "finished".to_string(),
@@ -385,7 +373,7 @@ fn flying_diabolos_touch_where_their_rims_do() {
                           "right": {{"type": "path", "keyframes": [[0, 0.7, 1.0, 0]]}}}},
                 "sim": {{"space": true, "duration": 0.5, "rtol": 1e-10, "atol": 1e-12}}}}"#
         );
-        match in_space(&text).run(|_| {}).status {
+        match in_space(&text, &[]).run(|_| {}).status {
             SpaceStatus::Stopped { t, reason } => (t, reason.to_string()),
             SpaceStatus::Finished => (f64::NAN, "finished".to_string()),
         }

@@ -92,6 +92,16 @@ pub struct SpaceParams {
 }
 
 impl SpaceParams {
+    /// Diabolo `d`'s hull: the solid cylinder its cup rims span (radius R, half-length h).
+    pub fn hull(&self, d: &super::state::SpaceDiabolo) -> super::hull::Hull {
+        super::hull::Hull {
+            centre: d.pos,
+            axle: d.axle,
+            radius: self.planar.values().diabolo_radius,
+            half_length: self.half_length,
+        }
+    }
+
     /// Checks the axle's values against the planar parameters.
     pub fn new(planar: Params, axle: AxleValues) -> Result<Self, ParamError> {
         let err = |field: &'static str, value: f64, requirement: &str| ParamError {

@@ -10,7 +10,7 @@ use nalgebra::{Vector2, Vector3};
 
 use crate::display::{compact, Compact};
 use crate::model::space::{
-    hull_gap, lowest_rim_point, AxleModel, AxleValues, Hull, SpaceBody, SpaceDiabolo, SpaceParams,
+    hull_gap, lowest_rim_point, AxleModel, AxleValues, SpaceBody, SpaceDiabolo, SpaceParams,
     SpaceState, SpaceString,
 };
 use crate::model::{lowest_taut_positions, taut_point_below, Params};
@@ -572,7 +572,7 @@ impl Scenario {
                     ));
                 }
             }
-            let hull = hull_of(params, d);
+            let hull = params.hull(d);
             let others = state
                 .diabolos
                 .iter()
@@ -581,7 +581,7 @@ impl Scenario {
                 .map(|(j, o)| {
                     (
                         format!("diabolo {}", j + 1),
-                        hull_gap(&hull, &hull_of(params, o)).gap,
+                        hull_gap(&hull, &params.hull(o)).gap,
                     )
                 })
                 .chain([
@@ -646,7 +646,7 @@ fn check_start(
     })?;
     let radius = params.planar.values().diabolo_radius;
     let gap = |j: usize| {
-        let hull = |i: usize| hull_of(params, &state.diabolos[i - 1]);
+        let hull = |i: usize| params.hull(&state.diabolos[i - 1]);
         match (j, j + 1) {
             (0, 1) if n >= 1 => hull(1).point_gap(&state.left.pos).gap,
             (j, m) if m == n + 1 => hull(j).point_gap(&state.right.pos).gap,
@@ -746,15 +746,5 @@ fn hang_stretched_in_space(state: &mut SpaceState, params: &crate::model::Params
     super::initial::hang_stretched(&mut plane, params);
     for (d, p) in state.diabolos.iter_mut().zip(&plane.diabolos) {
         d.pos.y = p.pos.y;
-    }
-}
-
-/// Diabolo `d`'s hull (the solid cylinder its cup rims span).
-fn hull_of(params: &SpaceParams, d: &SpaceDiabolo) -> Hull {
-    Hull {
-        centre: d.pos,
-        axle: d.axle,
-        radius: params.planar.values().diabolo_radius,
-        half_length: params.half_length,
     }
 }

@@ -31,7 +31,6 @@ impl Shape {
 impl<H: SpaceHand> SpaceSystem<H> {
     /// The body as a contact sees it, from the loaded string state and the state vector `y`.
     fn shape(&self, y: &[f64], body: Body) -> Shape {
-        let p = self.params.planar.values();
         match body {
             Body::Stick(0) => Shape::Tip(self.state.left.pos, self.state.left.vel),
             Body::Stick(_) => Shape::Tip(self.state.right.pos, self.state.right.vel),
@@ -48,16 +47,7 @@ impl<H: SpaceHand> SpaceSystem<H> {
                     };
                     (d, rate)
                 };
-                Shape::Diabolo(
-                    Hull {
-                        centre: d.pos,
-                        axle: d.axle,
-                        radius: p.diabolo_radius,
-                        half_length: self.params.half_length,
-                    },
-                    d.vel,
-                    d.axle.cross(&rate),
-                )
+                Shape::Diabolo(self.params.hull(&d), d.vel, d.axle.cross(&rate))
             }
         }
     }

@@ -55,15 +55,14 @@ impl<H: SpaceHand + Clone> Run<H> {
     /// compliant string releases the stretch energy of the difference, booked as lost.
     fn leave(&mut self, t: f64, slot: usize) -> Result<(), Stop> {
         self.system.read(&self.y);
-        let elastic = self.system.elastic;
-        let stored = |state: &crate::model::space::SpaceState| {
-            elastic.map_or(0.0, |string| {
-                string.energy(state.string_used() - string.length)
-            })
-        };
-        let before = stored(&self.system.state);
+        let before = self
+            .system
+            .stored_energy_at(self.system.state.string_used());
         let d = self.system.state.diabolos.remove(slot - 1);
-        let energy_lost = (before - stored(&self.system.state)).max(0.0);
+        let after = self
+            .system
+            .stored_energy_at(self.system.state.string_used());
+        let energy_lost = (before - after).max(0.0);
         self.impulse_loss += energy_lost;
         self.system.modes.remove(slot - 1);
         let diabolo = self.system.roster.leave(slot, t, d.pos.y, d.vel.y);

@@ -19,8 +19,8 @@ pub(super) const ACCOUNTS: usize = 4;
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Layout {
     pub(super) diabolos: usize,
-    /// The accounts: ACCOUNTS, and the string's damping loss with a compliant string.
-    pub(super) accounts: usize,
+    /// Whether the string's damping loss is an account (a compliant string).
+    compliant: bool,
 }
 
 impl Layout {
@@ -28,12 +28,22 @@ impl Layout {
     pub(super) fn new(diabolos: usize, compliant: bool) -> Self {
         Self {
             diabolos,
-            accounts: ACCOUNTS + usize::from(compliant),
+            compliant,
         }
     }
 
     pub(super) fn dimension(self) -> usize {
-        2 * STICK + DIABOLO * self.diabolos + self.accounts
+        self.accounts() + self.account_count()
+    }
+
+    /// How many accounts end the state vector.
+    pub(super) fn account_count(self) -> usize {
+        ACCOUNTS + usize::from(self.compliant)
+    }
+
+    /// Where the compliant string's damping loss sits (None for an inextensible string).
+    pub(super) fn string_loss(self) -> Option<usize> {
+        self.compliant.then(|| self.accounts() + ACCOUNTS)
     }
 
     pub(super) fn diabolo(self, k: usize) -> usize {

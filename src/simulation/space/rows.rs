@@ -168,12 +168,14 @@ impl<H: SpaceHand + Clone> Run<H> {
             );
         }
         let accounts_at = self.system.layout.accounts();
-        let a = &self.row_y[accounts_at..accounts_at + self.system.layout.accounts];
+        let a = &self.row_y[accounts_at..accounts_at + self.system.layout.account_count()];
         let stored = self.system.stored_energy();
         // While slack, the stretch given up since the phase began is the damping's loss.
-        let string_loss = a
-            .get(4)
-            .map(|loss| loss + self.relaxing.map_or(0.0, |at_start| at_start - stored));
+        let string_loss = self
+            .system
+            .layout
+            .string_loss()
+            .map(|at| self.row_y[at] + self.relaxing.map_or(0.0, |at_start| at_start - stored));
         let energy = space_energy(params, &self.row_state) + stored;
         let hand_forces = if taut {
             self.system.tension.hand_forces()

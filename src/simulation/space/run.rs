@@ -378,13 +378,12 @@ impl<H: SpaceHand + Clone> Run<H> {
         let length = self.system.params.planar.values().string_length;
         self.system.read(&self.y);
         let slack = length - self.system.state.string_used();
-        if let Some(string) = self.system.elastic {
+        if self.system.elastic.is_some() {
             self.system
                 .string
                 .update(&self.system.state)
                 .map_err(|e| failed(t, e))?;
-            let margin = self.system.pull_margin().unwrap_or(0.0);
-            let gap = -margin * string.length / string.stiffness;
+            let gap = self.system.compliant_gap().unwrap_or(0.0);
             let phase = if gap <= TAUT_START * length {
                 self.decide_modes(t)?;
                 SpacePhase::Taut
@@ -502,8 +501,9 @@ impl<H: SpaceHand + Clone> Run<H> {
             .update(&self.system.state)
             .map_err(|e| failed(t, e))?;
         let stored = self.system.stored_energy();
-        if let Some(at_start) = self.relaxing.take() {
-            let account = self.system.layout.accounts() + 4;
+        if let (Some(at_start), Some(account)) =
+            (self.relaxing.take(), self.system.layout.string_loss())
+        {
             self.y[account] += at_start - stored;
         }
         if next == SpacePhase::Loose {
@@ -612,11 +612,6 @@ impl<H: SpaceHand + Clone> Run<H> {
                 },
             );
             self.bounces = 0;
-            self.system.read(&self.y);
-            self.system
-                .string
-                .update(&self.system.state)
-                .map_err(|e| failed(t, e))?;
             self.decide_modes(t)?;
             return self.enter(t, SpacePhase::Taut);
         }

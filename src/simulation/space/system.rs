@@ -4,7 +4,7 @@
 use nalgebra::Vector3;
 
 pub(super) use super::layout::Layout;
-use super::layout::{put, ACCOUNTS, STICK};
+use super::layout::{put, STICK};
 use super::roster::SpaceRoster;
 use super::SpaceHand;
 use crate::model::friction::{filippov_mode, AxleMode, SlipDirection};
@@ -365,26 +365,39 @@ impl<H: SpaceHand> SpaceSystem<H> {
         })
     }
 
-    /// V: the elastic energy the loaded string stores, J (0 for an inextensible string).
-    pub(super) fn stored_energy(&self) -> f64 {
+    /// A compliant string's gap from pulling, L / EA times minus its pull margin (m; the slack
+    /// where the damper does not push) at the loaded string; None for an inextensible string.
+    pub(super) fn compliant_gap(&self) -> Option<f64> {
+        self.elastic.map(|string| {
+            let (stretch, rate) = self.stretch();
+            -string.pull_margin(stretch, rate) * string.length / string.stiffness
+        })
+    }
+
+    /// V: the elastic energy of the string with its segments summing to `used` (m), J (0 for
+    /// an inextensible string).
+    pub(super) fn stored_energy_at(&self, used: f64) -> f64 {
         self.elastic
-            .map_or(0.0, |string| string.energy(self.stretch().0))
+            .map_or(0.0, |string| string.energy(used - string.length))
+    }
+
+    /// V of the loaded string, J.
+    pub(super) fn stored_energy(&self) -> f64 {
+        self.stored_energy_at(self.string.total_length())
     }
 
     /// V of the string through the string's diabolos of `start` (every diabolo in index
     /// order, the roster's slots picking the string's), J.
     pub(super) fn stored_energy_of(&self, start: &SpaceState) -> f64 {
-        self.elastic.map_or(0.0, |string| {
-            let mut used = 0.0;
-            let mut at = start.left.pos;
-            for &k in self.roster.slots() {
-                let p = start.diabolos[k - 1].pos;
-                used += (p - at).norm();
-                at = p;
-            }
-            used += (start.right.pos - at).norm();
-            string.energy(used - string.length)
-        })
+        let mut used = 0.0;
+        let mut at = start.left.pos;
+        for &k in self.roster.slots() {
+            let p = start.diabolos[k - 1].pos;
+            used += (p - at).norm();
+            at = p;
+        }
+        used += (start.right.pos - at).norm();
+        self.stored_energy_at(used)
     }
 
     /// The compliant string's damping loss rate while it pulls, W (0 for an inextensible
@@ -545,8 +558,8 @@ impl<H: SpaceHand> OdeSystem for SpaceSystem<H> {
         };
         dydt[accounts + 2] = drag;
         dydt[accounts + 3] = axle_power;
-        if self.elastic.is_some() {
-            dydt[accounts + ACCOUNTS] = self.string_loss_rate();
+        if let Some(at) = self.layout.string_loss() {
+            dydt[at] = self.string_loss_rate();
         }
         Ok(())
     }
@@ -615,10 +628,9 @@ impl<H: SpaceHand> EventSystem for SpaceSystem<H> {
                     .unwrap_or_else(|| self.tension.tensions()[0]),
                 SpaceGuard::Tense => {
                     let length = self.params.planar.values().string_length;
-                    match (self.pull_margin(), self.elastic) {
-                        (Some(margin), Some(string)) => -margin * length / string.stiffness,
-                        _ => length - self.string.total_length() + SLACK_ROUNDOFF * length,
-                    }
+                    self.compliant_gap().unwrap_or_else(|| {
+                        length - self.string.total_length() + SLACK_ROUNDOFF * length
+                    })
                 }
                 SpaceGuard::SlipZero(k) => self.tension.contact(k).slip_speed,
                 SpaceGuard::GripLimit(k) => self.tension.grip_margin(k, law, c),
