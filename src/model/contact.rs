@@ -293,37 +293,40 @@ fn string_rows(
     Ok((gradient, direction))
 }
 
-/// Applies one impact to `state` (every diabolo of the run, index order; `on_string` the
-/// diabolos K on the string in slot order; `heavy[s]` a path-driven stick) and reports it.
-pub fn apply_impact(
-    params: &Params,
-    state: &mut CartesianState,
-    on_string: &[usize],
-    heavy: [bool; 2],
+/// A system an impact acts on: its generalised velocity v, the constraints' rows over it, how
+/// an impulse moves it (W^-1) and its kinetic energy. The planar objects are one; the objects in
+/// space ([`super::space::impact`]) another: the rules below are shared.
+pub(crate) trait ImpactSystem {
+    /// v before the impact.
+    fn velocities(&self) -> DVector<f64>;
+    /// The gradient J and the impulse direction D of each constraint, as rows over v (the
+    /// string's capstan ratios from the slips before the impact, or all 1 when `frictionless`).
+    fn rows(
+        &self,
+        constraints: &[Constraint],
+        frictionless: bool,
+    ) -> Result<(DMatrix<f64>, DMatrix<f64>), ImpactError>;
+    /// W^-1 D^T: the change of v per unit impulse of each constraint (one column each).
+    fn mobility(&self, direction: &DMatrix<f64>) -> DMatrix<f64>;
+    /// The kinetic energy at v, J.
+    fn kinetic_energy(&self, v: &DVector<f64>) -> f64;
+    /// The components of v that hands hold (a path-driven stick's velocity: W^-1 is 0 there).
+    fn held(&self) -> Vec<usize>;
+}
+
+/// Solves one impact of `system` under `constraints` by the rules of the module's head: the
+/// velocity after it, and what it did.
+pub(crate) fn solve_impact(
+    system: &impl ImpactSystem,
     constraints: &[Constraint],
-) -> Result<ImpactOutcome, ImpactError> {
+) -> Result<(DVector<f64>, ImpactOutcome), ImpactError> {
     if constraints.len() > MAX_CONSTRAINTS {
         return Err(ImpactError::TooManyConstraints {
             count: constraints.len(),
         });
     }
-    let layout = Velocities {
-        n: state.diabolo_count(),
-    };
-    let mut inverse_mass = DVector::from_element(layout.len(), 1.0 / params.diabolo_mass);
-    for (s, i) in [0, 2].into_iter().enumerate() {
-        let w = if heavy[s] {
-            0.0
-        } else {
-            1.0 / params.stick_mass
-        };
-        inverse_mass[i] = w;
-        inverse_mass[i + 1] = w;
-    }
-    for k in 1..=layout.n {
-        inverse_mass[layout.spin(k)] = 1.0 / (params.diabolo_mass * params.spin_inertia);
-    }
-    let v0 = layout.read(state);
+    let v0 = system.velocities();
+    let held = system.held();
     let restitution: Vec<f64> = constraints
         .iter()
         .map(|c| match *c {
@@ -332,14 +335,10 @@ pub fn apply_impact(
             }
         })
         .collect();
-    let kinetic_before = kinetic_energy(params, state);
+    let kinetic_before = system.kinetic_energy(&v0);
     let attempt = |frictionless: bool, e: &[f64], scale: f64| -> Result<_, ImpactError> {
-        let (gradient, direction) = rows(params, state, on_string, constraints, frictionless)?;
-        let mobility = direction.transpose().component_mul(&DMatrix::from_fn(
-            layout.len(),
-            constraints.len(),
-            |r, _| inverse_mass[r],
-        ));
+        let (gradient, direction) = system.rows(constraints, frictionless)?;
+        let mobility = system.mobility(&direction);
         let a = &gradient * &mobility;
         let before = &gradient * &v0;
         let target = DVector::from_fn(constraints.len(), |j, _| -e[j] * before[j].min(0.0));
@@ -352,22 +351,17 @@ pub fn apply_impact(
         // The hand holds a path-driven stick on its path: its impulse is minus the
         // constraints' impulse on the stick, working against the stick's velocity.
         let mut work = 0.0;
-        for (s, i) in [0usize, 2].into_iter().enumerate() {
-            if heavy[s] {
-                for r in 0..2 {
-                    let on_stick: f64 = (0..impulses.len())
-                        .map(|j| direction[(j, i + r)] * impulses[j])
-                        .sum();
-                    work -= on_stick * v0[i + r];
-                }
-            }
+        for &i in &held {
+            let on_stick: f64 = (0..impulses.len())
+                .map(|j| direction[(j, i)] * impulses[j])
+                .sum();
+            work -= on_stick * v0[i];
         }
         work
     };
     let tolerance = 1e-12 * (1.0 + kinetic_before.abs());
-    let mut outcome = None;
     // e_min: the smallest coefficient among the approaching constraints.
-    let (gradient, _) = rows(params, state, on_string, constraints, true)?;
+    let (gradient, _) = system.rows(constraints, true)?;
     let approach = &gradient * &v0;
     let e_min = (0..constraints.len())
         .filter(|&j| approach[j] < 0.0)
@@ -393,13 +387,11 @@ pub fn apply_impact(
         let Ok((impulses, before, after, v1, direction)) = attempt(frictionless, e, scale) else {
             continue;
         };
-        let mut trial = state.clone();
-        layout.write(&v1, &mut trial);
         let work = hand_work(&direction, &impulses);
-        let lost = kinetic_before + work - kinetic_energy(params, &trial);
+        let lost = kinetic_before + work - system.kinetic_energy(&v1);
         if lost >= -tolerance {
-            outcome = Some((
-                trial,
+            return Ok((
+                v1,
                 ImpactOutcome {
                     impulses: impulses.iter().copied().collect(),
                     rates_before: before.iter().copied().collect(),
@@ -409,17 +401,102 @@ pub fn apply_impact(
                     rule,
                 },
             ));
-            break;
         }
     }
-    let (after, outcome) = outcome.ok_or(ImpactError::NoSolution)?;
-    *state = after;
+    Err(ImpactError::NoSolution)
+}
+
+/// The planar objects of an impact.
+struct PlanarImpact<'a> {
+    params: &'a Params,
+    state: &'a CartesianState,
+    on_string: &'a [usize],
+    heavy: [bool; 2],
+    layout: Velocities,
+}
+
+impl ImpactSystem for PlanarImpact<'_> {
+    fn velocities(&self) -> DVector<f64> {
+        self.layout.read(self.state)
+    }
+    fn rows(
+        &self,
+        constraints: &[Constraint],
+        frictionless: bool,
+    ) -> Result<(DMatrix<f64>, DMatrix<f64>), ImpactError> {
+        rows(
+            self.params,
+            self.state,
+            self.on_string,
+            constraints,
+            frictionless,
+        )
+    }
+    fn mobility(&self, direction: &DMatrix<f64>) -> DMatrix<f64> {
+        let params = self.params;
+        let layout = &self.layout;
+        let mut inverse_mass = DVector::from_element(layout.len(), 1.0 / params.diabolo_mass);
+        for (s, i) in [0, 2].into_iter().enumerate() {
+            let w = if self.heavy[s] {
+                0.0
+            } else {
+                1.0 / params.stick_mass
+            };
+            inverse_mass[i] = w;
+            inverse_mass[i + 1] = w;
+        }
+        for k in 1..=layout.n {
+            inverse_mass[layout.spin(k)] = 1.0 / (params.diabolo_mass * params.spin_inertia);
+        }
+        direction.transpose().component_mul(&DMatrix::from_fn(
+            layout.len(),
+            direction.nrows(),
+            |r, _| inverse_mass[r],
+        ))
+    }
+    fn kinetic_energy(&self, v: &DVector<f64>) -> f64 {
+        let mut trial = self.state.clone();
+        self.layout.write(v, &mut trial);
+        kinetic_energy(self.params, &trial)
+    }
+    fn held(&self) -> Vec<usize> {
+        [0usize, 2]
+            .into_iter()
+            .enumerate()
+            .filter(|&(s, _)| self.heavy[s])
+            .flat_map(|(_, i)| [i, i + 1])
+            .collect()
+    }
+}
+
+/// Applies one impact to `state` (every diabolo of the run, index order; `on_string` the
+/// diabolos K on the string in slot order; `heavy[s]` a path-driven stick) and reports it.
+pub fn apply_impact(
+    params: &Params,
+    state: &mut CartesianState,
+    on_string: &[usize],
+    heavy: [bool; 2],
+    constraints: &[Constraint],
+) -> Result<ImpactOutcome, ImpactError> {
+    let layout = Velocities {
+        n: state.diabolo_count(),
+    };
+    let system = PlanarImpact {
+        params,
+        state,
+        on_string,
+        heavy,
+        layout,
+    };
+    let (v1, outcome) = solve_impact(&system, constraints)?;
+    let layout = system.layout;
+    layout.write(&v1, state);
     Ok(outcome)
 }
 
 /// The LCP w = q + A z, w >= 0, z >= 0, w . z = 0, by its active sets in order of size (the
 /// empty set first): the first complementary solution, or `None`.
-fn solve_lcp(a: &DMatrix<f64>, q: &DVector<f64>) -> Option<DVector<f64>> {
+pub(crate) fn solve_lcp(a: &DMatrix<f64>, q: &DVector<f64>) -> Option<DVector<f64>> {
     let m = q.len();
     let scale = 1e-12 * (1.0 + q.amax());
     let mut sets: Vec<u32> = (0..1u32 << m).collect();

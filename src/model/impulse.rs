@@ -32,7 +32,7 @@
 //! pre-impact value, an impact that reverses a slip can add energy.
 //! A path-driven stick is infinitely heavy (1/M = 0): the hand absorbs the impulse.
 
-use nalgebra::{DMatrix, DVector, Vector2};
+use nalgebra::{DMatrix, DVector, Vector3};
 use thiserror::Error;
 
 use super::energy::kinetic_energy;
@@ -132,6 +132,36 @@ pub struct TensingImpulse {
     pub energy_lost: f64,
 }
 
+/// The objects a tensing impulse acts on, in the plane (z = 0) or in space: object j's
+/// velocity (0 the left stick, N + 1 the right, the diabolos in slot order between) and the
+/// spin of the diabolo in slot k (1..N).
+pub trait StringObjects {
+    /// v_j, m/s.
+    fn velocity(&self, j: usize) -> Vector3<f64>;
+    /// v_j += dv.
+    fn push(&mut self, j: usize, dv: &Vector3<f64>);
+    /// w_k, m/s.
+    fn spin(&self, k: usize) -> f64;
+    /// w_k += dw.
+    fn turn(&mut self, k: usize, dw: f64);
+}
+
+impl StringObjects for CartesianState {
+    fn velocity(&self, j: usize) -> Vector3<f64> {
+        let v = self.velocity(j);
+        Vector3::new(v.x, v.y, 0.0)
+    }
+    fn push(&mut self, j: usize, dv: &Vector3<f64>) {
+        *self.velocity_mut(j) += dv.xy();
+    }
+    fn spin(&self, k: usize) -> f64 {
+        self.diabolos[k - 1].spin
+    }
+    fn turn(&mut self, k: usize, dw: f64) {
+        self.diabolos[k - 1].spin += dw;
+    }
+}
+
 /// Applies the tensing impulse to `state` (a string at full length, L' > 0) and reports it.
 /// `heavy[s]` marks a path-driven stick (s = 0 left, 1 right). With L' <= 0 nothing happens.
 pub fn tensing_impulse(
@@ -150,7 +180,34 @@ pub fn tensing_impulse_with_restitution(
     state: &mut CartesianState,
     heavy: [bool; 2],
 ) -> Result<TensingImpulse, ImpulseError> {
-    let mut impact = Impact::new(params, state, heavy)?;
+    let impact = Impact::new(params, state, heavy)?;
+    follow_impulse(impact, e, state, heavy, |s| kinetic_energy(params, s))
+}
+
+/// The tensing impulse with restitution `e` on the string of `geometry`: the segments' unit
+/// directions e_0..e_N and each axle's (sigma_k, theta'_k); `heavy[s]` a path-driven stick; the
+/// objects' kinetic energy by `energy`. The planar model's and the model in space's.
+pub fn chain_tensing_impulse<S: StringObjects>(
+    params: &Params,
+    e: f64,
+    state: &mut S,
+    geometry: (Vec<Vector3<f64>>, Vec<(f64, f64)>),
+    heavy: [bool; 2],
+    energy: impl Fn(&S) -> f64,
+) -> Result<TensingImpulse, ImpulseError> {
+    let (directions, contacts) = geometry;
+    let impact = Impact::from_geometry(params, directions, contacts, heavy);
+    follow_impulse(impact, e, state, heavy, energy)
+}
+
+/// The impact followed piece by piece (the module's head).
+fn follow_impulse<S: StringObjects>(
+    mut impact: Impact,
+    e: f64,
+    state: &mut S,
+    heavy: [bool; 2],
+    energy: impl Fn(&S) -> f64,
+) -> Result<TensingImpulse, ImpulseError> {
     let length_rate_before = impact.length_rate(state);
     if length_rate_before <= 0.0 {
         return Ok(TensingImpulse {
@@ -159,7 +216,7 @@ pub fn tensing_impulse_with_restitution(
             ..TensingImpulse::default()
         });
     }
-    let kinetic_before = kinetic_energy(params, state);
+    let kinetic_before = energy(state);
     let mut length_rate = length_rate_before;
     // Work absorbed by the normal (length) part of the impulse while L' > 0, and returned
     // while L' < 0: the impact ends when e^2 of the absorbed work has been returned.
@@ -174,14 +231,13 @@ pub fn tensing_impulse_with_restitution(
         impact.modes[k] = AxleMode::from_slip(slip);
         impact.pinned[k] = slip == 0.0;
     }
-    let smooth = matches!(params.friction_law, FrictionLaw::Tanh { .. });
-    let incomplete =
-        |pieces, slip_events, state: &CartesianState, impact: &Impact| ImpulseError::Incomplete {
-            pieces,
-            slip_events,
-            length_rate: impact.length_rate(state),
-            length_rate_before,
-        };
+    let smooth = matches!(impact.params.friction_law, FrictionLaw::Tanh { .. });
+    let incomplete = |pieces, slip_events, state: &S, impact: &Impact| ImpulseError::Incomplete {
+        pieces,
+        slip_events,
+        length_rate: impact.length_rate(state),
+        length_rate_before,
+    };
     // Each piece ends a phase, brings one more slip to zero, or (tanh law) refreshes c'. The
     // budgets catch mode decisions that cycle: the impact then fails rather than stopping with
     // the string still stretching.
@@ -274,7 +330,7 @@ pub fn tensing_impulse_with_restitution(
     if length_rate_after > 1e-9 * length_rate_before {
         return Err(incomplete(pieces, slip_events, state, &impact));
     }
-    let kinetic_after = kinetic_energy(params, state);
+    let kinetic_after = energy(state);
     Ok(TensingImpulse {
         magnitude: impulses[0],
         last_magnitude: impulses[impact.n],
@@ -299,8 +355,8 @@ struct Response {
 struct Impact<'a> {
     params: &'a Params,
     n: usize,
-    /// e_j, unit vectors of the segments.
-    directions: Vec<Vector2<f64>>,
+    /// e_j, unit vectors of the segments (z = 0 in the plane).
+    directions: Vec<Vector3<f64>>,
     /// 1/M, 1/m, ...: inverse masses of objects 0..=N+1 (0 for a path-driven stick).
     inverse_mass: Vec<f64>,
     /// sigma_k and theta'_k of each axle.
@@ -323,14 +379,29 @@ impl<'a> Impact<'a> {
         let mut kin = super::geometry::Kinematics::new(n);
         kin.load_cartesian(state)?;
         let directions = (0..=n)
-            .map(|j| (state.position(j + 1) - state.position(j)) / kin.segments()[j].length)
+            .map(|j| {
+                let e = (state.position(j + 1) - state.position(j)) / kin.segments()[j].length;
+                Vector3::new(e.x, e.y, 0.0)
+            })
             .collect();
+        let contacts = (1..=n).map(|i| contact(kin.objects()[i].theta)).collect();
+        Ok(Self::from_geometry(params, directions, contacts, heavy))
+    }
+
+    /// The impact on a string of segments `directions` over axles `contacts` (sigma_k,
+    /// theta'_k), `heavy[s]` a path-driven stick.
+    fn from_geometry(
+        params: &'a Params,
+        directions: Vec<Vector3<f64>>,
+        contacts: Vec<(f64, f64)>,
+        heavy: [bool; 2],
+    ) -> Self {
+        let n = contacts.len();
         let stick = |h: bool| if h { 0.0 } else { 1.0 / params.stick_mass };
         let mut inverse_mass = vec![1.0 / params.diabolo_mass; n + 2];
         inverse_mass[0] = stick(heavy[0]);
         inverse_mass[n + 1] = stick(heavy[1]);
-        let contacts = (1..=n).map(|i| contact(kin.objects()[i].theta)).collect();
-        Ok(Self {
+        Self {
             params,
             n,
             directions,
@@ -338,12 +409,12 @@ impl<'a> Impact<'a> {
             contacts,
             modes: vec![AxleMode::Slipping(SlipDirection::Positive); n],
             pinned: vec![false; n],
-        })
+        }
     }
 
     /// The pull of the string on stick k per unit impulse of its segment: +e_0 on the left
     /// stick, -e_N on the right.
-    fn pull(&self, k: usize) -> Vector2<f64> {
+    fn pull(&self, k: usize) -> Vector3<f64> {
         if k == 0 {
             self.directions[0]
         } else {
@@ -351,19 +422,19 @@ impl<'a> Impact<'a> {
         }
     }
 
-    fn length_rates(&self, state: &CartesianState) -> Vec<f64> {
+    fn length_rates(&self, state: &impl StringObjects) -> Vec<f64> {
         (0..=self.n)
             .map(|j| self.directions[j].dot(&(state.velocity(j + 1) - state.velocity(j))))
             .collect()
     }
 
-    fn length_rate(&self, state: &CartesianState) -> f64 {
+    fn length_rate(&self, state: &impl StringObjects) -> f64 {
         self.length_rates(state).iter().sum()
     }
 
     /// Symmetric slip speeds w'_k = sigma_k w_k - (sum_{j<k} l_j' - sum_{j>=k} l_j') / 2.
-    fn slip_speeds(&self, state: &CartesianState) -> Vec<f64> {
-        let spins: Vec<f64> = state.diabolos.iter().map(|d| d.spin).collect();
+    fn slip_speeds(&self, state: &impl StringObjects) -> Vec<f64> {
+        let spins: Vec<f64> = (1..=self.n).map(|k| state.spin(k)).collect();
         self.symmetric_slips(&self.length_rates(state), &spins)
     }
 
@@ -381,7 +452,7 @@ impl<'a> Impact<'a> {
     /// Changes of every segment length rate and spin for segment impulses `impulses`.
     fn changes(&self, impulses: &[f64]) -> (Vec<f64>, Vec<f64>) {
         let n = self.n;
-        let mut dv = vec![Vector2::zeros(); n + 2];
+        let mut dv = vec![Vector3::zeros(); n + 2];
         for (j, &imp) in impulses.iter().enumerate() {
             dv[j] += self.inverse_mass[j] * imp * self.directions[j];
             dv[j + 1] -= self.inverse_mass[j + 1] * imp * self.directions[j];
@@ -615,17 +686,20 @@ impl<'a> Impact<'a> {
     }
 
     /// Applies `rates * piece` of impulse to velocities and spins.
-    fn apply(&self, state: &mut CartesianState, rates: &[f64], piece: f64) {
+    fn apply(&self, state: &mut impl StringObjects, rates: &[f64], piece: f64) {
         let n = self.n;
         let spin_mass = self.params.diabolo_mass * self.params.spin_inertia;
         for (j, &rate) in rates.iter().enumerate() {
             let imp = piece * rate;
-            *state.velocity_mut(j) += self.inverse_mass[j] * imp * self.directions[j];
-            *state.velocity_mut(j + 1) -= self.inverse_mass[j + 1] * imp * self.directions[j];
+            state.push(j, &(self.inverse_mass[j] * imp * self.directions[j]));
+            state.push(
+                j + 1,
+                &-(self.inverse_mass[j + 1] * imp * self.directions[j]),
+            );
         }
         for k in 1..=n {
             let (side, _) = self.contacts[k - 1];
-            state.diabolos[k - 1].spin += side * piece * (rates[k - 1] - rates[k]) / spin_mass;
+            state.turn(k, side * piece * (rates[k - 1] - rates[k]) / spin_mass);
         }
     }
 }

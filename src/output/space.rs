@@ -174,7 +174,26 @@ fn event_object(kind: &SpaceEventKind, n: usize) -> Option<usize> {
         | SpaceEventKind::Leave { diabolo, .. }
         | SpaceEventKind::Land { diabolo, .. }
         | SpaceEventKind::Drop { diabolo, .. } => Some(diabolo),
+        SpaceEventKind::Contact { body, .. } => Some(body_number(body, n)),
         _ => None,
+    }
+}
+
+/// A body's number in the event log: 1..N a diabolo, 0 and N + 1 the sticks.
+fn body_number(body: Body, n: usize) -> usize {
+    match body {
+        Body::Stick(0) => 0,
+        Body::Stick(_) => n + 1,
+        Body::Diabolo(k) => k,
+    }
+}
+
+/// A contact's partner as the planar event log names it: `left`, `right` or the diabolo's K.
+fn partner_name(body: Body) -> Value {
+    match body {
+        Body::Stick(0) => json!("left"),
+        Body::Stick(_) => json!("right"),
+        Body::Diabolo(k) => json!(k),
     }
 }
 
@@ -186,9 +205,10 @@ fn stop_object(stop: &SpaceStop) -> Option<usize> {
         | SpaceStop::SlowSpin(k)
         | SpaceStop::FromBelow(k)
         | SpaceStop::StraightLanding(k)
-        | SpaceStop::Meet { diabolo: k, .. }
         | SpaceStop::LandingStretch { diabolo: k, .. } => Some(k),
-        SpaceStop::Touch(a, b) => [a, b].into_iter().find_map(|body| match body {
+        SpaceStop::Resting(a, b)
+        | SpaceStop::Inside { a, b, .. }
+        | SpaceStop::Impact { a, b, .. } => [a, b].into_iter().find_map(|body| match body {
             Body::Diabolo(k) => Some(k),
             Body::Stick(_) => None,
         }),
@@ -234,6 +254,20 @@ pub fn space_event_json(event: &SpaceEvent, n: usize) -> Value {
             put("offset", json!(offset));
         }
         SpaceEventKind::Drop { energy_lost, .. } => put("energy_lost", json!(energy_lost)),
+        SpaceEventKind::Contact {
+            other,
+            impulse,
+            speed,
+            energy_lost,
+            resting,
+            ..
+        } => {
+            put("other", json!(partner_name(other)));
+            put("impulse", json!(impulse));
+            put("energy_lost", json!(energy_lost));
+            put("speed", json!(speed));
+            put("resting", json!(resting));
+        }
         _ => {}
     }
     Value::Object(object)

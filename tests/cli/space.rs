@@ -172,15 +172,11 @@ fn bad_input_in_space_is_refused_naming_the_field_and_the_value() {
         &tilt,
         &["initial.diabolos[0].x", "one z"],
     );
-    // Two diabolos touching at the start.
+    // Two diabolos inside each other at the start.
     refused(
         &["initial.diabolos=[{\"pos\": [-0.03, 0.90578, 0]}, {\"pos\": [0.03, 0.90578, 0]}]"],
         &tilt,
-        &[
-            "initial.diabolos[0].pos",
-            "touches",
-            "not followed in space",
-        ],
+        &["initial.diabolos[0].pos", "inside", "overlap by"],
     );
     // "space": false with a third coordinate.
     refused(
@@ -321,4 +317,39 @@ fn a_run_in_space_past_its_budget_stops_naming_it() {
         "{}",
         text(&validate.stderr)
     );
+}
+
+// `shower` run in space (`--set sim.space=true`): diabolo 1 strikes the right stick's tip at
+// 2.257 s and the run goes on to its end (exit 0); the event log's `contact` line has the
+// planar log's fields and values (impulse 0.9418 N s, 0.7392 J lost, 3.139 m/s).
+#[test]
+fn a_contact_in_space_is_logged_as_in_the_plane() {
+    let d = dir("contact");
+    let (csv, events, summary) = (d.join("t.csv"), d.join("e.jsonl"), d.join("s.json"));
+    let out = run_with_logs(
+        &shipped("shower"),
+        &["--set", "sim.space=true"],
+        &csv,
+        &events,
+        &summary,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let log = std::fs::read_to_string(&events).unwrap();
+    let contact: Value = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["kind"] == "contact")
+        .expect("a contact event");
+    assert_eq!(contact["object"], 1);
+    assert_eq!(contact["other"], "right");
+    assert_eq!(contact["resting"], false);
+    for (key, value) in [
+        ("impulse", 0.9418),
+        ("energy_lost", 0.7392),
+        ("speed", 3.139),
+    ] {
+        let got = contact[key].as_f64().unwrap();
+        assert!((got - value).abs() < 1e-3, "{key}: {got}");
+    }
+    assert!((contact["t"].as_f64().unwrap() - 2.2569).abs() < 1e-3);
 }

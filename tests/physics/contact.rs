@@ -188,7 +188,7 @@ fn the_string_alone_is_the_tensing_impulse() {
 /// A random impact: a string at full length with n diabolos, one pair of neighbours touching
 /// (moved to the contact distance along their segment), random velocities; the constraints:
 /// that contact (random e) and, half the time, the string.
-fn random_impact(
+pub(crate) fn random_impact(
     seed: u64,
     n: usize,
     with_string: bool,

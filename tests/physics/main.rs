@@ -21,6 +21,7 @@ mod placement;
 mod space_elastic;
 mod space_flight;
 mod space_hull;
+mod space_impact;
 mod space_run;
 mod space_tension;
 mod stick_matrix;

@@ -457,10 +457,89 @@ fn string_torque_matches_exact_tangent_points() {
     }
 }
 
+// On planar states (z = 0, axles along z) the tensing impulse in space is the planar one, piece
+// by piece through slip reversals and grips: every velocity and spin after it within 1e-12
+// (relative), its impulse and loss too; N = 1..4, knots 0..1, all three friction laws, random
+// restitution, free and prescribed sticks.
+#[test]
+fn the_tensing_impulse_in_space_is_the_planar_one_in_the_plane() {
+    use diabolo::model::space::space_tensing_impulse;
+    use diabolo::model::tensing_impulse_with_restitution;
+    let mut rng = SplitMix::new(9090);
+    let mut reversed = 0;
+    let mut compared = 0;
+    for trial in 0..600 {
+        let n = 1 + trial % 4;
+        let (mut planar, length) = random_taut_state(&mut rng, n, (0, 1));
+        let last = (planar.right.pos - planar.diabolos[n - 1].pos).normalize();
+        planar.right.vel += rng.uniform(0.1, 3.0) * last;
+        let law = match trial % 3 {
+            0 => FrictionLaw::Step,
+            1 => FrictionLaw::Bearing,
+            _ => FrictionLaw::Tanh {
+                width: rng.uniform(0.05, 1.0),
+            },
+        };
+        let params = random_params(&mut rng, law, length);
+        let e = if trial % 2 == 0 {
+            0.0
+        } else {
+            rng.uniform(0.0, 1.0)
+        };
+        let heavy = [trial % 4 == 0, trial % 5 == 0];
+        let mut space_state = SpaceState::from_planar(&planar);
+        let space = space_params(&params);
+        let Ok(expected) = tensing_impulse_with_restitution(&params, e, &mut planar, heavy) else {
+            continue;
+        };
+        let mut string = SpaceString::new(n);
+        let mut work = SpaceTension::new(n);
+        let got = space_tensing_impulse(&space, e, &mut space_state, &mut string, &mut work, heavy)
+            .unwrap_or_else(|err| panic!("trial {trial}: {err}"));
+        compared += 1;
+        if expected.mode_changes > 0 {
+            reversed += 1;
+        }
+        let scale = expected.magnitude.abs().max(1e-3);
+        assert!(
+            (got.impulse - expected.magnitude).abs() < 1e-12 * scale,
+            "trial {trial}: {} against {}",
+            got.impulse,
+            expected.magnitude
+        );
+        assert!(
+            (got.energy_lost - expected.energy_lost).abs() < 1e-10 * (1.0 + expected.energy_lost),
+            "trial {trial}: lost {} against {}",
+            got.energy_lost,
+            expected.energy_lost
+        );
+        for j in 0..n + 2 {
+            let (a, b) = (space_state.velocity(j), planar.velocity(j));
+            assert!(
+                (a.xy() - b).norm() < 1e-12 * (1.0 + b.norm()) && a.z == 0.0,
+                "trial {trial}: v_{j} {a:?} against {b:?}"
+            );
+        }
+        for k in 0..n {
+            let (a, b) = (space_state.diabolos[k].spin, planar.diabolos[k].spin);
+            assert!(
+                (a - b).abs() < 1e-12 * (1.0 + b.abs()),
+                "trial {trial}: spin {k}"
+            );
+        }
+    }
+    assert_eq!(compared, 600, "planar impulses that failed");
+    assert!(
+        reversed > 100,
+        "only {reversed} impulses changed a friction mode"
+    );
+}
+
 // The tensing impulse in space on random states (N = 1..4, free and prescribed sticks): it
-// leaves L' = -e L'-; without friction it is the kinetic-metric projection onto L' = 0 of seed
-// 004 (Delta v = -M^-1 g (g . v) / (g M^-1 g), g the gradient of sum l); with friction it never
-// creates energy and never reverses a slip (an axle whose slip would reverse ends gripping).
+// leaves the string not stretching, at L' = -e L'- where no axle changed its friction mode;
+// without friction it is the kinetic-metric projection onto L' = 0 of seed 004 (Delta v =
+// -M^-1 g (g . v) / (g M^-1 g), g the gradient of sum l); with friction it never creates
+// energy, and some axles end gripping (their slip brought to zero).
 #[test]
 fn the_tensing_impulse_in_space_projects_and_dissipates() {
     use diabolo::model::space::space_tensing_impulse;
@@ -509,8 +588,13 @@ fn the_tensing_impulse_in_space_projects_and_dissipates() {
             continue;
         };
         let e = params.restitution;
+        let expected_after = if impulse.mode_changes == 0 || e == 0.0 {
+            -e * before_rate
+        } else {
+            impulse.rate_after.min(0.0)
+        };
         assert!(
-            (impulse.rate_after + e * before_rate).abs() < 1e-10 * before_rate.abs().max(1.0),
+            (impulse.rate_after - expected_after).abs() < 1e-10 * before_rate.abs().max(1.0),
             "trial {trial}: L' after {}",
             impulse.rate_after
         );
@@ -528,10 +612,6 @@ fn the_tensing_impulse_in_space_projects_and_dissipates() {
         );
         for k in 1..=n {
             let after = work.contact(k).slip_speed;
-            assert!(
-                after * slips_before[k - 1] >= -1e-12,
-                "trial {trial}: slip {k} reversed"
-            );
             if after.abs() < 1e-12 && slips_before[k - 1].abs() > 1e-9 {
                 gripped += 1;
             }
@@ -568,7 +648,9 @@ fn the_tensing_impulse_in_space_projects_and_dissipates() {
             }
         }
     }
-    assert!(gripped > 20, "only {gripped} axles gripped at an impulse");
+    // (Followed piece by piece, most slips brought to zero slip on the other way: 10 of the
+    // 600 impulses end gripping.)
+    assert!(gripped > 5, "only {gripped} axles gripped at an impulse");
 }
 
 // A whole run in space against an independent Cartesian reference: the test's own Newton solve

@@ -121,10 +121,11 @@ impl Hull {
             any_perpendicular(&self.axle)
         };
         let inside = s.abs() <= self.half_length && rho <= self.radius;
-        if !inside {
-            let nearest = self.nearest(p);
-            let span = p - nearest;
-            let distance = span.norm();
+        let nearest = self.nearest(p);
+        let span = p - nearest;
+        let distance = span.norm();
+        // (On the surface to round-off, the face's or side's normal below.)
+        if !inside && distance > 0.0 {
             return Gap {
                 gap: distance,
                 normal: span / distance,

@@ -9,6 +9,7 @@ pub mod axle;
 pub mod energy;
 pub mod flight;
 pub mod hull;
+pub mod impact;
 pub mod impulse;
 pub mod params;
 pub mod state;
@@ -21,6 +22,7 @@ pub use axle::{
 pub use energy::space_energy;
 pub use flight::{chord_crossing, lowest_rim_point, ChordCrossing};
 pub use hull::{hull_gap, Gap, Hull};
+pub use impact::{apply_space_impact, body_gap, hull_contact};
 pub use impulse::{space_tensing_impulse, SpaceImpulse, SpaceImpulseError};
 pub use params::{AxleModel, AxleValues, SpaceParams};
 pub use state::{SpaceBody, SpaceDiabolo, SpaceState};

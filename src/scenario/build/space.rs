@@ -16,6 +16,7 @@ use crate::model::space::{
 use crate::model::{lowest_taut_positions, taut_point_below, Params};
 use crate::simulation::drive::{reach_warning, Drive, ReachWarning};
 use crate::simulation::space::{SpaceSettings, SpaceSimulation};
+use crate::simulation::tolerances::TOUCH_GAP;
 use crate::simulation::{DiaboloMode, Simulation};
 
 use super::checks::{invalid, show, within, SIDES};
@@ -545,7 +546,8 @@ impl Scenario {
 
 impl Scenario {
     /// A flying start the run in space would stop at at once is refused: below the floor, or
-    /// touching another diabolo or a stick tip (contacts are not followed in space yet).
+    /// inside another diabolo or a stick tip (touching, within round-off, is allowed: the run
+    /// decides whether they collide, part or press).
     fn check_flying_starts(
         &self,
         state: &SpaceState,
@@ -595,12 +597,12 @@ impl Scenario {
                     ),
                 ]);
             for (name, gap) in others {
-                if gap <= 0.0 {
+                if gap < -TOUCH_GAP {
                     return Err(invalid(
                         format!("initial.diabolos[{k}].pos"),
                         show3(&d.pos),
                         format!(
-                            "the flying diabolo starts touching {name} (its hull, the cylinder its rims span, {:.4} m into it; params.diabolo_radius {} m); contacts are not followed in space yet",
+                            "the flying diabolo starts inside {name} (its hull, the cylinder its rims span, {:.4} m into it; params.diabolo_radius {} m)",
                             -gap,
                             Compact(radius)
                         ),
@@ -626,7 +628,7 @@ fn show3(v: &Vector3<f64>) -> String {
     show(*v)
 }
 
-/// A start the run in space would stop at: two neighbours touching, a diabolo above the string
+/// A start the run in space would stop at: two neighbours inside each other, a diabolo above the string
 /// (off its side), a strand beyond the cup angle, the string doubled back.
 /// `index` gives the scenario's index of the diabolo in each slot (0-based both).
 fn check_start(
@@ -655,7 +657,7 @@ fn check_start(
     };
     for j in 0..=n {
         let gap = gap(j);
-        if gap <= 0.0 {
+        if gap < -TOUCH_GAP {
             let k = if j == 0 { 1 } else { j };
             let other = match j + 1 {
                 m if m == n + 1 => "the right stick tip".to_string(),
@@ -666,7 +668,7 @@ fn check_start(
                 format!("initial.diabolos[{}].pos", index(k - 1)),
                 show3(&state.diabolos[k - 1].pos),
                 format!(
-                    "it touches {other} at the start (their hulls, the cylinders the cup rims span, overlap by {} m; params.diabolo_radius {} m); contacts are not followed in space yet",
+                    "it is inside {other} at the start (their hulls, the cylinders the cup rims span, overlap by {} m; params.diabolo_radius {} m)",
                     Compact(-gap),
                     Compact(radius)
                 ),

@@ -1,14 +1,22 @@
 //! Contacts of the run in space measured on the diabolos' hulls (docs/space.md, "Contacts in
 //! space"): the signed gap between two bodies (a stick tip, a diabolo on the string or off it)
 //! and its motion for the event locator (the gap's rate and the relative velocity of the
-//! nearest points, each moving with its body's centre and its axle's turn a x a').
+//! nearest points, each moving with its body's centre and its axle's turn a x a'), and what a
+//! contact does: the impact ([`crate::model::space::impact`]).
 
 use nalgebra::Vector3;
 
-use super::system::{Body, SpaceSystem};
+use super::report::{SpaceEventKind, SpaceStop};
+use super::run::{failed, Run, Stop};
+use super::system::{Body, SpacePhase, SpaceSystem};
 use super::SpaceHand;
-use crate::model::space::{hull_gap, AxleModel, Gap, Hull};
+use crate::model::contact::{Constraint, ImpactBody};
+use crate::model::space::{
+    apply_space_impact, body_gap, hull_contact, AxleModel, Gap, Hull, SpaceState,
+};
 use crate::simulation::ode::events::GapMotion;
+use crate::simulation::tolerances::{MAX_CASCADE, TOUCH_GAP, TOUCH_SPEED};
+use crate::simulation::DiaboloMode;
 
 /// A body as a contact sees it.
 enum Shape {
@@ -57,7 +65,7 @@ impl<H: SpaceHand> SpaceSystem<H> {
     pub(super) fn contact_gap(&self, y: &[f64], a: Body, b: Body) -> (f64, GapMotion) {
         let (first, second) = (self.shape(y, a), self.shape(y, b));
         let gap = match (&first, &second) {
-            (Shape::Diabolo(ha, ..), Shape::Diabolo(hb, ..)) => hull_gap(ha, hb),
+            (Shape::Diabolo(ha, ..), Shape::Diabolo(hb, ..)) => hull_contact(ha, hb),
             (Shape::Diabolo(hull, ..), Shape::Tip(p, _)) => hull.point_gap(p),
             (Shape::Tip(p, _), Shape::Diabolo(hull, ..)) => {
                 let g = hull.point_gap(p);
@@ -88,5 +96,194 @@ impl<H: SpaceHand> SpaceSystem<H> {
                 relative.z,
             ],
         )
+    }
+}
+
+/// A body as an impact names it.
+fn impact_body(body: Body) -> ImpactBody {
+    match body {
+        Body::Stick(0) => ImpactBody::Left,
+        Body::Stick(_) => ImpactBody::Right,
+        Body::Diabolo(k) => ImpactBody::Diabolo(k),
+    }
+}
+
+/// A pair in a fixed order (sticks first, then diabolos by K), to count its bounces.
+fn sorted(pair: [Body; 2]) -> [Body; 2] {
+    let key = |b: &Body| match *b {
+        Body::Stick(s) => s,
+        Body::Diabolo(k) => 1 + k,
+    };
+    let mut pair = pair;
+    pair.sort_by_key(key);
+    pair
+}
+
+impl<H: SpaceHand + Clone> Run<H> {
+    /// Every body at the time reached from `y`: the sticks and the string's diabolos from the
+    /// loaded state, the others from the state vector; every diabolo in index order.
+    fn full_state(&self) -> SpaceState {
+        let modes = self.system.roster.modes();
+        let slots = self.system.roster.slot_numbers();
+        let mut full = SpaceState {
+            left: self.system.state.left,
+            right: self.system.state.right,
+            diabolos: Vec::with_capacity(modes.len()),
+        };
+        for k in 1..=modes.len() {
+            full.diabolos.push(match slots[k - 1] {
+                0 => self.system.free_diabolo(&self.y, k),
+                slot => self.system.state.diabolos[slot - 1],
+            });
+        }
+        full
+    }
+
+    /// Writes every body of `full` back: the string's through the loaded state, the others
+    /// straight into the state vector.
+    fn put_full_state(&mut self, full: &SpaceState) {
+        let slots = self.system.roster.slot_numbers().to_vec();
+        self.system.state.left = full.left;
+        self.system.state.right = full.right;
+        for (k, d) in full.diabolos.iter().enumerate() {
+            match slots[k] {
+                0 => self.system.layout.pack_diabolo(d, k + 1, &mut self.y),
+                slot => self.system.state.diabolos[slot - 1] = *d,
+            }
+        }
+        self.system.write(&mut self.y);
+    }
+
+    /// The pairs of bodies touching (their gap within [`TOUCH_GAP`]) in `full`: a stick tip and
+    /// a diabolo, or two diabolos; a dropped diabolo touches nothing.
+    fn touching(&self, full: &SpaceState) -> Vec<[Body; 2]> {
+        let modes = self.system.roster.modes();
+        let live: Vec<Body> = (0..2)
+            .map(Body::Stick)
+            .chain(
+                (1..=modes.len())
+                    .filter(|&k| modes[k - 1] != DiaboloMode::Dropped)
+                    .map(Body::Diabolo),
+            )
+            .collect();
+        let mut pairs = Vec::new();
+        for (i, &a) in live.iter().enumerate() {
+            for &b in &live[i + 1..] {
+                if matches!(b, Body::Stick(_)) {
+                    continue;
+                }
+                let gap = body_gap(&self.system.params, full, impact_body(a), impact_body(b));
+                if gap.gap.abs() <= TOUCH_GAP {
+                    pairs.push([a, b]);
+                }
+            }
+        }
+        pairs
+    }
+
+    /// Bodies `a` and `b` touch at t: an impact if they approach (solved with every other pair
+    /// touching and the taut inextensible string), after which the string's phase is entered
+    /// anew; a touch without approach is no event, unless the pair is pressed into each other
+    /// from a touching start (a resting contact, which the model in space does not follow).
+    pub(super) fn touch(&mut self, t: f64, a: Body, b: Body) -> Result<(), Stop> {
+        if self.cascade >= MAX_CASCADE {
+            return Err(failed(
+                t,
+                format!("more than {MAX_CASCADE} impacts cascade at one instant"),
+            ));
+        }
+        self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
+        let (_, motion) = self.system.contact_gap(&self.y, a, b);
+        let approach = -motion[0];
+        let phase = self.system.phase;
+        if approach < TOUCH_SPEED {
+            // The locator fires a gap at its step's very start only where it closes further
+            // than round-off from touching: the pair is pressed together.
+            if t == self.stepper.t_old() {
+                return Err((t, SpaceStop::Resting(a, b)));
+            }
+            return self.enter(t, phase);
+        }
+        let params = self.system.params;
+        let p = params.planar.values();
+        let pair = sorted([a, b]);
+        let bounces = match self.pair_bounces {
+            Some((q, count)) if q == pair => count,
+            _ => 0,
+        };
+        let e = p.contact_restitution;
+        let resting =
+            e * approach < self.settings.zeno_speed || bounces >= self.settings.zeno_bounces;
+        let mut full = self.full_state();
+        let mut constraints = vec![Constraint::Pair {
+            a: impact_body(a),
+            b: impact_body(b),
+            restitution: if resting { 0.0 } else { e },
+        }];
+        constraints.extend(
+            self.touching(&full)
+                .into_iter()
+                .filter(|q| sorted(*q) != pair)
+                .map(|[c, d]| Constraint::Pair {
+                    a: impact_body(c),
+                    b: impact_body(d),
+                    restitution: e,
+                }),
+        );
+        // The inextensible string is a constraint of the impact; a compliant one only a force.
+        let string = phase == SpacePhase::Taut && self.system.elastic.is_none();
+        if string {
+            constraints.push(Constraint::String {
+                restitution: p.restitution,
+            });
+        }
+        let slots = self.system.roster.slots().to_vec();
+        let outcome =
+            apply_space_impact(&params, &mut full, &slots, self.prescribed(), &constraints)
+                .map_err(|error| {
+                    (
+                        t,
+                        SpaceStop::Impact {
+                            a,
+                            b,
+                            reason: error.to_string(),
+                        },
+                    )
+                })?;
+        self.impulse_loss += outcome.energy_lost;
+        let accounts = self.system.layout.accounts();
+        self.y[accounts] += outcome.hand_work;
+        self.put_full_state(&full);
+        self.pair_bounces = Some((pair, bounces + 1));
+        let (body, other) = match a {
+            Body::Stick(_) => (b, a),
+            Body::Diabolo(_) => (a, b),
+        };
+        self.event(
+            t,
+            SpaceEventKind::Contact {
+                body,
+                other,
+                impulse: outcome.impulses[0],
+                speed: approach,
+                energy_lost: outcome.energy_lost,
+                resting,
+            },
+        );
+        let slack_rate = outcome.rates_after.last().copied().unwrap_or(0.0);
+        self.cascade += 1;
+        let entered = if string && slack_rate > TOUCH_SPEED * (1.0 + approach) {
+            // The impact pulled the string slack: a loosen, after the contact.
+            self.event(t, SpaceEventKind::Loosen);
+            self.enter(t, SpacePhase::Loose)
+        } else {
+            self.start_phase(t).map(|()| {
+                if phase == SpacePhase::Taut && self.system.phase == SpacePhase::Loose {
+                    self.event(t, SpaceEventKind::Loosen);
+                }
+            })
+        };
+        self.cascade -= 1;
+        entered
     }
 }

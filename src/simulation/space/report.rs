@@ -52,6 +52,24 @@ pub enum SpaceEventKind {
         /// s: how far from its centre along the axle the string passes, m.
         offset: f64,
     },
+    /// Two bodies collided: the impact (solved with the other bodies touching and the taut
+    /// string) pushed them apart, or left them touching at rest (`resting`).
+    Contact {
+        /// The first body (a diabolo).
+        body: super::system::Body,
+        /// The body it touched.
+        other: super::system::Body,
+        /// The contact's impulse, N s.
+        impulse: f64,
+        /// The approach speed along the contact normal, m/s.
+        speed: f64,
+        /// The energy the impact dissipated (and, for the fast top, the transverse energy it
+        /// does not carry), J.
+        energy_lost: f64,
+        /// The impact was plastic (a rebound slower than `sim.zeno_speed`, or the pair's
+        /// `sim.zeno_bounces`-th bounce in a row).
+        resting: bool,
+    },
     /// Flying diabolo K reached the floor and stays there, losing its kinetic energy.
     Drop {
         /// K.
@@ -74,6 +92,7 @@ impl SpaceEventKind {
             Self::Knot { .. } => "knot_change",
             Self::Leave { .. } => "leave",
             Self::Land { .. } => "land",
+            Self::Contact { .. } => "contact",
             Self::Drop { .. } => "drop",
         }
     }
@@ -97,12 +116,26 @@ pub enum SpaceStop {
     /// The string folded back through diabolo K from its other face (a knot degree below zero,
     /// which the model leaves out as the plane does).
     OtherFace(usize),
-    /// Flying diabolo K touches another body: contacts are not followed in space yet.
-    Meet {
-        /// K.
-        diabolo: usize,
-        /// What it touches.
-        other: super::system::Body,
+    /// Two bodies touch at rest and are pressed into each other: a resting contact, which the
+    /// model in space does not follow.
+    Resting(super::system::Body, super::system::Body),
+    /// Two bodies were found inside each other by `depth` (m) after an event.
+    Inside {
+        /// One body.
+        a: super::system::Body,
+        /// The other.
+        b: super::system::Body,
+        /// m.
+        depth: f64,
+    },
+    /// The impact of two bodies has no solution.
+    Impact {
+        /// One body.
+        a: super::system::Body,
+        /// The other.
+        b: super::system::Body,
+        /// Why, in words.
+        reason: String,
     },
     /// Diabolo K would land with the string passing `offset` (m) from its centre along the
     /// axle, where the string through its centre is longer than L by `stretch` (m): the string
@@ -138,8 +171,6 @@ pub enum SpaceStop {
     /// The slack string was found longer than its length by this much (m) at a row: its
     /// tensing passed unseen.
     Overstretched(f64),
-    /// Two neighbours on the string touch: contacts are not followed in space yet.
-    Touch(super::system::Body, super::system::Body),
     /// Diabolo K spins too slowly for the fast-top limit (its precession is no longer slow
     /// against its nutation): run it with the rigid axle.
     SlowSpin(usize),
@@ -162,11 +193,11 @@ impl SpaceStop {
         match self {
             Self::Cup(_) => "string_on_cup",
             Self::OtherFace(_) => "other_face",
-            Self::Meet { .. } => "contact",
+            Self::Resting(..) | Self::Inside { .. } => "contact",
+            Self::Impact { .. } => "impact",
             Self::LandingStretch { .. } => "landing_stretch",
             Self::StraightLanding(_) | Self::FromBelow(_) => "failed",
             Self::SlowSpin(_) => "slow_spin",
-            Self::Touch(..) => "contact",
             Self::Overstretched(_) => "overstretched",
             Self::Budget { .. } | Self::WallClock { .. } => "budget",
             Self::LedgerOpen { .. } => "ledger_open",
@@ -181,14 +212,15 @@ impl std::fmt::Display for SpaceStop {
         match self {
             Self::Cup(k) => write!(f, "the string reached a cup of diabolo {k} (its strand passed the cup angle): the axle tilted too far"),
             Self::OtherFace(k) => write!(f, "the string folded back through diabolo {k} from its other face (a knot degree below zero), which the model leaves out"),
-            Self::Meet { diabolo, other } => write!(f, "flying diabolo {diabolo} touches {other}; contacts are not followed in space yet"),
+            Self::Resting(a, b) => write!(f, "{a} and {b} touch at rest and are pressed into each other: a resting contact, which the model in space does not follow yet (the plane does)"),
+            Self::Inside { a, b, depth } => write!(f, "{a} and {b} are {depth:.3e} m inside each other (their hulls, the cylinders the cup rims span)"),
+            Self::Impact { a, b, reason } => write!(f, "the impact of {a} and {b} cannot be solved: {reason}"),
             Self::LandingStretch { diabolo, offset, stretch } => write!(f, "diabolo {diabolo} lands with the string {:.1} mm from its centre along the axle: the string through its centre would be {stretch:.3e} m longer than its length, and the model runs the string through the centre; catch it closer to the hands' plane or with more slack", offset * 1e3),
             Self::FromBelow(k) => write!(f, "the string reaches flying diabolo {k} from below, which the model leaves out"),
             Self::StraightLanding(k) => write!(f, "diabolo {k} lands on a straight taut string between path-driven sticks: an inextensible string would need infinite tension; bring the sticks closer"),
             Self::Overstretched(by) => write!(f, "the slack string passed its length by {by:.3e} m without its tensing being found"),
             Self::WallClock { limit, duration } => write!(f, "the run took longer than sim.max_wall = {limit} s of wall-clock time (of {duration} s simulated); raise sim.max_wall or shorten the run"),
             Self::Budget { what, count } => write!(f, "{count} {what}: more than the run's budget (sim.max_{what}_per_second); the motion is stuck at an instant or far too fast for the tolerances"),
-            Self::Touch(a, b) => write!(f, "{a} and {b} touch on the string; contacts are not followed in space yet"),
             Self::SlowSpin(k) => write!(f, "diabolo {k} spins too slowly for the fast-top limit; set sim.axle to \"rigid\""),
             Self::LedgerOpen { breach, tolerance } => write!(f, "the energy ledger opened: {breach} (tolerance {tolerance:.3e} J)"),
             Self::Impulse(e) => write!(f, "{e}"),

@@ -4,13 +4,14 @@
 use super::projection::project;
 pub use super::report::{SpaceEvent, SpaceEventKind, SpaceReport, SpaceStatus, SpaceStop};
 pub use super::rows::SpaceRow;
-use super::system::{Layout, SpaceGuard, SpacePhase, SpaceSystem};
+use super::system::{Body, Layout, SpaceGuard, SpacePhase, SpaceSystem};
 use super::{SpaceHand, SpaceSimulation};
 use crate::model::energy::LedgerWatch;
 use crate::model::friction::{AxleMode, SlipDirection};
 use crate::model::space::{space_energy, space_tensing_impulse, SpaceState};
 use crate::simulation::ode::events::{Crossing, Direction, EventLocator, EventOptions, EventSpec};
 use crate::simulation::ode::integrate::Stepper;
+use crate::simulation::tolerances::{TOUCH_GAP, TOUCH_SPEED};
 
 /// A rebound slower than this (m/s) counts as none: the string stays taut.
 const ZENO_RATE: f64 = 1e-12;
@@ -62,6 +63,11 @@ pub(super) struct Run<H: SpaceHand> {
     pub(super) breakpoints: Vec<f64>,
     pub(super) jumps: Vec<(f64, usize)>,
     pub(super) bounces: u32,
+    /// The pair of the last contact and its impacts in a row.
+    pub(super) pair_bounces: Option<([Body; 2], usize)>,
+    /// Impacts nested at this instant (an impact entering a phase in which another pair
+    /// touches approaching).
+    pub(super) cascade: usize,
     /// The time reached, s.
     pub(super) t: f64,
     /// Transitions so far (counted against the event budget).
@@ -121,6 +127,8 @@ impl<H: SpaceHand + Clone> Run<H> {
             breakpoints: Vec::new(),
             jumps: Vec::new(),
             bounces: 0,
+            pair_bounces: None,
+            cascade: 0,
             t: 0.0,
             transitions: 0,
             started: std::time::Instant::now(),
@@ -452,9 +460,14 @@ impl<H: SpaceHand + Clone> Run<H> {
                     }
                     // Distances between bodies and to the floor: found even when they close
                     // and reopen between two samples of a long step.
-                    SpaceGuard::Touch(_) | SpaceGuard::Meet { .. } | SpaceGuard::Floor(_) => {
-                        EventSpec::new(Direction::Falling).as_gap()
+                    // A contact's gap within TOUCH_GAP when the phase is entered again counts as
+                    // touching, its sign taken from just after (as in the plane).
+                    SpaceGuard::Touch(_) | SpaceGuard::Meet { .. } => {
+                        EventSpec::new(Direction::Falling)
+                            .with_start_band(TOUCH_GAP)
+                            .as_gap()
                     }
+                    SpaceGuard::Floor(_) => EventSpec::new(Direction::Falling).as_gap(),
                     _ => EventSpec::new(Direction::Falling),
                 }
             })
@@ -466,26 +479,48 @@ impl<H: SpaceHand + Clone> Run<H> {
         self.stepper
             .reset(&mut self.system, t, &self.y)
             .map_err(|e| failed(t, e))?;
-        // A guard already past its zero at the start stops the run now.
+        // A guard already past its zero at the start stops the run now; bodies left touching
+        // and approaching (an impact's neighbours) take their impact now, and bodies found
+        // inside each other stop it.
         let mut values = vec![0.0; self.system.guards.len()];
         use crate::simulation::ode::events::EventSystem;
         self.system
             .events(t, &self.y, &mut values)
             .map_err(|e| failed(t, e))?;
-        for (guard, value) in self.system.guards.iter().zip(&values) {
-            // Bodies touching at the start are in contact (which the model in space does not
-            // follow); any other guard stops the run only past its zero.
-            let past = match guard {
-                SpaceGuard::Touch(_) => *value <= 0.0,
-                _ => *value < 0.0,
-            };
-            if past {
-                if let Some(stop) = self.terminal(*guard) {
+        for (i, value) in values.iter().enumerate() {
+            let guard = self.system.guards[i];
+            if let Some([a, b]) = self.contact_bodies(guard) {
+                if *value < -TOUCH_GAP {
+                    return Err((
+                        t,
+                        SpaceStop::Inside {
+                            a,
+                            b,
+                            depth: -value,
+                        },
+                    ));
+                }
+                if *value <= TOUCH_GAP && -self.system.gap_motion[i][0] >= TOUCH_SPEED {
+                    return self.touch(t, a, b);
+                }
+            } else if *value < 0.0 {
+                if let Some(stop) = self.terminal(guard) {
                     return Err((t, stop));
                 }
             }
         }
         Ok(())
+    }
+
+    /// The two bodies of a contact guard.
+    fn contact_bodies(&self, guard: SpaceGuard) -> Option<[Body; 2]> {
+        match guard {
+            SpaceGuard::Touch(j) => {
+                Some([self.system.string_body(j), self.system.string_body(j + 1)])
+            }
+            SpaceGuard::Meet { diabolo, other } => Some([Body::Diabolo(diabolo), other]),
+            _ => None,
+        }
     }
 
     /// A compliant string's stretch relaxing while slack: the stored energy it gave up since the
@@ -578,6 +613,11 @@ impl<H: SpaceHand + Clone> Run<H> {
                     }
                 }
                 SpaceGuard::Floor(k) => return self.drop_to_floor(t, k),
+                SpaceGuard::Touch(_) | SpaceGuard::Meet { .. } => {
+                    if let Some([a, b]) = self.contact_bodies(guard) {
+                        return self.touch(t, a, b);
+                    }
+                }
                 _ => {}
             }
         }
@@ -590,11 +630,6 @@ impl<H: SpaceHand + Clone> Run<H> {
         match guard {
             SpaceGuard::Cup(k) => Some(SpaceStop::Cup(diabolo(k))),
             SpaceGuard::SlowSpin(k) => Some(SpaceStop::SlowSpin(diabolo(k))),
-            SpaceGuard::Touch(j) => Some(SpaceStop::Touch(
-                self.system.string_body(j),
-                self.system.string_body(j + 1),
-            )),
-            SpaceGuard::Meet { diabolo, other } => Some(SpaceStop::Meet { diabolo, other }),
             _ => None,
         }
     }
