@@ -203,6 +203,7 @@ fn stop_object(stop: &SpaceStop) -> Option<usize> {
         SpaceStop::Cup(k)
         | SpaceStop::OtherFace(k)
         | SpaceStop::SlowSpin(k)
+        | SpaceStop::FastTopImpact { diabolo: k, .. }
         | SpaceStop::FromBelow(k)
         | SpaceStop::StraightLanding(k)
         | SpaceStop::LandingStretch { diabolo: k, .. } => Some(k),

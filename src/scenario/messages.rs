@@ -29,7 +29,7 @@ pub fn plain(message: &str, path: &str) -> String {
     ] {
         text = text.replace(&format!("expected {rust}"), &format!("expected {words}"));
     }
-    for (length, words) in [("2", "[x, y]"), ("3", "[t, x, y]")] {
+    for (length, words) in [("2", "[x, y]"), ("3", three_numbers(path))] {
         text = text.replace(
             &format!("expected an array of length {length}"),
             &format!("expected a list of {length} numbers {words}"),
@@ -40,6 +40,17 @@ pub fn plain(message: &str, path: &str) -> String {
         .replace("invalid type: map", "invalid type: an object")
         .replace("invalid type: null", "invalid type: null (no value)");
     cut(text)
+}
+
+/// What a list of 3 numbers at `path` holds, by its field name: an axle's direction, a point
+/// or a velocity in space, or a keyframe [t, x, y].
+fn three_numbers(path: &str) -> &'static str {
+    let field = path.rsplit('.').next().unwrap_or(path);
+    match field {
+        "axle" => "[ax, ay, az] (the axle's direction)",
+        "pos" | "vel" | "value" => "[x, y, z]",
+        _ => "[t, x, y]",
+    }
 }
 
 /// The names a tag at `path` may take, by its field name.

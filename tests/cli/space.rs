@@ -172,6 +172,16 @@ fn bad_input_in_space_is_refused_naming_the_field_and_the_value() {
         &tilt,
         &["initial.diabolos[0].x", "one z"],
     );
+    // An axle that is not three numbers: named as an axle, not as a keyframe.
+    refused(
+        &["initial.diabolos=[{\"pos\": [0, 0.9, 0], \"axle\": [1, 2]}]"],
+        &tilt,
+        &[
+            "initial.diabolos[0].axle",
+            "invalid length 2",
+            "[ax, ay, az]",
+        ],
+    );
     // Two diabolos inside each other at the start.
     refused(
         &["initial.diabolos=[{\"pos\": [-0.03, 0.90578, 0]}, {\"pos\": [0.03, 0.90578, 0]}]"],

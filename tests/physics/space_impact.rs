@@ -389,13 +389,14 @@ fn every_kind_of_hull_contact_keeps_momentum_angular_momentum_and_energy() {
 }
 
 // Two flying diabolos thrown at each other off-centre, 6 cm apart in depth, with tilted axles:
-// they strike, the impact sets both axles turning (rigid) or turns them to their angular
-// momentum (fast top), and the turning brings their rims together again 4.6 ms (rigid) or
-// 6.9 ms (fast top) later. Both strikes are found at the same instants (1e-9 s) whatever the
-// largest step (0.01, 1e-3, 1e-4 s), the run ends `ok`, and the ledger closes to 1e-8 J
-// (rtol 1e-10): the impacts' losses are booked.
+// they strike, the impact sets both rigid axles turning, and the turning brings their rims
+// together again 4.6 ms later. Both strikes are found at the same instants (1e-9 s) whatever
+// the largest step (0.01, 1e-3, 1e-4 s), the run ends `ok`, and the ledger closes to 1e-8 J
+// (rtol 1e-10): the impacts' losses are booked. With the fast top the first strike would turn
+// diabolo 1's axle by 27.6 degrees at once: the run stops there (`slow_spin`), naming it.
 #[test]
 fn diabolos_striking_off_centre_strike_again_at_the_same_instants_whatever_the_step() {
+    use diabolo::simulation::space::{SpaceStatus, SpaceStop};
     let text = r#"{"params": {"string_length": 1.46, "contact_restitution": 0.8},
         "initial": {"diabolos": [
           {"mode": "flying", "pos": [-0.3, 2.0, 0.0], "vel": [2.0, 1.0, 0.1], "spin": 0.6, "axle": [0.2, 0.1, 1]},
@@ -403,42 +404,164 @@ fn diabolos_striking_off_centre_strike_again_at_the_same_instants_whatever_the_s
         "drive": {"left": {"type": "path", "keyframes": [[0, -0.7, 1.0, 0]]},
                   "right": {"type": "path", "keyframes": [[0, 0.7, 1.0, 0]]}},
         "sim": {"space": true, "duration": 0.6, "floor": 0.0, "rtol": 1e-10}}"#;
-    for axle in ["rigid", "fast_top"] {
-        let mut reference: Option<Vec<f64>> = None;
-        for max_step in ["0.01", "1e-3", "1e-4"] {
-            let sim = crate::common::space::in_space(
-                text,
-                &[("sim.axle", axle), ("sim.max_step", max_step)],
-            );
-            let report = sim.run(|_| {});
-            assert_eq!(
-                report.status,
-                diabolo::simulation::space::SpaceStatus::Finished,
-                "{axle} {max_step}"
-            );
-            assert!(
-                report.ledger_residual < 1e-8,
-                "{axle} {max_step}: ledger {}",
-                report.ledger_residual
-            );
-            let strikes: Vec<f64> = report
-                .events
-                .iter()
-                .filter(|e| e.kind.name() == "contact")
-                .map(|e| e.t)
-                .collect();
-            assert_eq!(strikes.len(), 2, "{axle} {max_step}: {:?}", report.events);
-            let again = strikes[1] - strikes[0];
-            let expected = if axle == "rigid" { 0.0046 } else { 0.0069 };
-            assert!((again - expected).abs() < 1e-4, "{axle}: {again}");
-            match &reference {
-                None => reference = Some(strikes),
-                Some(first) => {
-                    for (a, b) in strikes.iter().zip(first) {
-                        assert!((a - b).abs() < 1e-9, "{axle} {max_step}: {a} against {b}");
-                    }
+    let mut reference: Option<Vec<f64>> = None;
+    for max_step in ["0.01", "1e-3", "1e-4"] {
+        let sim = crate::common::space::in_space(
+            text,
+            &[("sim.axle", "rigid"), ("sim.max_step", max_step)],
+        );
+        let report = sim.run(|_| {});
+        assert_eq!(report.status, SpaceStatus::Finished, "{max_step}");
+        assert!(
+            report.ledger_residual < 1e-8,
+            "{max_step}: ledger {}",
+            report.ledger_residual
+        );
+        let strikes: Vec<f64> = report
+            .events
+            .iter()
+            .filter(|e| e.kind.name() == "contact")
+            .map(|e| e.t)
+            .collect();
+        assert_eq!(strikes.len(), 2, "{max_step}: {:?}", report.events);
+        assert!(
+            (strikes[1] - strikes[0] - 0.0046).abs() < 1e-4,
+            "{strikes:?}"
+        );
+        match &reference {
+            None => reference = Some(strikes),
+            Some(first) => {
+                for (a, b) in strikes.iter().zip(first) {
+                    assert!((a - b).abs() < 1e-9, "{max_step}: {a} against {b}");
                 }
             }
         }
+        let fast_top = crate::common::space::in_space(
+            text,
+            &[("sim.axle", "fast_top"), ("sim.max_step", max_step)],
+        );
+        match fast_top.run(|_| {}).status {
+            SpaceStatus::Stopped {
+                t,
+                reason: SpaceStop::FastTopImpact { diabolo, degrees },
+            } => {
+                let first = reference.as_ref().map_or(f64::NAN, |r| r[0]);
+                assert!((t - first).abs() < 1e-9 && diabolo == 1, "{t} {diabolo}");
+                assert!((degrees - 27.6).abs() < 0.1, "{degrees}");
+            }
+            other => panic!("fast top {max_step}: {other:?}"),
+        }
     }
+}
+
+// Random flying diabolos thrown at each other and at the stick tips (random axles, spins,
+// restitutions, both axle models), 0.4 s: at every row the hulls are apart (gap > -1e-9 m,
+// from each other and from the tips), the impact loss never decreases, every run is the same
+// twice, and each ends `ok` (the ledger closed within 1e-7 J) or stops naming what the model
+// in space leaves out. (Measured: 37 of 60 end `ok`, 17 fast tops stop at an impact that turns
+// their axle by 7 to 90 degrees at once, 6 rigid pairs stop pressed together at rest.)
+#[test]
+fn random_collisions_in_space_keep_bodies_apart_and_their_ledger() {
+    use diabolo::model::space::hull_gap;
+    use diabolo::simulation::space::SpaceStatus;
+    let mut rng = SplitMix::new(5151);
+    let mut contacts = 0;
+    let mut finished = 0;
+    let mut stops: std::collections::BTreeMap<String, usize> = Default::default();
+    let cases = 60;
+    for case in 0..cases {
+        let mut v = |lo: f64, hi: f64| rng.uniform(lo, hi);
+        // A third of the cases aim each diabolo at a stick tip from outside the tips (the
+        // string between them at their height); the others throw them at each other above the
+        // string (its tips 1 m lower).
+        let toward = if case % 3 == 0 { 0.65 } else { 0.0 };
+        let tips = if toward > 0.0 { 2.0 } else { 1.0 };
+        let text = format!(
+            r#"{{"params": {{"string_length": 1.46, "contact_restitution": {e}}},
+              "initial": {{"diabolos": [
+                {{"mode": "flying", "pos": [{x1}, 2.0, {z1}], "vel": [{u1}, {w1}, {s1}], "spin": {o1}, "axle": [{a1}, {b1}, 1]}},
+                {{"mode": "flying", "pos": [{x2}, {y2}, {z2}], "vel": [{u2}, {w2}, {s2}], "spin": {o2}, "axle": [{a2}, {b2}, 1]}}]}},
+              "drive": {{"left": {{"type": "path", "keyframes": [[0, -0.7, {tips}, 0]]}},
+                        "right": {{"type": "path", "keyframes": [[0, 0.7, {tips}, 0]]}}}},
+              "sim": {{"space": true, "duration": 0.4, "rtol": 1e-10, "axle": "{model}"}}}}"#,
+            e = v(0.0, 1.0),
+            x1 = v(-0.35, -0.2) - toward,
+            z1 = v(-0.05, 0.05),
+            u1 = v(1.0, 3.0) * if toward > 0.0 { -1.0 } else { 1.0 },
+            w1 = v(-0.5, 0.5),
+            s1 = v(-0.3, 0.3),
+            o1 = v(-1.0, 1.0),
+            a1 = v(-0.4, 0.4),
+            b1 = v(-0.4, 0.4),
+            x2 = v(0.2, 0.35) + toward,
+            y2 = v(1.95, 2.05),
+            z2 = v(-0.08, 0.08),
+            u2 = v(-3.0, -1.0) * if toward > 0.0 { -1.0 } else { 1.0 },
+            w2 = v(-0.5, 0.5),
+            s2 = v(-0.3, 0.3),
+            o2 = v(-1.0, 1.0),
+            a2 = v(-0.4, 0.4),
+            b2 = v(-0.4, 0.4),
+            model = if case % 2 == 0 { "rigid" } else { "fast_top" },
+        );
+        let sim = crate::common::space::in_space(&text, &[]);
+        let params = sim.params;
+        let run = || {
+            let mut values: Vec<u64> = Vec::new();
+            let mut last_loss = 0.0;
+            let report = sim.run(|row| {
+                let d = &row.state.diabolos;
+                let (ha, hb) = (params.hull(&d[0]), params.hull(&d[1]));
+                let gaps = [
+                    hull_gap(&ha, &hb).gap,
+                    ha.point_gap(&row.state.left.pos).gap,
+                    ha.point_gap(&row.state.right.pos).gap,
+                    hb.point_gap(&row.state.left.pos).gap,
+                    hb.point_gap(&row.state.right.pos).gap,
+                ];
+                assert!(
+                    gaps.iter().all(|g| *g > -1e-9),
+                    "case {case}: bodies inside each other at t = {}: {gaps:?}",
+                    row.t
+                );
+                assert!(row.impulse_loss >= last_loss, "case {case}: loss decreased");
+                last_loss = row.impulse_loss;
+                values.extend(d.iter().flat_map(|x| x.pos.iter().map(|c| c.to_bits())));
+            });
+            (values, report)
+        };
+        let (first, report) = run();
+        let (second, _) = run();
+        assert_eq!(first, second, "case {case}: not deterministic");
+        contacts += report
+            .events
+            .iter()
+            .filter(|e| e.kind.name() == "contact")
+            .count();
+        match report.status {
+            SpaceStatus::Finished => {
+                finished += 1;
+                assert!(
+                    report.ledger_residual < 1e-7,
+                    "case {case}: ledger {}",
+                    report.ledger_residual
+                );
+            }
+            SpaceStatus::Stopped { reason, .. } => {
+                assert!(!reason.to_string().is_empty());
+                *stops.entry(reason.status().to_string()).or_default() += 1;
+            }
+        }
+    }
+    assert!(contacts > 40, "only {contacts} contacts");
+    // The stops name what the model in space leaves out: a pair pressed together at rest
+    // (`contact`), an impact turning a fast top's axle further than its limit (`slow_spin`).
+    assert!(
+        stops.keys().all(|k| k == "contact" || k == "slow_spin"),
+        "{stops:?}"
+    );
+    assert!(
+        finished * 2 > cases,
+        "only {finished} of {cases} finished: {stops:?}"
+    );
 }

@@ -20,6 +20,17 @@ fn lift(v: nalgebra::Vector2<f64>) -> Vector3<f64> {
     Vector3::new(v.x, v.y, 0.0)
 }
 
+/// The friction law of a random trial: step, bearing and tanh (random width) in turn.
+fn law_of_trial(rng: &mut SplitMix, trial: usize) -> FrictionLaw {
+    match trial % 3 {
+        0 => FrictionLaw::Step,
+        1 => FrictionLaw::Bearing,
+        _ => FrictionLaw::Tanh {
+            width: rng.uniform(0.05, 1.0),
+        },
+    }
+}
+
 fn space_params(params: &Params) -> SpaceParams {
     SpaceParams::new(*params, AxleValues::default()).unwrap()
 }
@@ -33,13 +44,7 @@ fn space_tension_reduces_to_the_planar_solution_in_the_plane() {
     for trial in 0..800 {
         let n = 1 + trial % 4;
         let (state, length) = random_taut_state(&mut rng, n, (0, 1));
-        let law = match trial % 3 {
-            0 => FrictionLaw::Step,
-            1 => FrictionLaw::Bearing,
-            _ => FrictionLaw::Tanh {
-                width: rng.uniform(0.05, 1.0),
-            },
-        };
+        let law = law_of_trial(&mut rng, trial);
         let params = random_params(&mut rng, law, length);
         let signs = random_signs(&mut rng, n);
         let modes = modes_from_signs(&signs);
@@ -473,13 +478,7 @@ fn the_tensing_impulse_in_space_is_the_planar_one_in_the_plane() {
         let (mut planar, length) = random_taut_state(&mut rng, n, (0, 1));
         let last = (planar.right.pos - planar.diabolos[n - 1].pos).normalize();
         planar.right.vel += rng.uniform(0.1, 3.0) * last;
-        let law = match trial % 3 {
-            0 => FrictionLaw::Step,
-            1 => FrictionLaw::Bearing,
-            _ => FrictionLaw::Tanh {
-                width: rng.uniform(0.05, 1.0),
-            },
-        };
+        let law = law_of_trial(&mut rng, trial);
         let params = random_params(&mut rng, law, length);
         let e = if trial % 2 == 0 {
             0.0

@@ -126,9 +126,19 @@ impl Hull {
         let distance = span.norm();
         // (On the surface to round-off, the face's or side's normal below.)
         if !inside && distance > 0.0 {
+            // The normal lies in the plane of the axle and the radial direction (face, side or
+            // rim edge alike); near touching, the span's own direction is round-off across it.
+            let across = span.dot(&self.axle.cross(&outward));
+            let normal = span - self.axle.cross(&outward) * across;
+            let size = normal.norm();
+            let normal = if size > 0.0 {
+                normal / size
+            } else {
+                span / distance
+            };
             return Gap {
                 gap: distance,
-                normal: span / distance,
+                normal,
                 on_first: nearest,
                 on_second: *p,
             };
@@ -149,7 +159,7 @@ impl Hull {
 }
 
 /// A unit vector perpendicular to the unit vector a.
-fn any_perpendicular(a: &Vector3<f64>) -> Vector3<f64> {
+pub(crate) fn any_perpendicular(a: &Vector3<f64>) -> Vector3<f64> {
     let other = if a.x.abs() < 0.9 {
         Vector3::x()
     } else {

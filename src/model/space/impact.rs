@@ -24,7 +24,7 @@
 use nalgebra::{DMatrix, DVector, Vector3};
 
 use super::energy::space_energy;
-use super::hull::{hull_gap, Gap, Hull};
+use super::hull::{any_perpendicular, hull_gap, Gap, Hull};
 use super::params::{AxleModel, SpaceParams};
 use super::spin_rate_about_axle;
 use super::state::SpaceState;
@@ -172,7 +172,7 @@ struct Rim {
 
 impl Rim {
     fn of(hull: &Hull, side: f64) -> Self {
-        let e1 = perpendicular(&hull.axle);
+        let e1 = any_perpendicular(&hull.axle);
         Self {
             centre: hull.centre + hull.axle * (hull.half_length * side),
             e1,
@@ -194,15 +194,6 @@ impl Rim {
     fn angle_toward(&self, toward: &Vector3<f64>) -> f64 {
         toward.dot(&self.e2).atan2(toward.dot(&self.e1))
     }
-}
-
-fn perpendicular(a: &Vector3<f64>) -> Vector3<f64> {
-    let other = if a.x.abs() < 0.9 {
-        Vector3::x()
-    } else {
-        Vector3::y()
-    };
-    a.cross(&other).normalize()
 }
 
 /// Where two touching hulls touch and their common normal there (from `a` toward `b`), from

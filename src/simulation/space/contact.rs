@@ -99,6 +99,10 @@ impl<H: SpaceHand> SpaceSystem<H> {
     }
 }
 
+/// The most an impact may turn a fast top's axle at once, rad: its nutation about the new
+/// direction is about as large, and the fast-top limit that averages it out no longer holds.
+const FAST_TOP_IMPACT_TURN: f64 = 0.05;
+
 /// A body as an impact names it.
 fn impact_body(body: Body) -> ImpactBody {
     match body {
@@ -238,6 +242,7 @@ impl<H: SpaceHand + Clone> Run<H> {
             });
         }
         let slots = self.system.roster.slots().to_vec();
+        let axles: Vec<Vector3<f64>> = full.diabolos.iter().map(|d| d.axle).collect();
         let outcome =
             apply_space_impact(&params, &mut full, &slots, self.prescribed(), &constraints)
                 .map_err(|error| {
@@ -250,6 +255,20 @@ impl<H: SpaceHand + Clone> Run<H> {
                         },
                     )
                 })?;
+        if params.model == AxleModel::FastTop {
+            for (k, (d, before)) in full.diabolos.iter().zip(&axles).enumerate() {
+                let turn = d.axle.cross(before).norm().atan2(d.axle.dot(before));
+                if turn > FAST_TOP_IMPACT_TURN {
+                    return Err((
+                        t,
+                        SpaceStop::FastTopImpact {
+                            diabolo: k + 1,
+                            degrees: turn.to_degrees(),
+                        },
+                    ));
+                }
+            }
+        }
         self.impulse_loss += outcome.energy_lost;
         let accounts = self.system.layout.accounts();
         self.y[accounts] += outcome.hand_work;

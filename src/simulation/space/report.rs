@@ -128,6 +128,14 @@ pub enum SpaceStop {
         /// m.
         depth: f64,
     },
+    /// An impact turns fast-top diabolo K's axle by `degrees` at once (to its angular momentum):
+    /// more than the fast-top limit follows (its nutation would be as large).
+    FastTopImpact {
+        /// K.
+        diabolo: usize,
+        /// The turn, degrees.
+        degrees: f64,
+    },
     /// The impact of two bodies has no solution.
     Impact {
         /// One body.
@@ -197,7 +205,7 @@ impl SpaceStop {
             Self::Impact { .. } => "impact",
             Self::LandingStretch { .. } => "landing_stretch",
             Self::StraightLanding(_) | Self::FromBelow(_) => "failed",
-            Self::SlowSpin(_) => "slow_spin",
+            Self::SlowSpin(_) | Self::FastTopImpact { .. } => "slow_spin",
             Self::Overstretched(_) => "overstretched",
             Self::Budget { .. } | Self::WallClock { .. } => "budget",
             Self::LedgerOpen { .. } => "ledger_open",
@@ -214,6 +222,7 @@ impl std::fmt::Display for SpaceStop {
             Self::OtherFace(k) => write!(f, "the string folded back through diabolo {k} from its other face (a knot degree below zero), which the model leaves out"),
             Self::Resting(a, b) => write!(f, "{a} and {b} touch at rest and are pressed into each other: a resting contact, which the model in space does not follow yet (the plane does)"),
             Self::Inside { a, b, depth } => write!(f, "{a} and {b} are {depth:.3e} m inside each other (their hulls, the cylinders the cup rims span)"),
+            Self::FastTopImpact { diabolo, degrees } => write!(f, "an impact turns diabolo {diabolo}'s axle by {degrees:.1} degrees at once, more than the fast-top limit follows; set sim.axle to \"rigid\""),
             Self::Impact { a, b, reason } => write!(f, "the impact of {a} and {b} cannot be solved: {reason}"),
             Self::LandingStretch { diabolo, offset, stretch } => write!(f, "diabolo {diabolo} lands with the string {:.1} mm from its centre along the axle: the string through its centre would be {stretch:.3e} m longer than its length, and the model runs the string through the centre; catch it closer to the hands' plane or with more slack", offset * 1e3),
             Self::FromBelow(k) => write!(f, "the string reaches flying diabolo {k} from below, which the model leaves out"),
