@@ -314,6 +314,20 @@ pub(crate) trait ImpactSystem {
     fn held(&self) -> Vec<usize>;
 }
 
+/// One set of an impact's rows with what follows from them.
+struct Prepared {
+    /// J: each constraint's gradient over v.
+    gradient: DMatrix<f64>,
+    /// D: each constraint's impulse direction over v.
+    direction: DMatrix<f64>,
+    /// W^-1 D^T.
+    mobility: DMatrix<f64>,
+    /// A = J W^-1 D^T: the change of each gap rate per unit impulse.
+    a: DMatrix<f64>,
+    /// The gap rates before the impact, m/s.
+    before: DVector<f64>,
+}
+
 /// Solves one impact of `system` under `constraints` by the rules of the module's head: the
 /// velocity after it, and what it did.
 pub(crate) fn solve_impact(
@@ -336,16 +350,31 @@ pub(crate) fn solve_impact(
         })
         .collect();
     let kinetic_before = system.kinetic_energy(&v0);
-    let attempt = |frictionless: bool, e: &[f64], scale: f64| -> Result<_, ImpactError> {
+    // The rows, the mobility and the rates before, once with the string's friction and once
+    // without: the rules below try them with different restitutions.
+    let prepare = |frictionless: bool| -> Result<Prepared, ImpactError> {
         let (gradient, direction) = system.rows(constraints, frictionless)?;
         let mobility = system.mobility(&direction);
         let a = &gradient * &mobility;
         let before = &gradient * &v0;
+        Ok(Prepared {
+            gradient,
+            direction,
+            mobility,
+            a,
+            before,
+        })
+    };
+    let frictionless = prepare(true)?;
+    let with_friction = prepare(false);
+    let attempt = |prepared: &Prepared, e: &[f64], scale: f64| -> Result<_, ImpactError> {
+        let before = &prepared.before;
         let target = DVector::from_fn(constraints.len(), |j, _| -e[j] * before[j].min(0.0));
-        let impulses = solve_lcp(&a, &(&before - &target)).ok_or(ImpactError::NoSolution)? * scale;
-        let v1 = &v0 + &mobility * &impulses;
-        let after = &gradient * &v1;
-        Ok((impulses, before, after, v1, direction))
+        let impulses =
+            solve_lcp(&prepared.a, &(before - &target)).ok_or(ImpactError::NoSolution)? * scale;
+        let v1 = &v0 + &prepared.mobility * &impulses;
+        let after = &prepared.gradient * &v1;
+        Ok((impulses, v1, after))
     };
     let hand_work = |direction: &DMatrix<f64>, impulses: &DVector<f64>| -> f64 {
         // The hand holds a path-driven stick on its path: its impulse is minus the
@@ -361,40 +390,47 @@ pub(crate) fn solve_impact(
     };
     let tolerance = 1e-12 * (1.0 + kinetic_before.abs());
     // e_min: the smallest coefficient among the approaching constraints.
-    let (gradient, _) = system.rows(constraints, true)?;
-    let approach = &gradient * &v0;
+    let approach = &frictionless.before;
     let e_min = (0..constraints.len())
         .filter(|&j| approach[j] < 0.0)
         .map(|j| restitution[j])
         .fold(f64::INFINITY, f64::min);
     let e_min = if e_min.is_finite() { e_min } else { 0.0 };
     let plastic = vec![0.0; constraints.len()];
-    for (rule, frictionless, e, scale) in [
-        (ImpactRule::Newton, false, restitution.as_slice(), 1.0),
+    for (rule, prepared, e, scale) in [
+        (
+            ImpactRule::Newton,
+            with_friction.as_ref(),
+            restitution.as_slice(),
+            1.0,
+        ),
         (
             ImpactRule::ScaledPlastic,
-            false,
+            with_friction.as_ref(),
             plastic.as_slice(),
             1.0 + e_min,
         ),
         (
             ImpactRule::Frictionless,
-            true,
+            Ok(&frictionless),
             plastic.as_slice(),
             1.0 + e_min,
         ),
     ] {
-        let Ok((impulses, before, after, v1, direction)) = attempt(frictionless, e, scale) else {
+        let Ok(prepared) = prepared else {
             continue;
         };
-        let work = hand_work(&direction, &impulses);
+        let Ok((impulses, v1, after)) = attempt(prepared, e, scale) else {
+            continue;
+        };
+        let work = hand_work(&prepared.direction, &impulses);
         let lost = kinetic_before + work - system.kinetic_energy(&v1);
         if lost >= -tolerance {
             return Ok((
                 v1,
                 ImpactOutcome {
                     impulses: impulses.iter().copied().collect(),
-                    rates_before: before.iter().copied().collect(),
+                    rates_before: prepared.before.iter().copied().collect(),
                     rates_after: after.iter().copied().collect(),
                     hand_work: work,
                     energy_lost: lost.max(0.0),

@@ -6,6 +6,32 @@ use diabolo::simulation::space::{HeldStill, SpaceSettings, SpaceSimulation};
 use diabolo::simulation::StepperOptions;
 use nalgebra::Vector3;
 
+/// Asserts that `space` is `planar` lifted into space: every object's velocity in x-y and every
+/// spin within `rel` (relative, plus 1), every z velocity exactly 0.
+pub fn assert_lifted(
+    space: &SpaceState,
+    planar: &diabolo::model::CartesianState,
+    rel: f64,
+    what: &str,
+) {
+    for j in 0..space.objects() {
+        let (a, b) = (space.velocity(j), planar.velocity(j));
+        assert!(
+            (a.xy() - b).norm() < rel * (1.0 + b.norm()) && a.z == 0.0,
+            "{what}: v_{j} {a:?} against {b:?}"
+        );
+    }
+    for (k, (a, b)) in space.diabolos.iter().zip(&planar.diabolos).enumerate() {
+        assert!(
+            (a.spin - b.spin).abs() < rel * (1.0 + b.spin.abs()),
+            "{what}: spin {} against {} (diabolo {})",
+            a.spin,
+            b.spin,
+            k + 1
+        );
+    }
+}
+
 /// A stick tip at rest at `pos`.
 pub fn at_rest(pos: Vector3<f64>) -> SpaceBody {
     SpaceBody {

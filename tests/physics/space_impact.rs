@@ -3,6 +3,7 @@
 //! and angular momentum, and energy at e = 1), and the fast top's axle turned to its angular
 //! momentum.
 
+use crate::common::space::assert_lifted;
 use crate::common::SplitMix;
 use crate::contact::random_impact;
 use diabolo::model::contact::Constraint;
@@ -32,17 +33,9 @@ fn an_impact_in_space_is_the_planar_one_in_the_plane() {
                 "seed {seed}: {a} {b}"
             );
         }
-        for j in 0..n + 2 {
-            let (a, b) = (lifted.velocity(j), planar.velocity(j));
-            assert!(
-                (a.xy() - b).norm() < 1e-12 * (1.0 + b.norm()) && a.z == 0.0,
-                "seed {seed}: v_{j} {a:?} {b:?}"
-            );
-        }
-        for k in 0..n {
-            let (a, b) = (lifted.diabolos[k].spin, planar.diabolos[k].spin);
-            assert!((a - b).abs() < 1e-12 * (1.0 + b.abs()), "seed {seed}: spin");
-            assert_eq!(lifted.diabolos[k].axle, Vector3::z());
+        assert_lifted(&lifted, &planar, 1e-12, &format!("seed {seed}"));
+        for d in &lifted.diabolos {
+            assert_eq!(d.axle, Vector3::z());
         }
         assert!((got.energy_lost - expected.energy_lost).abs() < 1e-10);
     }
@@ -57,23 +50,41 @@ fn unit(rng: &mut SplitMix) -> Vector3<f64> {
     .normalize()
 }
 
-/// Two free diabolos, random axles, spins, velocities and axle rates, the second moved along
-/// a random direction until the hulls touch (gap within 1e-13 m) and made to approach; the
-/// sticks far away. The space parameters with the axle `model` and contact restitution `e`.
-fn touching_pair(rng: &mut SplitMix, model: AxleModel, e: f64) -> (SpaceParams, SpaceState) {
+/// The default parameters in space with the axle `model` and contact restitution `e`.
+fn with_axle(model: AxleModel, e: f64) -> SpaceParams {
     let params = Params::new(ParamValues {
         contact_restitution: e,
         ..ParamValues::default()
     })
     .unwrap();
-    let space = SpaceParams::new(
+    SpaceParams::new(
         params,
         AxleValues {
             model,
             ..AxleValues::default()
         },
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// Moves diabolo 2 along the gap's normal until the two hulls touch (|gap| below `within`, m;
+/// at most `rounds` moves).
+fn move_until_touching(space: &SpaceParams, state: &mut SpaceState, within: f64, rounds: usize) {
+    let (a, b) = (ImpactBody::Diabolo(1), ImpactBody::Diabolo(2));
+    for _ in 0..rounds {
+        let gap = body_gap(space, state, a, b);
+        if gap.gap.abs() < within {
+            break;
+        }
+        state.diabolos[1].pos -= gap.normal * gap.gap;
+    }
+}
+
+/// Two free diabolos, random axles, spins, velocities and axle rates, the second moved along
+/// a random direction until the hulls touch (gap within 1e-13 m) and made to approach; the
+/// sticks far away. The space parameters with the axle `model` and contact restitution `e`.
+fn touching_pair(rng: &mut SplitMix, model: AxleModel, e: f64) -> (SpaceParams, SpaceState) {
+    let space = with_axle(model, e);
     let diabolo = |rng: &mut SplitMix, pos: Vector3<f64>| {
         let axle = unit(rng);
         let rate = unit(rng).cross(&axle) * rng.uniform(0.0, 3.0);
@@ -94,13 +105,7 @@ fn touching_pair(rng: &mut SplitMix, model: AxleModel, e: f64) -> (SpaceParams, 
     let second = diabolo(rng, offset);
     state.diabolos = vec![first, second];
     let (a, b) = (ImpactBody::Diabolo(1), ImpactBody::Diabolo(2));
-    for _ in 0..50 {
-        let gap = body_gap(&space, &state, a, b);
-        if gap.gap.abs() < 1e-13 {
-            break;
-        }
-        state.diabolos[1].pos -= gap.normal * gap.gap;
-    }
+    move_until_touching(&space, &mut state, 1e-13, 50);
     let gap = body_gap(&space, &state, a, b);
     assert!(gap.gap.abs() < 1e-12, "{}", gap.gap);
     // Approaching along the normal (at the contact points, turning included).
@@ -284,14 +289,7 @@ fn placed(
         diabolo(Vector3::zeros(), a1, toward * 0.5),
         diabolo(offset, a2, -toward * 0.5),
     ];
-    let (a, b) = (ImpactBody::Diabolo(1), ImpactBody::Diabolo(2));
-    for _ in 0..60 {
-        let gap = body_gap(space, &state, a, b);
-        if gap.gap.abs() < 1e-14 {
-            break;
-        }
-        state.diabolos[1].pos -= gap.normal * gap.gap;
-    }
+    move_until_touching(space, &mut state, 1e-14, 60);
     state
 }
 
@@ -302,18 +300,7 @@ fn placed(
 // angular momentum and, at e = 1, the energy (1e-12).
 #[test]
 fn every_kind_of_hull_contact_keeps_momentum_angular_momentum_and_energy() {
-    let space = SpaceParams::new(
-        Params::new(ParamValues {
-            contact_restitution: 1.0,
-            ..ParamValues::default()
-        })
-        .unwrap(),
-        AxleValues {
-            model: AxleModel::Rigid,
-            ..AxleValues::default()
-        },
-    )
-    .unwrap();
+    let space = with_axle(AxleModel::Rigid, 1.0);
     let (x, y, z) = (Vector3::x(), Vector3::y(), Vector3::z());
     let cases = [
         (

@@ -512,20 +512,7 @@ fn the_tensing_impulse_in_space_is_the_planar_one_in_the_plane() {
             got.energy_lost,
             expected.energy_lost
         );
-        for j in 0..n + 2 {
-            let (a, b) = (space_state.velocity(j), planar.velocity(j));
-            assert!(
-                (a.xy() - b).norm() < 1e-12 * (1.0 + b.norm()) && a.z == 0.0,
-                "trial {trial}: v_{j} {a:?} against {b:?}"
-            );
-        }
-        for k in 0..n {
-            let (a, b) = (space_state.diabolos[k].spin, planar.diabolos[k].spin);
-            assert!(
-                (a - b).abs() < 1e-12 * (1.0 + b.abs()),
-                "trial {trial}: spin {k}"
-            );
-        }
+        common::space::assert_lifted(&space_state, &planar, 1e-12, &format!("trial {trial}"));
     }
     assert_eq!(compared, 600, "planar impulses that failed");
     assert!(

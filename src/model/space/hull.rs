@@ -64,6 +64,18 @@ pub struct Gap {
     pub on_second: Vector3<f64>,
 }
 
+impl Gap {
+    /// The same gap seen from the other body: the normal turned round, the points swapped.
+    pub fn reversed(self) -> Self {
+        Self {
+            gap: self.gap,
+            normal: -self.normal,
+            on_first: self.on_second,
+            on_second: self.on_first,
+        }
+    }
+}
+
 impl Hull {
     /// The hull's extent along the unit direction n from its centre: h |a . n| + R sqrt(1 -
     /// (a . n)^2), m (its support function less c . n).

@@ -89,43 +89,43 @@ fn get(v: &DVector<f64>, at: usize) -> Vector3<f64> {
     Vector3::new(v[at], v[at + 1], v[at + 2])
 }
 
-/// The signed gap between two bodies of `state` on their hulls (a stick tip is a point), the
-/// normal from `a` toward `b`, and the contact point: one point for both bodies
-/// (`on_first` = `on_second`), the middle of the contact where the hulls touch along a segment
-/// or a patch, so that the impulse's torques on the two bodies cancel about any point.
-pub fn body_gap(params: &SpaceParams, state: &SpaceState, a: ImpactBody, b: ImpactBody) -> Gap {
-    let tip = |body: ImpactBody| match body {
-        ImpactBody::Left => Some(state.left.pos),
-        ImpactBody::Right => Some(state.right.pos),
-        ImpactBody::Diabolo(_) => None,
-    };
-    let hull = |body: ImpactBody| match body {
-        ImpactBody::Diabolo(k) => Some(params.hull(&state.diabolos[k - 1])),
-        _ => None,
-    };
-    match (hull(a), hull(b)) {
-        (Some(ha), Some(hb)) => hull_contact(&ha, &hb),
-        (Some(ha), None) => ha.point_gap(&tip(b).unwrap_or_default()),
-        (None, Some(hb)) => {
-            let g = hb.point_gap(&tip(a).unwrap_or_default());
-            Gap {
-                gap: g.gap,
-                normal: -g.normal,
-                on_first: g.on_second,
-                on_second: g.on_first,
-            }
-        }
-        (None, None) => {
-            let (p, q) = (tip(a).unwrap_or_default(), tip(b).unwrap_or_default());
+/// A body as a contact measures it: a stick tip (a point) or a diabolo's hull.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Solid {
+    /// A stick tip at this point.
+    Tip(Vector3<f64>),
+    /// A diabolo's hull.
+    Hull(Hull),
+}
+
+/// The signed gap between two solids, the normal from `a` toward `b`, and where it is measured:
+/// between two hulls their contact point (one for both, [`hull_contact`]), from a hull to a tip
+/// the hull's nearest point and the tip.
+pub fn solid_gap(a: &Solid, b: &Solid) -> Gap {
+    match (a, b) {
+        (Solid::Hull(ha), Solid::Hull(hb)) => hull_contact(ha, hb),
+        (Solid::Hull(hull), Solid::Tip(p)) => hull.point_gap(p),
+        (Solid::Tip(p), Solid::Hull(hull)) => hull.point_gap(p).reversed(),
+        (Solid::Tip(p), Solid::Tip(q)) => {
             let span = q - p;
             Gap {
                 gap: span.norm(),
                 normal: span / span.norm().max(f64::MIN_POSITIVE),
-                on_first: p,
-                on_second: q,
+                on_first: *p,
+                on_second: *q,
             }
         }
     }
+}
+
+/// The signed gap between two bodies of `state` ([`solid_gap`]).
+pub fn body_gap(params: &SpaceParams, state: &SpaceState, a: ImpactBody, b: ImpactBody) -> Gap {
+    let solid = |body: ImpactBody| match body {
+        ImpactBody::Left => Solid::Tip(state.left.pos),
+        ImpactBody::Right => Solid::Tip(state.right.pos),
+        ImpactBody::Diabolo(k) => Solid::Hull(params.hull(&state.diabolos[k - 1])),
+    };
+    solid_gap(&solid(a), &solid(b))
 }
 
 /// The signed gap between two hulls ([`hull_gap`]) with their contact: the point where they

@@ -22,7 +22,7 @@ pub use axle::{
 pub use energy::space_energy;
 pub use flight::{chord_crossing, lowest_rim_point, ChordCrossing};
 pub use hull::{hull_gap, Gap, Hull};
-pub use impact::{apply_space_impact, body_gap, hull_contact};
+pub use impact::{apply_space_impact, body_gap, hull_contact, solid_gap, Solid};
 pub use impulse::{space_tensing_impulse, SpaceImpulse, SpaceImpulseError};
 pub use params::{AxleModel, AxleValues, SpaceParams};
 pub use state::{SpaceBody, SpaceDiabolo, SpaceState};

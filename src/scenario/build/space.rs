@@ -10,10 +10,10 @@ use nalgebra::{Vector2, Vector3};
 
 use crate::display::{compact, Compact};
 use crate::model::space::{
-    hull_gap, lowest_rim_point, AxleModel, AxleValues, SpaceBody, SpaceDiabolo, SpaceParams,
+    body_gap, lowest_rim_point, AxleModel, AxleValues, SpaceBody, SpaceDiabolo, SpaceParams,
     SpaceState, SpaceString,
 };
-use crate::model::{lowest_taut_positions, taut_point_below, Params};
+use crate::model::{lowest_taut_positions, taut_point_below, ImpactBody, Params};
 use crate::simulation::drive::{reach_warning, Drive, ReachWarning};
 use crate::simulation::space::{SpaceSettings, SpaceSimulation};
 use crate::simulation::tolerances::TOUCH_GAP;
@@ -574,27 +574,14 @@ impl Scenario {
                     ));
                 }
             }
-            let hull = params.hull(d);
-            let others = state
-                .diabolos
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != k)
-                .map(|(j, o)| {
-                    (
-                        format!("diabolo {}", j + 1),
-                        hull_gap(&hull, &params.hull(o)).gap,
-                    )
-                })
+            let gap =
+                |other: ImpactBody| body_gap(params, state, ImpactBody::Diabolo(k + 1), other).gap;
+            let others = (1..=state.diabolos.len())
+                .filter(|&j| j != k + 1)
+                .map(|j| (format!("diabolo {j}"), gap(ImpactBody::Diabolo(j))))
                 .chain([
-                    (
-                        "the left stick tip".to_string(),
-                        hull.point_gap(&state.left.pos).gap,
-                    ),
-                    (
-                        "the right stick tip".to_string(),
-                        hull.point_gap(&state.right.pos).gap,
-                    ),
+                    ("the left stick tip".to_string(), gap(ImpactBody::Left)),
+                    ("the right stick tip".to_string(), gap(ImpactBody::Right)),
                 ]);
             for (name, gap) in others {
                 if gap < -TOUCH_GAP {
@@ -647,14 +634,12 @@ fn check_start(
         )
     })?;
     let radius = params.planar.values().diabolo_radius;
-    let gap = |j: usize| {
-        let hull = |i: usize| params.hull(&state.diabolos[i - 1]);
-        match (j, j + 1) {
-            (0, 1) if n >= 1 => hull(1).point_gap(&state.left.pos).gap,
-            (j, m) if m == n + 1 => hull(j).point_gap(&state.right.pos).gap,
-            (j, m) => hull_gap(&hull(j), &hull(m)).gap,
-        }
+    let object = |j: usize| match j {
+        0 => ImpactBody::Left,
+        j if j == n + 1 => ImpactBody::Right,
+        j => ImpactBody::Diabolo(j),
     };
+    let gap = |j: usize| body_gap(params, state, object(j), object(j + 1)).gap;
     for j in 0..=n {
         let gap = gap(j);
         if gap < -TOUCH_GAP {

@@ -11,27 +11,26 @@ use super::run::{failed, Run, Stop};
 use super::system::{Body, SpacePhase, SpaceSystem};
 use super::SpaceHand;
 use crate::model::contact::{Constraint, ImpactBody};
-use crate::model::space::{
-    apply_space_impact, body_gap, hull_contact, AxleModel, Gap, Hull, SpaceState,
-};
+use crate::model::space::{apply_space_impact, body_gap, solid_gap, AxleModel, Solid, SpaceState};
 use crate::simulation::ode::events::GapMotion;
 use crate::simulation::tolerances::{MAX_CASCADE, TOUCH_GAP, TOUCH_SPEED};
 use crate::simulation::DiaboloMode;
 
-/// A body as a contact sees it.
-enum Shape {
-    /// A stick tip: its point and velocity.
-    Tip(Vector3<f64>, Vector3<f64>),
-    /// A diabolo: its hull, its centre's velocity and its axle's angular velocity a x a'.
-    Diabolo(Hull, Vector3<f64>, Vector3<f64>),
+/// A body as a contact sees it: its solid and the motion of its material points.
+struct Shape {
+    solid: Solid,
+    /// The centre's (or the tip's) velocity, m/s.
+    velocity: Vector3<f64>,
+    /// The axle's angular velocity a x a' (zero for a tip), rad/s.
+    turning: Vector3<f64>,
 }
 
 impl Shape {
     /// The velocity of the body's material point at `p`.
     fn velocity_at(&self, p: &Vector3<f64>) -> Vector3<f64> {
-        match self {
-            Self::Tip(_, v) => *v,
-            Self::Diabolo(hull, v, omega) => v + omega.cross(&(p - hull.centre)),
+        match &self.solid {
+            Solid::Tip(_) => self.velocity,
+            Solid::Hull(hull) => self.velocity + self.turning.cross(&(p - hull.centre)),
         }
     }
 }
@@ -39,9 +38,14 @@ impl Shape {
 impl<H: SpaceHand> SpaceSystem<H> {
     /// The body as a contact sees it, from the loaded string state and the state vector `y`.
     fn shape(&self, y: &[f64], body: Body) -> Shape {
+        let tip = |stick: &crate::model::space::SpaceBody| Shape {
+            solid: Solid::Tip(stick.pos),
+            velocity: stick.vel,
+            turning: Vector3::zeros(),
+        };
         match body {
-            Body::Stick(0) => Shape::Tip(self.state.left.pos, self.state.left.vel),
-            Body::Stick(_) => Shape::Tip(self.state.right.pos, self.state.right.vel),
+            Body::Stick(0) => tip(&self.state.left),
+            Body::Stick(_) => tip(&self.state.right),
             Body::Diabolo(k) => {
                 let slot = self.roster.slot_numbers()[k - 1];
                 let (d, rate) = if slot > 0 {
@@ -55,7 +59,11 @@ impl<H: SpaceHand> SpaceSystem<H> {
                     };
                     (d, rate)
                 };
-                Shape::Diabolo(self.params.hull(&d), d.vel, d.axle.cross(&rate))
+                Shape {
+                    solid: Solid::Hull(self.params.hull(&d)),
+                    velocity: d.vel,
+                    turning: d.axle.cross(&rate),
+                }
             }
         }
     }
@@ -64,28 +72,7 @@ impl<H: SpaceHand> SpaceSystem<H> {
     /// motion: the gap's rate and the relative velocity of the nearest points.
     pub(super) fn contact_gap(&self, y: &[f64], a: Body, b: Body) -> (f64, GapMotion) {
         let (first, second) = (self.shape(y, a), self.shape(y, b));
-        let gap = match (&first, &second) {
-            (Shape::Diabolo(ha, ..), Shape::Diabolo(hb, ..)) => hull_contact(ha, hb),
-            (Shape::Diabolo(hull, ..), Shape::Tip(p, _)) => hull.point_gap(p),
-            (Shape::Tip(p, _), Shape::Diabolo(hull, ..)) => {
-                let g = hull.point_gap(p);
-                Gap {
-                    gap: g.gap,
-                    normal: -g.normal,
-                    on_first: g.on_second,
-                    on_second: g.on_first,
-                }
-            }
-            (Shape::Tip(p, _), Shape::Tip(q, _)) => {
-                let span = q - p;
-                Gap {
-                    gap: span.norm(),
-                    normal: span / span.norm().max(f64::MIN_POSITIVE),
-                    on_first: *p,
-                    on_second: *q,
-                }
-            }
-        };
+        let gap = solid_gap(&first.solid, &second.solid);
         let relative = second.velocity_at(&gap.on_second) - first.velocity_at(&gap.on_first);
         (
             gap.gap,
@@ -124,25 +111,6 @@ fn sorted(pair: [Body; 2]) -> [Body; 2] {
 }
 
 impl<H: SpaceHand + Clone> Run<H> {
-    /// Every body at the time reached from `y`: the sticks and the string's diabolos from the
-    /// loaded state, the others from the state vector; every diabolo in index order.
-    fn full_state(&self) -> SpaceState {
-        let modes = self.system.roster.modes();
-        let slots = self.system.roster.slot_numbers();
-        let mut full = SpaceState {
-            left: self.system.state.left,
-            right: self.system.state.right,
-            diabolos: Vec::with_capacity(modes.len()),
-        };
-        for k in 1..=modes.len() {
-            full.diabolos.push(match slots[k - 1] {
-                0 => self.system.free_diabolo(&self.y, k),
-                slot => self.system.state.diabolos[slot - 1],
-            });
-        }
-        full
-    }
-
     /// Writes every body of `full` back: the string's through the loaded state, the others
     /// straight into the state vector.
     fn put_full_state(&mut self, full: &SpaceState) {
@@ -218,7 +186,7 @@ impl<H: SpaceHand + Clone> Run<H> {
         let e = p.contact_restitution;
         let resting =
             e * approach < self.settings.zeno_speed || bounces >= self.settings.zeno_bounces;
-        let mut full = self.full_state();
+        let mut full = self.state();
         let mut constraints = vec![Constraint::Pair {
             a: impact_body(a),
             b: impact_body(b),

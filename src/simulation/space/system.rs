@@ -91,10 +91,10 @@ pub enum SpaceGuard {
     /// Flying diabolo K's lowest rim point reaches the floor.
     Floor(usize),
     /// Objects j and j + 1 on the string touch (their hulls, `model::space::hull`; a stick tip
-    /// a point): impacts are not followed in space yet.
+    /// a point): an impact if they approach.
     Touch(usize),
-    /// Flying diabolo K touches another body (hull against hull, or a stick tip): impacts are
-    /// not followed in space yet.
+    /// Flying diabolo K touches another body (hull against hull, or a stick tip): an impact if
+    /// they approach.
     Meet {
         /// K.
         diabolo: usize,
