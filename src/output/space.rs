@@ -174,7 +174,9 @@ fn event_object(kind: &SpaceEventKind, n: usize) -> Option<usize> {
         | SpaceEventKind::Leave { diabolo, .. }
         | SpaceEventKind::Land { diabolo, .. }
         | SpaceEventKind::Drop { diabolo, .. } => Some(diabolo),
-        SpaceEventKind::Contact { body, .. } => Some(body_number(body, n)),
+        SpaceEventKind::Contact { body, .. } | SpaceEventKind::Separate { body, .. } => {
+            Some(body_number(body, n))
+        }
         _ => None,
     }
 }
@@ -208,6 +210,7 @@ fn stop_object(stop: &SpaceStop) -> Option<usize> {
         | SpaceStop::StraightLanding(k)
         | SpaceStop::LandingStretch { diabolo: k, .. } => Some(k),
         SpaceStop::Resting(a, b)
+        | SpaceStop::RestingTurn { a, b, .. }
         | SpaceStop::Inside { a, b, .. }
         | SpaceStop::Impact { a, b, .. } => [a, b].into_iter().find_map(|body| match body {
             Body::Diabolo(k) => Some(k),
@@ -269,6 +272,7 @@ pub fn space_event_json(event: &SpaceEvent, n: usize) -> Value {
             put("speed", json!(speed));
             put("resting", json!(resting));
         }
+        SpaceEventKind::Separate { other, .. } => put("other", json!(partner_name(other))),
         _ => {}
     }
     Value::Object(object)

@@ -74,6 +74,11 @@ pub const VERTICAL: f64 = 1e-9;
 /// round-off of the leave.
 pub const JUST_LEFT: f64 = 1e-6;
 
+/// A pair resting in contact in space is held at its centres' distance; where its axles turn,
+/// its hulls' gap drifts. Beyond this band (m) either way it no longer touches (it separates)
+/// or its hulls would pass into each other (the run stops): docs/space.md, "Resting contact".
+pub const RESTING_DRIFT: f64 = 1e-6;
+
 /// An approach speed below this (m/s) is round-off, not an impact.
 pub const TOUCH_SPEED: f64 = 1e-9;
 

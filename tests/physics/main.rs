@@ -22,6 +22,7 @@ mod space_elastic;
 mod space_flight;
 mod space_hull;
 mod space_impact;
+mod space_resting;
 mod space_run;
 mod space_tension;
 mod stick_matrix;

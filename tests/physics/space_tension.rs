@@ -225,29 +225,41 @@ fn random_space_state(rng: &mut SplitMix, n: usize) -> (SpaceState, f64) {
     (state, length)
 }
 
-/// The independent reference: Newton's law for every object with the segment tensions T,
-/// l_i'' from the second derivative of |x_{i+1} - x_i| along the motion, and the rows the
-/// tensions must satisfy (the string's length held, T_K = d'_K T_{K-1} at a slipping axle, the
-/// slip acceleration zero at a gripping one), solved as a dense linear system by evaluating the
-/// residuals on the unit tensions.
+/// The independent reference: Newton's law for every object with the segment tensions T (less
+/// the force lambda of a contact resting across a segment of `resting`, pushing its two objects
+/// apart), l_i'' from the second derivative of |x_{i+1} - x_i| along the motion, and the rows
+/// the unknowns must satisfy (the string's length held, T_K = d'_K T_{K-1} at a slipping axle,
+/// the slip acceleration zero at a gripping one, l_s'' = 0 across a resting contact), solved as a
+/// dense linear system by evaluating the residuals on the unit unknowns. Returns T_0..T_N, then
+/// each lambda.
 fn newton_tensions(
     params: &Params,
     state: &SpaceState,
     inputs: &[StickInput<3>; 2],
     ratios: &[Option<f64>],
+    resting: &[usize],
 ) -> Vec<f64> {
     let n = state.diabolos.len();
+    let size = n + 1 + resting.len();
     let g = Vector3::new(0.0, -params.gravity, 0.0);
     let residuals = |t: &[f64]| -> Vec<f64> {
         let dir = |i: usize| (state.position(i + 1) - state.position(i)).normalize();
+        let pull = |i: usize| {
+            t[i] - resting
+                .iter()
+                .zip(&t[n + 1..])
+                .filter(|(&s, _)| s == i)
+                .map(|(_, lambda)| lambda)
+                .sum::<f64>()
+        };
         let mut acc = vec![Vector3::zeros(); n + 2];
         for j in 0..n + 2 {
             let mut force = Vector3::zeros();
             if j <= n {
-                force += t[j] * dir(j);
+                force += pull(j) * dir(j);
             }
             if j > 0 {
-                force -= t[j - 1] * dir(j - 1);
+                force -= pull(j - 1) * dir(j - 1);
             }
             acc[j] = if j == 0 || j == n + 1 {
                 match inputs[usize::from(j != 0)] {
@@ -277,15 +289,16 @@ fn newton_tensions(
                 }
             });
         }
+        out.extend(resting.iter().map(|&s| second(s)));
         out
     };
-    let zero = residuals(&vec![0.0; n + 1]);
-    let mut matrix = DMatrix::zeros(n + 1, n + 1);
-    for col in 0..=n {
-        let mut unit = vec![0.0; n + 1];
+    let zero = residuals(&vec![0.0; size]);
+    let mut matrix = DMatrix::zeros(size, size);
+    for col in 0..size {
+        let mut unit = vec![0.0; size];
         unit[col] = 1.0;
         let r = residuals(&unit);
-        for row in 0..=n {
+        for row in 0..size {
             matrix[(row, col)] = r[row] - zero[row];
         }
     }
@@ -294,11 +307,13 @@ fn newton_tensions(
 }
 
 // In space, on random states (N = 1..4, random axles, slip directions and gripping axles, force
-// and acceleration inputs), the tensions and accelerations equal an independent Newton solve.
+// and acceleration inputs), the tensions and accelerations equal an independent Newton solve;
+// every third state with one or two contacts resting across random segments, their forces too.
 #[test]
-fn space_tension_matches_an_independent_newton_solve_in_3d() {
+fn space_tension_and_resting_contacts_match_an_independent_newton_solve_in_3d() {
     let mut rng = SplitMix::new(2033);
     let mut gripping = 0;
+    let mut held = 0;
     for trial in 0..600 {
         let n = 1 + trial % 4;
         let (state, length) = random_space_state(&mut rng, n);
@@ -334,7 +349,17 @@ fn space_tension_matches_an_independent_newton_solve_in_3d() {
                 StickInput::RELEASED
             },
         ];
+        let mut resting = Vec::new();
+        if trial % 3 == 2 {
+            for _ in 0..1 + trial % 2 {
+                let s = rng.int(0, n as i64) as usize;
+                if !resting.contains(&s) {
+                    resting.push(s);
+                }
+            }
+        }
         let mut tension = SpaceTension::new(n);
+        tension.set_resting(&resting);
         if tension
             .solve(
                 &space,
@@ -348,6 +373,7 @@ fn space_tension_matches_an_independent_newton_solve_in_3d() {
         {
             continue;
         }
+        held += resting.len();
         // The ratios of the slipping axles, from the contact angle about each axle.
         let ratios: Vec<Option<f64>> = (1..=n)
             .map(|k| match modes[k - 1] {
@@ -362,7 +388,7 @@ fn space_tension_matches_an_independent_newton_solve_in_3d() {
                 }
             })
             .collect();
-        let expected = newton_tensions(&params, &state, &inputs, &ratios);
+        let expected = newton_tensions(&params, &state, &inputs, &ratios, &resting);
         let scale = expected
             .iter()
             .fold(params.diabolo_mass * params.gravity, |a, t| a.max(t.abs()));
@@ -373,6 +399,15 @@ fn space_tension_matches_an_independent_newton_solve_in_3d() {
                 1e-8,
                 scale,
                 &format!("T_{k} (trial {trial})"),
+            );
+        }
+        for (c, &s) in resting.iter().enumerate() {
+            assert_close(
+                tension.contact_forces()[c],
+                expected[n + 1 + c],
+                1e-8,
+                scale,
+                &format!("lambda across segment {s} (trial {trial})"),
             );
         }
         for k in 1..=n {
@@ -386,6 +421,7 @@ fn space_tension_matches_an_independent_newton_solve_in_3d() {
         }
     }
     assert!(gripping > 300, "only {gripping} gripping axles compared");
+    assert!(held > 200, "only {held} resting contacts compared");
 }
 
 /// The torque of a strand leaving an axle of radius r exactly at its tangent point: the point P
@@ -744,7 +780,7 @@ fn a_run_in_space_follows_an_independent_cartesian_reference() {
         let angle = pl.cross(&pr).dot(&a).atan2(pl.dot(&pr)).max(0.0);
         let ratio = (slip.signum() * params.friction * angle).exp();
         let inputs = [StickInput::Accel(la), StickInput::Accel(Vector3::zeros())];
-        let t_all = newton_tensions(&params, &state, &inputs, &[Some(ratio)]);
+        let t_all = newton_tensions(&params, &state, &inputs, &[Some(ratio)], &[]);
         let g = Vector3::new(0.0, -params.gravity, 0.0);
         let acc = (t_all[1] * u_r - t_all[0] * u_l) / params.diabolo_mass + g;
         let spin_rate = (t_all[0] - t_all[1]) / (params.diabolo_mass * params.spin_inertia)

@@ -117,6 +117,29 @@ pub fn chain_stiffness(
         .sum::<f64>()
 }
 
+/// The rows of the tension solve written in the segments' forces F_k = T_k - lambda_k: a
+/// coefficient of F_k goes to T_k and, with the opposite sign, to the force of each contact
+/// resting across segment k.
+struct ForceRows<'a> {
+    matrix: &'a mut [f64],
+    width: usize,
+    resting: &'a [usize],
+}
+
+impl ForceRows<'_> {
+    /// Adds `coefficient` F_k to row `row`.
+    fn add(&mut self, row: usize, k: usize, coefficient: f64) {
+        let at = row * self.width;
+        self.matrix[at + k] += coefficient;
+        let size = self.width - self.resting.len();
+        for (c, &s) in self.resting.iter().enumerate() {
+            if s == k {
+                self.matrix[at + size + c] -= coefficient;
+            }
+        }
+    }
+}
+
 /// Tensions, accelerations and spin rates of the taut string in space, in preallocated buffers.
 #[derive(Clone, Debug)]
 pub struct SpaceTension {
@@ -134,6 +157,8 @@ pub struct SpaceTension {
     hand_forces: [Vector3<f64>; 2],
     /// Where the last solve measured the slip speeds from.
     reference: SpaceSlipReference,
+    /// The segments across which a contact rests (docs/space.md, "Resting contact").
+    resting: Vec<usize>,
 }
 
 impl SpaceTension {
@@ -153,7 +178,42 @@ impl SpaceTension {
             spin_rates: vec![0.0; n],
             hand_forces: [Vector3::zeros(); 2],
             reference: SpaceSlipReference::LeftSide,
+            resting: Vec::new(),
         }
+    }
+
+    /// Holds a contact resting across each segment of `segments` (0..=N; its two objects kept
+    /// at their distance by a force lambda >= 0 along the segment, one more unknown of the
+    /// solve with the equation l_s'' = 0). Sizes the buffers: call it at an event, not per step.
+    pub fn set_resting(&mut self, segments: &[usize]) {
+        self.resting.clear();
+        self.resting.extend_from_slice(segments);
+        let size = self.n + 1 + segments.len();
+        self.matrix.resize(size * size, 0.0);
+        self.tensions.resize(size, 0.0);
+    }
+
+    /// The segments across which a contact rests.
+    pub fn resting(&self) -> &[usize] {
+        &self.resting
+    }
+
+    /// lambda: the force of each resting contact (in the order of [`SpaceTension::resting`]) of
+    /// the last solve, N (positive while it pushes the pair apart).
+    pub fn contact_forces(&self) -> &[f64] {
+        &self.tensions[self.n + 1..]
+    }
+
+    /// F_s = T_s - lambda_s: what segment s pulls its two objects together with, N (the string's
+    /// tension less the force of a contact resting across it).
+    pub fn segment_force(&self, s: usize) -> f64 {
+        let mut force = self.tensions[s];
+        for (c, &r) in self.resting.iter().enumerate() {
+            if r == s {
+                force -= self.tensions[self.n + 1 + c];
+            }
+        }
+        force
     }
 
     /// Slip speeds and contact angles of every axle (no tension solve): what the Filippov rule
@@ -220,6 +280,7 @@ impl SpaceTension {
         self.fill_free_motion(params, inputs);
         let n = self.n;
         let size = n + 1;
+        let width = size + self.resting.len();
         let segments = string.segments();
         // A_ik (tridiagonal) and b_i, accumulated into the rows.
         let coefficient = |s: &Self, i: usize, k: usize| -> f64 {
@@ -229,57 +290,89 @@ impl SpaceTension {
             segments[i].direction.dot(&(s.base[i + 1] - s.base[i])) + segments[i].transverse
         };
         self.matrix.iter_mut().for_each(|x| *x = 0.0);
-        // The constraint row sum_i l_i'' = 0: sum_k (sum_i A_ik) T_k = -sum_i b_i.
+        self.column_sums.iter_mut().for_each(|x| *x = 0.0);
         let mut total_free = 0.0;
         for i in 0..size {
             total_free += free_rate(self, i);
             for k in i.saturating_sub(1)..(i + 2).min(size) {
-                self.matrix[k] += coefficient(self, i, k);
+                self.column_sums[k] += coefficient(self, i, k);
             }
         }
-        self.column_sums.copy_from_slice(&self.matrix[..size]);
-        self.tensions[0] = -total_free;
-        if let LengthLaw::MeanTension(mean) = law {
-            // The compliant string's row: sum_k l_k T_k = T_mean sum l.
-            for (k, segment) in segments.iter().enumerate() {
-                self.matrix[k] = segment.length;
+        let mut rows = ForceRows {
+            matrix: &mut self.matrix,
+            width,
+            resting: &self.resting,
+        };
+        match law {
+            // The constraint row sum_i l_i'' = 0: sum_k (sum_i A_ik) F_k = -sum_i b_i.
+            LengthLaw::Inextensible => {
+                for (k, &sum) in self.column_sums.iter().enumerate() {
+                    rows.add(0, k, sum);
+                }
+                self.tensions[0] = -total_free;
             }
-            self.tensions[0] = mean * string.total_length();
+            // The compliant string's row: sum_k l_k T_k = T_mean sum l.
+            LengthLaw::MeanTension(mean) => {
+                for (k, segment) in segments.iter().enumerate() {
+                    rows.matrix[k] = segment.length;
+                }
+                self.tensions[0] = mean * string.total_length();
+            }
         }
         let p = params.planar.values();
         let spin_mass = p.diabolo_mass * p.spin_inertia;
         let mut free_feed = 0.0;
         for k in 1..=n {
             free_feed += free_rate(self, k - 1);
-            let row = k * size;
             let stuck = modes.is_some_and(|m| m[k - 1] == AxleMode::Stuck);
+            let mut rows = ForceRows {
+                matrix: &mut self.matrix,
+                width,
+                resting: &self.resting,
+            };
+            let row = k * width;
             if stuck {
                 // (T_{K-1} - T_K) / (m J) - D w_K - sum_{j<K} l_j'' (+ rho_K L'' + rho_K' L' on
-                // a compliant string) = 0, with l_j'' = b_j + sum_k A_jk T_k.
-                self.matrix[row + k - 1] += 1.0 / spin_mass;
-                self.matrix[row + k] -= 1.0 / spin_mass;
+                // a compliant string) = 0, with l_j'' = b_j + sum_k A_jk F_k.
+                rows.matrix[row + k - 1] += 1.0 / spin_mass;
+                rows.matrix[row + k] -= 1.0 / spin_mass;
                 for j in 0..k {
                     for col in j.saturating_sub(1)..(j + 2).min(size) {
-                        self.matrix[row + col] -= coefficient(self, j, col);
+                        let a = chain_coefficient(|i| self.inverse_mass[i], string, j, col);
+                        rows.add(k, col, -a);
                     }
                 }
                 self.tensions[k] = p.spin_drag * state.diabolos[k - 1].spin + free_feed;
                 if let LengthLaw::MeanTension(_) = law {
                     let (share, share_rate) = stretch_share(string, k);
-                    for col in 0..size {
-                        self.matrix[row + col] += share * self.column_sums[col];
+                    for (col, &sum) in self.column_sums.iter().enumerate() {
+                        rows.add(k, col, share * sum);
                     }
                     self.tensions[k] -=
                         share * total_free + share_rate * string.total_length_rate();
                 }
             } else {
                 let c = self.contacts[k - 1];
-                self.matrix[row + k] = 1.0;
-                self.matrix[row + k - 1] = -(c.effective_friction * c.contact_angle).exp();
+                rows.matrix[row + k] = 1.0;
+                rows.matrix[row + k - 1] = -(c.effective_friction * c.contact_angle).exp();
                 self.tensions[k] = 0.0;
             }
         }
-        if n == 0 || modes.is_none_or(|m| m.iter().all(|&x| x != AxleMode::Stuck)) {
+        // Each resting contact's row: l_s'' = b_s + sum_k A_sk F_k = 0.
+        for (c, &s) in self.resting.iter().enumerate() {
+            let mut rows = ForceRows {
+                matrix: &mut self.matrix,
+                width,
+                resting: &self.resting,
+            };
+            for k in s.saturating_sub(1)..(s + 2).min(size) {
+                let a = chain_coefficient(|i| self.inverse_mass[i], string, s, k);
+                rows.add(size + c, k, a);
+            }
+            self.tensions[size + c] = -free_rate(self, s);
+        }
+        let slipping = modes.is_none_or(|m| m.iter().all(|&x| x != AxleMode::Stuck));
+        if (n == 0 || slipping) && self.resting.is_empty() {
             // Every axle slips: T_K = d_K T_0, one division.
             let t0 = match law {
                 LengthLaw::Inextensible => {
@@ -302,7 +395,8 @@ impl SpaceTension {
                 self.tensions[k] = self.ratios[k] * t0;
             }
         } else {
-            solve_dense(&mut self.matrix, &mut self.tensions, size).map_err(|_| SingularTension)?;
+            solve_dense(&mut self.matrix, &mut self.tensions, width)
+                .map_err(|_| SingularTension)?;
         }
         self.fill_accelerations(params, state, string);
         Ok(())
@@ -348,12 +442,12 @@ impl SpaceTension {
         let last = self.n + 1;
         for j in 0..=last {
             let right = if j < last {
-                self.tensions[j] * segments[j].direction
+                self.segment_force(j) * segments[j].direction
             } else {
                 Vector3::zeros()
             };
             let left = if j > 0 {
-                self.tensions[j - 1] * segments[j - 1].direction
+                self.segment_force(j - 1) * segments[j - 1].direction
             } else {
                 Vector3::zeros()
             };
@@ -361,9 +455,9 @@ impl SpaceTension {
         }
         let gravity = Vector3::new(0.0, -p.gravity, 0.0);
         self.hand_forces[0] = p.stick_mass * (self.accelerations[0] - gravity)
-            - self.tensions[0] * segments[0].direction;
+            - self.segment_force(0) * segments[0].direction;
         self.hand_forces[1] = p.stick_mass * (self.accelerations[last] - gravity)
-            + self.tensions[self.n] * segments[self.n].direction;
+            + self.segment_force(self.n) * segments[self.n].direction;
         let spin_mass = p.diabolo_mass * p.spin_inertia;
         for k in 1..=self.n {
             self.spin_rates[k - 1] = (self.tensions[k - 1] - self.tensions[k]) / spin_mass
@@ -373,7 +467,7 @@ impl SpaceTension {
 
     /// T_0..T_N, N.
     pub fn tensions(&self) -> &[f64] {
-        &self.tensions
+        &self.tensions[..=self.n]
     }
 
     /// a_j: the acceleration of object j (0 the left stick, N + 1 the right), m/s^2.

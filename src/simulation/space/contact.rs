@@ -7,6 +7,7 @@
 use nalgebra::Vector3;
 
 use super::report::{SpaceEventKind, SpaceStop};
+use super::resting::sorted;
 use super::run::{failed, Run, Stop};
 use super::system::{Body, SpacePhase, SpaceSystem};
 use super::SpaceHand;
@@ -99,17 +100,6 @@ fn impact_body(body: Body) -> ImpactBody {
     }
 }
 
-/// A pair in a fixed order (sticks first, then diabolos by K), to count its bounces.
-fn sorted(pair: [Body; 2]) -> [Body; 2] {
-    let key = |b: &Body| match *b {
-        Body::Stick(s) => s,
-        Body::Diabolo(k) => 1 + k,
-    };
-    let mut pair = pair;
-    pair.sort_by_key(key);
-    pair
-}
-
 impl<H: SpaceHand + Clone> Run<H> {
     /// Writes every body of `full` back: the string's through the loaded state, the others
     /// straight into the state vector.
@@ -156,7 +146,8 @@ impl<H: SpaceHand + Clone> Run<H> {
     /// Bodies `a` and `b` touch at t: an impact if they approach (solved with every other pair
     /// touching and the taut inextensible string), after which the string's phase is entered
     /// anew; a touch without approach is no event, unless the pair is pressed into each other
-    /// from a touching start (a resting contact, which the model in space does not follow).
+    /// from a touching start: neighbours on the taut string then rest in contact
+    /// ([`super::resting`]), any other pair stops the run (nothing holds it apart).
     pub(super) fn touch(&mut self, t: f64, a: Body, b: Body) -> Result<(), Stop> {
         if self.cascade >= MAX_CASCADE {
             return Err(failed(
@@ -172,6 +163,10 @@ impl<H: SpaceHand + Clone> Run<H> {
             // The locator fires a gap at its step's very start only where it closes further
             // than round-off from touching: the pair is pressed together.
             if t == self.stepper.t_old() {
+                let held = phase == SpacePhase::Taut && self.segment_between([a, b]).is_some();
+                if held && !self.is_resting([a, b]) {
+                    return self.come_to_rest(t, [a, b]).map(|_| ());
+                }
                 return Err((t, SpaceStop::Resting(a, b)));
             }
             return self.enter(t, phase);
@@ -192,16 +187,24 @@ impl<H: SpaceHand + Clone> Run<H> {
             b: impact_body(b),
             restitution: if resting { 0.0 } else { e },
         }];
-        constraints.extend(
-            self.touching(&full)
-                .into_iter()
-                .filter(|q| sorted(*q) != pair)
-                .map(|[c, d]| Constraint::Pair {
-                    a: impact_body(c),
-                    b: impact_body(d),
-                    restitution: e,
-                }),
-        );
+        // Every other pair touching takes part (and every resting pair, whose hulls may have
+        // drifted within RESTING_DRIFT): plastic if it rests, else bouncy.
+        let mut others: Vec<[Body; 2]> = self
+            .touching(&full)
+            .into_iter()
+            .map(sorted)
+            .filter(|q| *q != pair)
+            .collect();
+        for &q in &self.resting {
+            if q != pair && !others.contains(&q) {
+                others.push(q);
+            }
+        }
+        constraints.extend(others.iter().map(|&[c, d]| Constraint::Pair {
+            a: impact_body(c),
+            b: impact_body(d),
+            restitution: if self.is_resting([c, d]) { 0.0 } else { e },
+        }));
         // The inextensible string is a constraint of the impact; a compliant one only a force.
         let string = phase == SpacePhase::Taut && self.system.elastic.is_none();
         if string {
@@ -242,6 +245,21 @@ impl<H: SpaceHand + Clone> Run<H> {
         self.y[accounts] += outcome.hand_work;
         self.put_full_state(&full);
         self.pair_bounces = Some((pair, bounces + 1));
+        // A resting pair that the impact left parting separates: held across a gap that opens,
+        // its force would do work that no account holds.
+        let parting = TOUCH_SPEED * (1.0 + approach);
+        for (&q, &rate) in others.iter().zip(&outcome.rates_after[1..]) {
+            if rate > parting {
+                self.release(t, q);
+            }
+        }
+        let slack_rate = outcome.rates_after.last().copied().unwrap_or(0.0);
+        let slackened = string && slack_rate > parting;
+        // The pair rests where the taut string holds it: neighbours on it.
+        let held = resting
+            && phase == SpacePhase::Taut
+            && !slackened
+            && self.segment_between(pair).is_some();
         let (body, other) = match a {
             Body::Stick(_) => (b, a),
             Body::Diabolo(_) => (a, b),
@@ -254,22 +272,35 @@ impl<H: SpaceHand + Clone> Run<H> {
                 impulse: outcome.impulses[0],
                 speed: approach,
                 energy_lost: outcome.energy_lost,
-                resting,
+                resting: held,
             },
         );
-        let slack_rate = outcome.rates_after.last().copied().unwrap_or(0.0);
+        let logged = self.events.len() - 1;
         self.cascade += 1;
-        let entered = if string && slack_rate > TOUCH_SPEED * (1.0 + approach) {
+        let entered = if slackened {
             // The impact pulled the string slack: a loosen, after the contact.
             self.event(t, SpaceEventKind::Loosen);
             self.enter(t, SpacePhase::Loose)
-        } else {
-            self.start_phase(t).map(|()| {
-                if phase == SpacePhase::Taut && self.system.phase == SpacePhase::Loose {
-                    self.event(t, SpaceEventKind::Loosen);
+        } else if held {
+            self.pair_bounces = None;
+            self.come_to_rest(t, pair).map(|rests| {
+                if !rests {
+                    // Nothing presses the pair: it drifts with zero normal rate instead.
+                    if let SpaceEventKind::Contact { resting, .. } = &mut self.events[logged].kind {
+                        *resting = false;
+                    }
                 }
             })
+        } else {
+            self.start_phase(t)
         };
+        if entered.is_ok()
+            && phase == SpacePhase::Taut
+            && self.system.phase == SpacePhase::Loose
+            && !slackened
+        {
+            self.event(t, SpaceEventKind::Loosen);
+        }
         self.cascade -= 1;
         entered
     }

@@ -9,6 +9,7 @@ mod layout;
 mod projection;
 mod report;
 mod response;
+mod resting;
 mod roster;
 mod rows;
 mod run;

@@ -70,6 +70,15 @@ pub enum SpaceEventKind {
         /// `sim.zeno_bounces`-th bounce in a row).
         resting: bool,
     },
+    /// Two bodies resting in contact separate: the contact's force fell through zero, an impact
+    /// or the string's loosening left them parting, they are no longer neighbours on the string,
+    /// or their axles turned the hulls apart.
+    Separate {
+        /// The first body (a diabolo).
+        body: super::system::Body,
+        /// The body it rested against.
+        other: super::system::Body,
+    },
     /// Flying diabolo K reached the floor and stays there, losing its kinetic energy.
     Drop {
         /// K.
@@ -93,6 +102,7 @@ impl SpaceEventKind {
             Self::Leave { .. } => "leave",
             Self::Land { .. } => "land",
             Self::Contact { .. } => "contact",
+            Self::Separate { .. } => "separate",
             Self::Drop { .. } => "drop",
         }
     }
@@ -116,9 +126,19 @@ pub enum SpaceStop {
     /// The string folded back through diabolo K from its other face (a knot degree below zero,
     /// which the model leaves out as the plane does).
     OtherFace(usize),
-    /// Two bodies touch at rest and are pressed into each other: a resting contact, which the
-    /// model in space does not follow.
+    /// Two bodies touch at rest and are pressed into each other, and nothing holds them apart:
+    /// a resting contact is held only between neighbours on a taut string.
     Resting(super::system::Body, super::system::Body),
+    /// Two bodies resting in contact, held at their centres' distance, had their axles turn the
+    /// hulls `depth` (m) into each other.
+    RestingTurn {
+        /// One body.
+        a: super::system::Body,
+        /// The other.
+        b: super::system::Body,
+        /// m.
+        depth: f64,
+    },
     /// Two bodies were found inside each other by `depth` (m) after an event.
     Inside {
         /// One body.
@@ -201,7 +221,7 @@ impl SpaceStop {
         match self {
             Self::Cup(_) => "string_on_cup",
             Self::OtherFace(_) => "other_face",
-            Self::Resting(..) | Self::Inside { .. } => "contact",
+            Self::Resting(..) | Self::RestingTurn { .. } | Self::Inside { .. } => "contact",
             Self::Impact { .. } => "impact",
             Self::LandingStretch { .. } => "landing_stretch",
             Self::StraightLanding(_) | Self::FromBelow(_) => "failed",
@@ -220,7 +240,8 @@ impl std::fmt::Display for SpaceStop {
         match self {
             Self::Cup(k) => write!(f, "the string reached a cup of diabolo {k} (its strand passed the cup angle): the axle tilted too far"),
             Self::OtherFace(k) => write!(f, "the string folded back through diabolo {k} from its other face (a knot degree below zero), which the model leaves out"),
-            Self::Resting(a, b) => write!(f, "{a} and {b} touch at rest and are pressed into each other: a resting contact, which the model in space does not follow yet (the plane does)"),
+            Self::Resting(a, b) => write!(f, "{a} and {b} press into each other at rest (they touch with no speed to rebound and the motion pushes them together); a resting contact is modelled only between neighbours on a taut string (docs/flight.md)"),
+            Self::RestingTurn { a, b, depth } => write!(f, "{a} and {b} rest in contact, held at their centres' distance, and their axles turned the hulls {depth:.3e} m into each other: the model holds a resting pair along the line of its centres and does not push a turning axle aside (docs/space.md, \"Resting contact\")"),
             Self::Inside { a, b, depth } => write!(f, "{a} and {b} are {depth:.3e} m inside each other (their hulls, the cylinders the cup rims span)"),
             Self::FastTopImpact { diabolo, degrees } => write!(f, "an impact turns diabolo {diabolo}'s axle by {degrees:.1} degrees at once, more than the fast-top limit follows; set sim.axle to \"rigid\""),
             Self::Impact { a, b, reason } => write!(f, "the impact of {a} and {b} cannot be solved: {reason}"),

@@ -11,7 +11,7 @@ use crate::model::friction::{AxleMode, SlipDirection};
 use crate::model::space::{space_energy, space_tensing_impulse, SpaceState};
 use crate::simulation::ode::events::{Crossing, Direction, EventLocator, EventOptions, EventSpec};
 use crate::simulation::ode::integrate::Stepper;
-use crate::simulation::tolerances::{TOUCH_GAP, TOUCH_SPEED};
+use crate::simulation::tolerances::{STRAIGHT, TOUCH_GAP, TOUCH_SPEED};
 
 /// A rebound slower than this (m/s) counts as none: the string stays taut.
 const ZENO_RATE: f64 = 1e-12;
@@ -65,6 +65,8 @@ pub(super) struct Run<H: SpaceHand> {
     pub(super) bounces: u32,
     /// The pair of the last contact and its impacts in a row.
     pub(super) pair_bounces: Option<([Body; 2], usize)>,
+    /// The pairs resting in contact (sorted, [`super::resting`]).
+    pub(super) resting: Vec<[Body; 2]>,
     /// Impacts nested at this instant (an impact entering a phase in which another pair
     /// touches approaching).
     pub(super) cascade: usize,
@@ -128,6 +130,7 @@ impl<H: SpaceHand + Clone> Run<H> {
             jumps: Vec::new(),
             bounces: 0,
             pair_bounces: None,
+            resting: Vec::new(),
             cascade: 0,
             t: 0.0,
             transitions: 0,
@@ -383,6 +386,7 @@ impl<H: SpaceHand + Clone> Run<H> {
     /// Enters the phase the state at t is in (taut with T_0 >= 0, else slack; a compliant
     /// string: taut while it pulls) and restarts.
     pub(super) fn start_phase(&mut self, t: f64) -> Result<(), Stop> {
+        self.hold_resting(t, SpacePhase::Taut);
         let length = self.system.params.planar.values().string_length;
         self.system.read(&self.y);
         let slack = length - self.system.state.string_used();
@@ -433,6 +437,7 @@ impl<H: SpaceHand + Clone> Run<H> {
 
     pub(super) fn enter(&mut self, t: f64, phase: SpacePhase) -> Result<(), Stop> {
         self.book_relaxation(t, phase)?;
+        self.hold_resting(t, phase);
         self.system.enter(phase);
         let specs: Vec<EventSpec> = self
             .system
@@ -450,8 +455,11 @@ impl<H: SpaceHand + Clone> Run<H> {
                             TENSE_START_BAND * self.system.params.planar.values().string_length,
                         )
                         .with_dips(),
-                    SpaceGuard::SlipZero(_) | SpaceGuard::Fold(_) => {
-                        EventSpec::new(Direction::Either)
+                    SpaceGuard::SlipZero(_) => EventSpec::new(Direction::Either),
+                    // Right after a landing or a knot change the string's turn at the axle sits
+                    // within round-off of its zero: its side is taken from just after.
+                    SpaceGuard::Fold(_) => {
+                        EventSpec::new(Direction::Either).with_start_band(STRAIGHT)
                     }
                     // Right after a leave the merged chord passes through the diabolo that
                     // left: within 1e-8 m of it, its side is taken from just after.
@@ -618,6 +626,8 @@ impl<H: SpaceHand + Clone> Run<H> {
                         return self.touch(t, a, b);
                     }
                 }
+                SpaceGuard::Separate(s) => return self.separate(t, s),
+                SpaceGuard::Seat(s) => return self.seat(t, s),
                 _ => {}
             }
         }
@@ -678,6 +688,7 @@ impl<H: SpaceHand + Clone> Run<H> {
         let accounts = self.system.layout.accounts();
         self.y[accounts] += impulse.hand_work;
         self.system.write(&mut self.y);
+        self.release_moving(t);
         self.event(
             t,
             SpaceEventKind::Tense {

@@ -17,6 +17,7 @@ use crate::model::space::{
 use crate::model::{ElasticString, StickInput};
 use crate::simulation::ode::events::{EventSystem, GapMotion};
 use crate::simulation::ode::integrate::OdeSystem;
+use crate::simulation::tolerances::RESTING_DRIFT;
 use crate::simulation::DiaboloMode;
 
 /// The slack string reaches its length when its slack falls below minus this fraction of L:
@@ -104,6 +105,13 @@ pub enum SpaceGuard {
     /// The fast-top limit no longer holds: the precession is no longer slow against the
     /// nutation.
     SlowSpin(usize),
+    /// lambda, N: the force of the contact resting across segment s (0..=n) falls through
+    /// zero: the pair separates.
+    Separate(usize),
+    /// RESTING_DRIFT - |g|, m: the hull gap g of the pair resting across segment s, held at its
+    /// centres' distance, leaves the band where the pair touches (the axles turned): opening,
+    /// the pair separates; closing, the hulls would pass into each other.
+    Seat(usize),
 }
 
 /// A body of the run: a stick tip or a diabolo.
@@ -202,7 +210,7 @@ impl<H: SpaceHand> SpaceSystem<H> {
 
     /// The most guards a run of N diabolos arms at once.
     pub(super) fn most_guards(n: usize) -> usize {
-        3 + 6 * n + 2 * n * (n + 1)
+        4 + 7 * n + 2 * n * (n + 1)
     }
 
     /// Sizes the string's buffers for the diabolos now on it (their axles' modes kept by
@@ -269,7 +277,16 @@ impl<H: SpaceHand> SpaceSystem<H> {
         if fast_top {
             self.guards.extend((1..=n).map(SpaceGuard::SlowSpin));
         }
-        self.guards.extend((0..=n).map(SpaceGuard::Touch));
+        // A resting pair's gap is held: its force and its hulls' band are watched instead.
+        let resting = self.tension.resting();
+        if phase == SpacePhase::Taut {
+            for &s in resting {
+                self.guards.push(SpaceGuard::Separate(s));
+                self.guards.push(SpaceGuard::Seat(s));
+            }
+        }
+        let touching = (0..=n).filter(|s| phase == SpacePhase::Loose || !resting.contains(s));
+        self.guards.extend(touching.map(SpaceGuard::Touch));
         let modes = self.roster.modes();
         for k in 1..=modes.len() {
             if modes[k - 1] != DiaboloMode::Flying {
@@ -451,6 +468,15 @@ impl<H: SpaceHand> SpaceSystem<H> {
             StickInput::Force(f) => (f / p.stick_mass + gravity, f),
             StickInput::Accel(a) => (a, p.stick_mass * (a - gravity)),
         }
+    }
+
+    /// lambda of the contact resting across segment s at the last solve, N (0 where none rests).
+    pub(super) fn contact_force(&self, s: usize) -> f64 {
+        let resting = self.tension.resting();
+        resting
+            .iter()
+            .position(|&r| r == s)
+            .map_or(0.0, |c| self.tension.contact_forces()[c])
     }
 
     /// The Filippov rule at axle K (its slip at zero) on the loaded state.
@@ -678,6 +704,11 @@ impl<H: SpaceHand> EventSystem for SpaceSystem<H> {
                     let (gap, rate) = self.contact_gap(y, Body::Diabolo(diabolo), other);
                     *motion = rate;
                     gap
+                }
+                SpaceGuard::Separate(s) => self.contact_force(s),
+                SpaceGuard::Seat(s) => {
+                    let (a, b) = (self.string_body(s), self.string_body(s + 1));
+                    RESTING_DRIFT - self.contact_gap(y, a, b).0.abs()
                 }
             };
         }

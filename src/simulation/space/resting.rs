@@ -1,0 +1,162 @@
+//! Resting contacts in space (docs/space.md, "Resting contact"), as in the plane: neighbours on
+//! the taut string that a plastic impact left touching, or that touch at rest and are pressed
+//! together, are held at their centres' distance by a force lambda >= 0 along their segment (one
+//! more unknown of the tension solve, [`crate::model::space::SpaceTension::set_resting`]). The
+//! pair separates when lambda falls through zero, when an impact leaves it parting, when the
+//! string goes slack, or when the two are no longer neighbours; where the axles turn the hulls
+//! apart by more than [`RESTING_DRIFT`](crate::simulation::tolerances::RESTING_DRIFT) it separates, into each other the run stops.
+
+use super::report::{SpaceEventKind, SpaceStop};
+use super::run::{failed, Run, Stop};
+use super::system::{Body, SpacePhase};
+use super::SpaceHand;
+use crate::simulation::tolerances::{RESTING_FORCE, TOUCH_SPEED};
+
+/// A pair in a fixed order (sticks first, then diabolos by K).
+pub(super) fn sorted(pair: [Body; 2]) -> [Body; 2] {
+    let key = |b: &Body| match *b {
+        Body::Stick(s) => s,
+        Body::Diabolo(k) => 1 + k,
+    };
+    let mut pair = pair;
+    pair.sort_by_key(key);
+    pair
+}
+
+impl<H: SpaceHand + Clone> Run<H> {
+    /// The string's segment between the two bodies of `pair` (0 starts at the left stick), if
+    /// they are neighbours on the string.
+    pub(super) fn segment_between(&self, pair: [Body; 2]) -> Option<usize> {
+        let n = self.system.on_string();
+        let slots = self.system.roster.slot_numbers();
+        let object = |body: Body| match body {
+            Body::Stick(0) => Some(0),
+            Body::Stick(_) => Some(n + 1),
+            Body::Diabolo(k) => Some(slots[k - 1]).filter(|&slot| slot > 0),
+        };
+        let (a, b) = (object(pair[0])?, object(pair[1])?);
+        (a.abs_diff(b) == 1).then(|| a.min(b))
+    }
+
+    /// Holds every resting pair that is still a pair of neighbours on the string in the
+    /// tension solve; the others separate (logged), and in the loose phase every one does.
+    pub(super) fn hold_resting(&mut self, t: f64, phase: SpacePhase) {
+        let pairs = std::mem::take(&mut self.resting);
+        let mut segments = Vec::with_capacity(pairs.len());
+        for pair in pairs {
+            match self
+                .segment_between(pair)
+                .filter(|_| phase == SpacePhase::Taut)
+            {
+                Some(s) => {
+                    segments.push(s);
+                    self.resting.push(pair);
+                }
+                None => self.log_separate(t, pair),
+            }
+        }
+        if self.system.tension.resting() != segments.as_slice() {
+            self.system.tension.set_resting(&segments);
+        }
+    }
+
+    /// After an impulse that did not hold the resting pairs (the tensing of the taut string at
+    /// a hand's velocity jump): each pair whose segment now stretches or shortens faster than
+    /// round-off separates (logged); one approaching then takes its impact as the phase is
+    /// entered.
+    pub(super) fn release_moving(&mut self, t: f64) {
+        let pairs: Vec<[Body; 2]> = self.resting.clone();
+        for pair in pairs {
+            let Some(s) = self.segment_between(pair) else {
+                continue;
+            };
+            let (a, b) = (
+                self.system.state.velocity(s),
+                self.system.state.velocity(s + 1),
+            );
+            let u = self.system.state.position(s + 1) - self.system.state.position(s);
+            let rate = u.dot(&(b - a)) / u.norm().max(f64::MIN_POSITIVE);
+            if rate.abs() > TOUCH_SPEED * (1.0 + (b - a).norm()) {
+                self.release(t, pair);
+            }
+        }
+    }
+
+    /// Whether `pair` is resting.
+    pub(super) fn is_resting(&self, pair: [Body; 2]) -> bool {
+        self.resting.contains(&sorted(pair))
+    }
+
+    /// Logs the separation of `pair` at t.
+    fn log_separate(&mut self, t: f64, pair: [Body; 2]) {
+        let (body, other) = match pair[0] {
+            Body::Stick(_) => (pair[1], pair[0]),
+            Body::Diabolo(_) => (pair[0], pair[1]),
+        };
+        self.event(t, SpaceEventKind::Separate { body, other });
+    }
+
+    /// `pair` separates at t (logged), if it rests.
+    pub(super) fn release(&mut self, t: f64, pair: [Body; 2]) {
+        let pair = sorted(pair);
+        if let Some(i) = self.resting.iter().position(|&p| p == pair) {
+            self.resting.remove(i);
+            self.log_separate(t, pair);
+        }
+    }
+
+    /// Neighbours `pair` on the taut string, touching at rest relative to each other at t, come
+    /// to rest in contact where the string presses them together (the contact's force above
+    /// [`RESTING_FORCE`]); otherwise they drift with zero normal rate. The string's phase is
+    /// entered anew from t either way; true if the pair rests.
+    pub(super) fn come_to_rest(&mut self, t: f64, pair: [Body; 2]) -> Result<bool, Stop> {
+        let pair = sorted(pair);
+        if !self.resting.contains(&pair) {
+            self.resting.push(pair);
+        }
+        self.start_phase(t)?;
+        if self.pressed(t, pair)? {
+            return Ok(true);
+        }
+        if let Some(i) = self.resting.iter().position(|&p| p == pair) {
+            self.resting.remove(i);
+            self.start_phase(t)?;
+        }
+        Ok(false)
+    }
+
+    /// Whether the contact resting between `pair` pushes (its force above [`RESTING_FORCE`]) in
+    /// the taut phase at t.
+    fn pressed(&mut self, t: f64, pair: [Body; 2]) -> Result<bool, Stop> {
+        if self.system.phase != SpacePhase::Taut || !self.is_resting(pair) {
+            return Ok(false);
+        }
+        let Some(s) = self.segment_between(pair) else {
+            return Ok(false);
+        };
+        self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
+        Ok(self.system.contact_force(s) > RESTING_FORCE)
+    }
+
+    /// The force of the contact resting across segment s fell through zero at t: the pair
+    /// separates and the taut string goes on without it.
+    pub(super) fn separate(&mut self, t: f64, s: usize) -> Result<(), Stop> {
+        let pair = [self.system.string_body(s), self.system.string_body(s + 1)];
+        self.release(t, pair);
+        self.enter(t, self.system.phase)
+    }
+
+    /// The hulls of the pair resting across segment s left the band of [`RESTING_DRIFT`](crate::simulation::tolerances::RESTING_DRIFT) at t:
+    /// opening, the pair separates; closing, the run stops (the model holds the pair along its
+    /// centres and cannot push a turning axle aside).
+    pub(super) fn seat(&mut self, t: f64, s: usize) -> Result<(), Stop> {
+        let (a, b) = (self.system.string_body(s), self.system.string_body(s + 1));
+        self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
+        let (gap, _) = self.system.contact_gap(&self.y, a, b);
+        if gap < 0.0 {
+            return Err((t, SpaceStop::RestingTurn { a, b, depth: -gap }));
+        }
+        self.release(t, [a, b]);
+        self.enter(t, self.system.phase)
+    }
+}

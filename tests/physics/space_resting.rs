@@ -1,0 +1,184 @@
+//! Resting contact in space (docs/space.md, "Resting contact"): neighbours on the taut string
+//! held against each other as in the plane, and what ends the hold.
+
+use crate::common;
+
+use common::space::{in_space, shipped_text};
+use common::*;
+use diabolo::model::contact::ImpactBody;
+use diabolo::model::space::{body_gap, SpaceState};
+use diabolo::simulation::space::{Body, SpaceEventKind, SpaceStatus, SpaceStop};
+use diabolo::simulation::tolerances::RESTING_DRIFT;
+use diabolo::simulation::EventKind;
+
+/// The distance between the centres of diabolos 1 and 2, m.
+fn centres(state: &SpaceState) -> f64 {
+    (state.diabolos[1].pos - state.diabolos[0].pos).norm()
+}
+
+/// Two diabolos 127 mm across on a taut 1.46 m string between still hands at (-0.5, 1.2) and
+/// (0.5, 1.2), started at rest at x = -0.25 and 0.25: they slide together and meet at 2 m/s;
+/// the contact restitution 0 makes that impact plastic.
+const MEETING: &str = r#"{
+  "params": {"string_length": 1.46, "contact_restitution": 0.0},
+  "initial": {"diabolos": [{"x": -0.25}, {"x": 0.25}]},
+  "drive": {"left": {"type": "path", "keyframes": [[0.0, -0.5, 1.2]]},
+            "right": {"type": "path", "keyframes": [[0.0, 0.5, 1.2]]}},
+  "sim": {"duration": 3.0, "output_interval": 0.01}
+}"#;
+
+// The shipped two_side_by_side in space: the pair rests from t = 0, held 2R apart, until the
+// hands part it at the planar model's instant of separation (1e-9 s).
+#[test]
+fn a_resting_pair_in_space_is_held_and_parts_as_in_the_plane() {
+    let planar = shipped("two_side_by_side", &[]).run(&mut |_| {});
+    let parted = planar
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::Separate)
+        .expect("the plane parts them")
+        .t;
+    let sim = in_space(&shipped_text("two_side_by_side"), &[("sim.space", "true")]);
+    let mut rows = Vec::new();
+    let report = sim.run(|row| rows.push((row.t, row.state.clone())));
+    assert_eq!(report.status, SpaceStatus::Finished);
+    let separations: Vec<f64> = report
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, SpaceEventKind::Separate { .. }))
+        .map(|e| e.t)
+        .collect();
+    assert_eq!(separations.len(), 1, "{:?}", report.events);
+    assert!(
+        (separations[0] - parted).abs() < 1e-9,
+        "{} against {parted}",
+        separations[0]
+    );
+    let held: Vec<&(f64, SpaceState)> = rows.iter().filter(|(t, _)| *t < parted).collect();
+    assert!(held.len() > 40);
+    for (t, state) in held {
+        assert!(
+            (centres(state) - 0.127).abs() < 1e-10,
+            "t = {t}: {}",
+            centres(state)
+        );
+    }
+    assert!(report.ledger_residual < 1e-8, "{}", report.ledger_residual);
+}
+
+// Two neighbours sliding together meet in a plastic impact and stay resting 2R apart to the end
+// (no other contact, no separation), as in the plane: the impact at the plane's instant and
+// both axles gripping at the plane's instants (1e-8 s), every centre within 1e-8 m of it.
+#[test]
+fn a_plastic_impact_of_neighbours_in_space_leaves_them_resting_as_in_the_plane() {
+    let (planar_rows, planar) = run_text(MEETING);
+    let planar_contact = planar
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::Contact)
+        .expect("they meet in the plane");
+    assert_eq!(planar_contact.resting, Some(true));
+    let sim = in_space(MEETING, &[("sim.space", "true")]);
+    let mut rows = Vec::new();
+    let report = sim.run(|row| rows.push((row.t, row.state.clone())));
+    assert_eq!(report.status, SpaceStatus::Finished);
+    let contacts: Vec<(f64, bool)> = report
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            SpaceEventKind::Contact { resting, .. } => Some((e.t, resting)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(contacts.len(), 1, "{:?}", report.events);
+    assert!(contacts[0].1, "the impact leaves them resting");
+    assert!((contacts[0].0 - planar_contact.t).abs() < 1e-8);
+    assert!(!report
+        .events
+        .iter()
+        .any(|e| matches!(e.kind, SpaceEventKind::Separate { .. })));
+    let grips: Vec<f64> = report
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, SpaceEventKind::Stick(_)))
+        .map(|e| e.t)
+        .collect();
+    let planar_grips: Vec<f64> = planar
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::Stick)
+        .map(|e| e.t)
+        .collect();
+    assert_eq!(grips.len(), 2);
+    for (a, b) in grips.iter().zip(&planar_grips) {
+        assert!((a - b).abs() < 1e-8, "grip at {a} against {b}");
+    }
+    let mut compared = 0;
+    for (t, state) in &rows {
+        if *t > contacts[0].0 {
+            assert!((centres(state) - 0.127).abs() < 1e-9, "t = {t}");
+        }
+        if let Some(p) = planar_rows.iter().find(|r| (r.t - t).abs() < 1e-12) {
+            for j in 0..state.objects() {
+                let gap = (state.position(j).xy() - p.state.position(j)).norm();
+                assert!(gap < 1e-8, "t = {t}, object {j}: {gap} m from the plane");
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared > 250);
+    assert!(report.ledger_residual < 1e-8, "{}", report.ledger_residual);
+}
+
+// A resting pair spinning at 5 m/s while the right hand moves 10 cm in depth: the axles turn
+// apart and the pair, held along its centres, would pass into itself (two spools side by side
+// touch along a line, which the hold along the centres covers only in the plane). The run
+// stops `contact` when the hulls are RESTING_DRIFT into each other, at the same instant (1e-6
+// s, rtol 1e-12) for steps of any length, and until then their gap never leaves the band.
+#[test]
+fn a_resting_pair_whose_axles_turn_stops_before_the_hulls_pass_into_each_other() {
+    let text = r#"{
+      "params": {"string_length": 1.46},
+      "initial": {"diabolos": [{"x": -0.0635, "spin": 5.0}, {"x": 0.0635, "spin": 5.0}]},
+      "drive": {
+        "left": {"type": "path", "keyframes": [[0.0, -0.5, 1.2, 0.0]]},
+        "right": {"type": "path", "interpolation": "pchip",
+                  "keyframes": [[0.0, 0.5, 1.2, 0.0], [0.4, 0.5, 1.2, 0.0], [1.4, 0.5, 1.2, 0.1]]}
+      },
+      "sim": {"duration": 2.0, "output_interval": 0.01}
+    }"#;
+    let mut stops = Vec::new();
+    let tight = [("sim.rtol", "1e-12"), ("sim.atol", "1e-14")];
+    for step in ["1", "1e-3"] {
+        let mut sets = tight.to_vec();
+        sets.push(("sim.max_step", step));
+        let sim = in_space(text, &sets);
+        let params = sim.params;
+        let mut worst: f64 = 0.0;
+        let report = sim.run(|row| {
+            let gap = body_gap(
+                &params,
+                row.state,
+                ImpactBody::Diabolo(1),
+                ImpactBody::Diabolo(2),
+            );
+            worst = worst.max(gap.gap.abs());
+        });
+        let SpaceStatus::Stopped { t, reason } = report.status else {
+            panic!("the pair turns into itself");
+        };
+        assert_eq!(reason.status(), "contact");
+        let SpaceStop::RestingTurn { a, b, depth } = reason else {
+            panic!("{reason}");
+        };
+        assert_eq!([a, b], [Body::Diabolo(1), Body::Diabolo(2)]);
+        assert!(
+            (depth - RESTING_DRIFT).abs() < 1e-3 * RESTING_DRIFT,
+            "{depth}"
+        );
+        assert!(worst <= RESTING_DRIFT, "{worst}");
+        assert!(t > 0.4, "the pair rests until the hand moves: {t}");
+        stops.push(t);
+    }
+    assert!((stops[0] - stops[1]).abs() < 1e-6, "{stops:?}");
+}
