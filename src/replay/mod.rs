@@ -65,6 +65,35 @@ pub fn replay(rec: &Recording, options: &ReplayOptions) -> Result<Vec<StartResul
     replay_with_progress(rec, options, &|_, _| {})
 }
 
+/// Replays several recordings with the same options and pools their starts: each recording at
+/// the horizons it holds ([`HeldHorizons::of`]; the others count as missing for its starts),
+/// then the statistics of every start together (a mean over all starts, so a recording weighs
+/// by its number of starts). Recordings that hold none of the horizons are left out.
+pub fn replay_pooled(
+    recordings: &[Recording],
+    options: &ReplayOptions,
+) -> Result<Vec<HorizonStats>, ReplayError> {
+    let mut pooled = Vec::new();
+    for rec in recordings {
+        let held = HeldHorizons::of(rec, options).options;
+        if held.horizons.is_empty() {
+            continue;
+        }
+        for result in replay(rec, &held)? {
+            let errors = options
+                .horizons
+                .iter()
+                .map(|h| {
+                    let k = held.horizons.iter().position(|x| x == h)?;
+                    result.errors[k]
+                })
+                .collect();
+            pooled.push(StartResult { errors, ..result });
+        }
+    }
+    Ok(statistics(&pooled, &options.horizons))
+}
+
 /// [`replay`], calling `progress(done, starts)` as each start is replayed (from any thread).
 pub fn replay_with_progress(
     rec: &Recording,

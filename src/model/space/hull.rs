@@ -188,6 +188,9 @@ fn separation(a: &Hull, b: &Hull, n: &Vector3<f64>) -> f64 {
 
 /// The signed gap between hulls a and b (a's normal toward b).
 pub fn hull_gap(a: &Hull, b: &Hull) -> Gap {
+    if a.axle.cross(&b.axle) == Vector3::zeros() {
+        return parallel_gap(a, b);
+    }
     let scale = a.radius.max(b.radius).max(a.half_length).max(b.half_length);
     // Apart: the nearest points by alternating projections, from b's point nearest a's centre,
     // until the separating plane through them certifies their distance (the separation along
@@ -217,6 +220,27 @@ pub fn hull_gap(a: &Hull, b: &Hull) -> Gap {
     // projections' last direction too.
     let last = on_b - on_a;
     best_separation(a, b, (last.norm() > 0.0).then(|| last.normalize()))
+}
+
+/// The signed gap between hulls with parallel axles (either way), in closed form: the set of
+/// b's centres where b meets a is a's cylinder widened by b's (radius R_a + R_b, half-length
+/// h_a + h_b; the Minkowski sum of two parallel cylinders), so the gap is the signed distance
+/// of b's centre from it. The planar limit's two diabolos side by side, touching, take this
+/// path instead of the search over directions that a touching pair needs otherwise.
+fn parallel_gap(a: &Hull, b: &Hull) -> Gap {
+    let widened = Hull {
+        centre: a.centre,
+        axle: a.axle,
+        radius: a.radius + b.radius,
+        half_length: a.half_length + b.half_length,
+    };
+    let Gap { gap, normal, .. } = widened.point_gap(&b.centre);
+    Gap {
+        gap,
+        normal,
+        on_first: a.support(&normal),
+        on_second: b.support(&-normal),
+    }
 }
 
 /// The largest separation over directions (minus the least overlap, for overlapping hulls),
