@@ -15,7 +15,7 @@ use crate::model::{Body, StickInput};
 
 mod path;
 
-pub use path::{ClampedSpline, MonotoneCubic, Path, PathPoint, Polyline, SampledPath};
+pub use path::{ClampedSpline, MonotoneCubic, Path, PathPoint, Polyline, SampledPath, Side};
 
 /// A drive that cannot be built from its description.
 #[derive(Clone, Debug, PartialEq, Error)]
@@ -284,19 +284,30 @@ impl<const D: usize> Drive<D> {
 
     /// [`Drive::input`], with the path's point at t when the stick follows a path.
     pub fn input_on_path(&self, t: f64, stick: &Body<D>) -> (StickInput<D>, Option<PathPoint<D>>) {
+        self.input_on_side(t, stick, Side::After)
+    }
+
+    /// [`Drive::input_on_path`], a path's knot at t read on `side` of it (`Side::Before`: the
+    /// limit from before, for the last stage of a step that lands on the knot).
+    pub fn input_on_side(
+        &self,
+        t: f64,
+        stick: &Body<D>,
+        side: Side,
+    ) -> (StickInput<D>, Option<PathPoint<D>>) {
         let input = match self {
             Self::Released => StickInput::RELEASED,
             Self::Force(schedule) => StickInput::Force(schedule.at(t)),
             Self::Accel(schedule) => StickInput::Accel(schedule.at(t)),
             Self::Path(path) => {
                 // The path's acceleration, with a critically damped pull-back of any drift.
-                let p = path.at(t);
+                let p = path.at_side(t, side);
                 let w = PATH_CORRECTION_RATE;
                 let pull = p.acc + 2.0 * w * (p.vel - stick.vel) + w * w * (p.pos - stick.pos);
                 return (StickInput::Accel(pull), Some(p));
             }
             Self::Tracking(path, hand) => {
-                let p = path.at(t);
+                let p = path.at_side(t, side);
                 let force =
                     hand.stiffness * (p.pos - stick.pos) + hand.damping * (p.vel - stick.vel);
                 let size = force.norm();

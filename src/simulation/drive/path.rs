@@ -53,11 +53,26 @@ impl PartialEq for PieceHint {
     }
 }
 
+/// Which side of a knot a reading at the knot's own time takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The piece that starts at the knot (the path's value from t on).
+    After,
+    /// The piece that ends at the knot (the limit from before t): for the last stage of a step
+    /// that lands on a knot, whose acceleration may jump there.
+    Before,
+}
+
 impl PieceHint {
-    /// How many of the `len` knots (times `time(k)`, increasing) are at or before t: the
-    /// partition point of `time(k) <= t`, tried first where the last reading was.
-    fn knots_passed(&self, len: usize, time: impl Fn(usize) -> f64, t: f64) -> usize {
-        let fits = |i: usize| (i == 0 || time(i - 1) <= t) && (i == len || t < time(i));
+    /// How many of the `len` knots (times `time(k)`, increasing) t has passed: those at or
+    /// before t (`Side::After`), or strictly before it (`Side::Before`); a partition point,
+    /// tried first where the last reading was.
+    fn knots_passed(&self, len: usize, time: impl Fn(usize) -> f64, t: f64, side: Side) -> usize {
+        let passed = |k: usize| match side {
+            Side::After => time(k) <= t,
+            Side::Before => time(k) < t,
+        };
+        let fits = |i: usize| (i == 0 || passed(i - 1)) && (i == len || !passed(i));
         let last = self.0.load(Ordering::Relaxed);
         let i = if last <= len && fits(last) {
             last
@@ -67,7 +82,7 @@ impl PieceHint {
             let (mut low, mut high) = (0, len);
             while low < high {
                 let mid = low + (high - low) / 2;
-                if time(mid) <= t {
+                if passed(mid) {
                     low = mid + 1;
                 } else {
                     high = mid;
@@ -161,8 +176,13 @@ impl<const D: usize> ClampedSpline<D> {
 
     /// Position, velocity and acceleration at time t (s); at rest outside the keyframes.
     pub fn at(&self, t: f64) -> PathPoint<D> {
+        self.at_side(t, Side::After)
+    }
+
+    /// [`Self::at`], a keyframe's own time read on `side` of it.
+    pub fn at_side(&self, t: f64, side: Side) -> PathPoint<D> {
         let p = &self.points;
-        let i = match piece(p, t, &self.hint) {
+        let i = match piece(p, t, side, &self.hint) {
             Ok(i) => i,
             Err(rest) => return rest,
         };
@@ -177,14 +197,16 @@ impl<const D: usize> ClampedSpline<D> {
 }
 
 /// The piece of keyframes `points` that holds time t: `Ok(i)` for the one from keyframe i - 1
-/// to keyframe i (a keyframe's own time belongs to the piece that starts there), or the hand
-/// at rest at the first keyframe before them and at the last one from its time on.
+/// to keyframe i (a keyframe's own time belongs to the piece that starts there, or with
+/// `Side::Before` to the one that ends there), or the hand at rest at the first keyframe before
+/// them and at the last one from its time on.
 fn piece<const D: usize>(
     points: &[(f64, SVector<f64, D>)],
     t: f64,
+    side: Side,
     hint: &PieceHint,
 ) -> Result<usize, PathPoint<D>> {
-    let i = hint.knots_passed(points.len(), |k| points[k].0, t);
+    let i = hint.knots_passed(points.len(), |k| points[k].0, t, side);
     let rest = |pos| PathPoint {
         pos,
         ..PathPoint::default()
@@ -241,8 +263,13 @@ impl<const D: usize> MonotoneCubic<D> {
 
     /// Position, velocity and acceleration at time t (s); at rest outside the keyframes.
     pub fn at(&self, t: f64) -> PathPoint<D> {
+        self.at_side(t, Side::After)
+    }
+
+    /// [`Self::at`], a keyframe's own time read on `side` of it.
+    pub fn at_side(&self, t: f64, side: Side) -> PathPoint<D> {
         let p = &self.points;
-        let i = match piece(p, t, &self.hint) {
+        let i = match piece(p, t, side, &self.hint) {
             Ok(i) => i,
             Err(rest) => return rest,
         };
@@ -311,7 +338,12 @@ impl<const D: usize> Polyline<D> {
     /// Position, velocity (of the piece that starts at t at a keyframe) and acceleration (0)
     /// at time t (s); at rest outside the keyframes.
     pub fn at(&self, t: f64) -> PathPoint<D> {
-        let i = match piece(&self.points, t, &self.hint) {
+        self.at_side(t, Side::After)
+    }
+
+    /// [`Self::at`], a keyframe's own time read on `side` of it.
+    pub fn at_side(&self, t: f64, side: Side) -> PathPoint<D> {
+        let i = match piece(&self.points, t, side, &self.hint) {
             Ok(i) => i,
             Err(rest) => return rest,
         };
@@ -373,9 +405,14 @@ impl<const D: usize> SampledPath<D> {
 
     /// Position, velocity and acceleration at time t (s); at rest outside the samples.
     pub fn at(&self, t: f64) -> PathPoint<D> {
+        self.at_side(t, Side::After)
+    }
+
+    /// [`Self::at`], a sample's own time read on `side` of it.
+    pub fn at_side(&self, t: f64, side: Side) -> PathPoint<D> {
         let i = self
             .hint
-            .knots_passed(self.times.len(), |k| self.times[k], t);
+            .knots_passed(self.times.len(), |k| self.times[k], t, side);
         if i == 0 {
             return PathPoint {
                 pos: self.points[0].pos,
@@ -543,11 +580,18 @@ impl<const D: usize> Path<D> {
 
     /// Position, velocity and acceleration at time t (s).
     pub fn at(&self, t: f64) -> PathPoint<D> {
+        self.at_side(t, Side::After)
+    }
+
+    /// [`Path::at`], a knot's own time read on `side` of it: `Side::Before` gives the limit
+    /// from before the knot, where the acceleration of a monotone cubic (and of every path at
+    /// its first and last keyframe) jumps.
+    pub fn at_side(&self, t: f64, side: Side) -> PathPoint<D> {
         match self {
-            Self::Keyframes(spline) => spline.at(t),
-            Self::Monotone(cubic) => cubic.at(t),
-            Self::Linear(polyline) => polyline.at(t),
-            Self::Samples(samples) => samples.at(t),
+            Self::Keyframes(spline) => spline.at_side(t, side),
+            Self::Monotone(cubic) => cubic.at_side(t, side),
+            Self::Linear(polyline) => polyline.at_side(t, side),
+            Self::Samples(samples) => samples.at_side(t, side),
             Self::Sine {
                 center,
                 amplitude,
@@ -591,12 +635,44 @@ mod tests {
         times.extend((0..400).rev().map(|k| -0.5 + 3.0 * k as f64 / 400.0));
         times.push(f64::NAN);
         for t in times {
-            let expected = knots.partition_point(|k| *k <= t);
-            assert_eq!(
-                hint.knots_passed(knots.len(), |k| knots[k], t),
-                expected,
-                "t = {t}"
-            );
+            let after = knots.partition_point(|k| *k <= t);
+            let before = knots.partition_point(|k| *k < t);
+            for (side, expected) in [(Side::After, after), (Side::Before, before)] {
+                assert_eq!(
+                    hint.knots_passed(knots.len(), |k| knots[k], t, side),
+                    expected,
+                    "t = {t}, {side:?}"
+                );
+            }
         }
+    }
+
+    // A monotone cubic's acceleration jumps at its keyframes: read at a keyframe from before,
+    // it is the limit of the piece that ends there (within 1e-6 of it read 1e-9 s earlier);
+    // from after, the piece that starts there. At the last keyframe, from before, the last
+    // piece's end; from after, at rest.
+    #[test]
+    fn a_path_read_at_a_knot_from_before_is_the_limit_of_the_piece_that_ends_there() {
+        let points: Vec<(f64, SVector<f64, 2>)> = [
+            (0.0, [0.0, 1.0]),
+            (0.3, [0.4, 1.3]),
+            (0.5, [0.45, 0.9]),
+            (0.9, [0.1, 1.0]),
+        ]
+        .iter()
+        .map(|(t, p)| (*t, SVector::from(*p)))
+        .collect();
+        let path = Path::Monotone(MonotoneCubic::new(points).unwrap());
+        for knot in [0.3, 0.5, 0.9] {
+            let before = path.at_side(knot, Side::Before);
+            let just_before = path.at(knot - 1e-9);
+            assert!((before.acc - just_before.acc).norm() < 1e-6, "{knot}");
+            assert!((before.pos - just_before.pos).norm() < 1e-8, "{knot}");
+            assert_eq!(path.at_side(knot, Side::After), path.at(knot));
+        }
+        let jump = path.at_side(0.3, Side::Before).acc - path.at(0.3).acc;
+        assert!(jump.norm() > 1.0, "a pchip's acceleration jumps: {jump}");
+        assert_eq!(path.at(0.9).acc, SVector::<f64, 2>::zeros());
+        assert!(path.at_side(0.9, Side::Before).acc.norm() > 1.0);
     }
 }

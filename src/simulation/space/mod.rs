@@ -20,6 +20,7 @@ use nalgebra::Vector3;
 
 use crate::model::space::{SpaceBody, SpaceParams, SpaceState};
 use crate::model::StickInput;
+use crate::simulation::drive::Side;
 use crate::simulation::ode::integrate::{Method, StepperOptions};
 
 pub use response::{tilt_response, TiltResponse};
@@ -32,6 +33,11 @@ pub use system::{Body, SpaceGuard, SpaceModelError, SpacePhase, FAST_TOP_RATIO};
 pub trait SpaceHand {
     /// The model input at time t for the stick `stick`.
     fn input(&self, t: f64, stick: &SpaceBody) -> StickInput<3>;
+    /// The input's limit from before t: what a step that lands on a breakpoint at t reads in
+    /// its last stage (the input itself where it is continuous).
+    fn input_before(&self, t: f64, stick: &SpaceBody) -> StickInput<3> {
+        self.input(t, stick)
+    }
     /// Whether the stick's motion is prescribed (infinitely heavy for tension and impulse).
     fn prescribes_motion(&self) -> bool;
     /// Times where the input is not smooth, s.
@@ -44,6 +50,23 @@ pub trait SpaceHand {
     fn velocity_after(&self, t: f64) -> Option<Vector3<f64>> {
         let _ = t;
         None
+    }
+}
+
+/// A drive's input at t for `stick`, in space, a knot at t read on `side` of it.
+fn drive_input<const D: usize>(
+    drive: &crate::simulation::drive::Drive<D>,
+    t: f64,
+    stick: &SpaceBody,
+    side: Side,
+) -> StickInput<3> {
+    let body = crate::model::Body::<D> {
+        pos: nalgebra::SVector::from_fn(|i, _| stick.pos[i]),
+        vel: nalgebra::SVector::from_fn(|i, _| stick.vel[i]),
+    };
+    match drive.input_on_side(t, &body, side).0 {
+        StickInput::Force(f) => StickInput::Force(lift(&f)),
+        StickInput::Accel(a) => StickInput::Accel(lift(&a)),
     }
 }
 
@@ -148,14 +171,10 @@ pub struct SpaceSimulation<H: SpaceHand> {
 /// the hands' plane; the model in space runs every planar scenario's hands through this).
 impl<const D: usize> SpaceHand for crate::simulation::drive::Drive<D> {
     fn input(&self, t: f64, stick: &SpaceBody) -> StickInput<3> {
-        let body = crate::model::Body::<D> {
-            pos: nalgebra::SVector::from_fn(|i, _| stick.pos[i]),
-            vel: nalgebra::SVector::from_fn(|i, _| stick.vel[i]),
-        };
-        match crate::simulation::drive::Drive::input(self, t, &body) {
-            StickInput::Force(f) => StickInput::Force(lift(&f)),
-            StickInput::Accel(a) => StickInput::Accel(lift(&a)),
-        }
+        drive_input(self, t, stick, Side::After)
+    }
+    fn input_before(&self, t: f64, stick: &SpaceBody) -> StickInput<3> {
+        drive_input(self, t, stick, Side::Before)
     }
     fn prescribes_motion(&self) -> bool {
         crate::simulation::drive::Drive::prescribes_motion(self)

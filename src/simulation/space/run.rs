@@ -206,7 +206,12 @@ impl<H: SpaceHand + Clone> Run<H> {
                 .find(|b| *b > t)
                 .unwrap_or(until)
                 .min(until);
-            self.stepper
+            // A step that lands on a breakpoint reads the hands there from before it; the
+            // derivative is read anew from after it once the step is located.
+            let breakpoint = self.breakpoints.contains(&limit);
+            self.system.landing_on = breakpoint.then_some(limit);
+            let step = self
+                .stepper
                 .step(&mut self.system, limit)
                 .map_err(|e| failed(e.time(), e))?;
             if self.system.phase == SpacePhase::Taut && self.system.elastic.is_none() {
@@ -231,6 +236,7 @@ impl<H: SpaceHand + Clone> Run<H> {
                         .collect();
                     (hit.t, fired)
                 });
+            self.system.landing_on = None;
             match hit {
                 Some((t_hit, fired)) => {
                     self.emit_rows_until(t_hit, sink)?;
@@ -249,6 +255,13 @@ impl<H: SpaceHand + Clone> Run<H> {
                     }
                     self.t = t;
                     self.emit_rows_until(t, sink)?;
+                    if breakpoint && step.t_new == limit {
+                        // The next step starts on the piece after the breakpoint (the locator
+                        // keeps the values from before: a guard that jumps there fires at once).
+                        self.stepper
+                            .impose(&mut self.system, |_, _, _| true)
+                            .map_err(|e| failed(t, e))?;
+                    }
                     self.y.copy_from_slice(self.stepper.y());
                     if let Some(&(_, side)) = self.jumps.iter().find(|j| j.0 == t) {
                         self.velocity_jump(t, side)?;

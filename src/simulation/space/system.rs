@@ -160,6 +160,9 @@ pub struct SpaceSystem<H: SpaceHand> {
     pub(super) switching: bool,
     /// Each guard's gap motion at the last evaluation (zero for the guards that are not gaps).
     pub(super) gap_motion: Vec<GapMotion>,
+    /// A breakpoint the current step lands on: there the hands are read as their limit from
+    /// before (the step's own piece), not from the piece that starts there.
+    pub(super) landing_on: Option<f64>,
 }
 
 impl<H: SpaceHand> SpaceSystem<H> {
@@ -203,6 +206,7 @@ impl<H: SpaceHand> SpaceSystem<H> {
             gradients: Vec::new(),
             switching,
             gap_motion: vec![[0.0; 4]; Self::most_guards(modes.len())],
+            landing_on: None,
         };
         system.resize_string();
         system
@@ -318,10 +322,17 @@ impl<H: SpaceHand> SpaceSystem<H> {
     pub(super) fn load(&mut self, t: f64, y: &[f64]) -> Result<(), SpaceModelError> {
         self.read(y);
         self.string.update(&self.state)?;
-        self.inputs = [
-            self.hands[0].input(t, &self.state.left),
-            self.hands[1].input(t, &self.state.right),
-        ];
+        self.inputs = if self.landing_on == Some(t) {
+            [
+                self.hands[0].input_before(t, &self.state.left),
+                self.hands[1].input_before(t, &self.state.right),
+            ]
+        } else {
+            [
+                self.hands[0].input(t, &self.state.left),
+                self.hands[1].input(t, &self.state.right),
+            ]
+        };
         if self.phase == SpacePhase::Taut {
             let law = self.length_law();
             self.tension.solve(
