@@ -148,6 +148,9 @@ pub struct SpaceTension {
     tensions: Vec<f64>,
     /// sum_i A_ik: the constraint row's coefficient of T_k.
     column_sums: Vec<f64>,
+    /// b_i: the part of l_i'' without the string (the objects' free accelerations and the
+    /// segments' turning), m/s^2.
+    free_rates: Vec<f64>,
     base: Vec<Vector3<f64>>,
     inverse_mass: Vec<f64>,
     accelerations: Vec<Vector3<f64>>,
@@ -170,6 +173,7 @@ impl SpaceTension {
             matrix: vec![0.0; (n + 1) * (n + 1)],
             tensions: vec![0.0; n + 1],
             column_sums: vec![0.0; n + 1],
+            free_rates: vec![0.0; n + 1],
             base: vec![Vector3::zeros(); n + 2],
             inverse_mass: vec![0.0; n + 2],
             accelerations: vec![Vector3::zeros(); n + 2],
@@ -282,22 +286,25 @@ impl SpaceTension {
         let size = n + 1;
         let width = size + self.resting.len();
         let segments = string.segments();
-        // A_ik (tridiagonal) and b_i, accumulated into the rows.
-        let coefficient = |s: &Self, i: usize, k: usize| -> f64 {
-            chain_coefficient(|j| s.inverse_mass[j], string, i, k)
-        };
-        let free_rate = |s: &Self, i: usize| -> f64 {
-            segments[i].direction.dot(&(s.base[i + 1] - s.base[i])) + segments[i].transverse
-        };
+        // b_i, the part of l_i'' without the string, and A_ik (tridiagonal), accumulated into
+        // the rows.
+        for (i, rate) in self.free_rates.iter_mut().enumerate() {
+            *rate = segments[i]
+                .direction
+                .dot(&(self.base[i + 1] - self.base[i]))
+                + segments[i].transverse;
+        }
+        let inverse_mass = &self.inverse_mass;
+        let coefficient = |i: usize, k: usize| chain_coefficient(|j| inverse_mass[j], string, i, k);
+        let band = |i: usize| i.saturating_sub(1)..(i + 2).min(size);
         self.matrix.iter_mut().for_each(|x| *x = 0.0);
         self.column_sums.iter_mut().for_each(|x| *x = 0.0);
-        let mut total_free = 0.0;
         for i in 0..size {
-            total_free += free_rate(self, i);
-            for k in i.saturating_sub(1)..(i + 2).min(size) {
-                self.column_sums[k] += coefficient(self, i, k);
+            for k in band(i) {
+                self.column_sums[k] += coefficient(i, k);
             }
         }
+        let total_free: f64 = self.free_rates.iter().sum();
         let mut rows = ForceRows {
             matrix: &mut self.matrix,
             width,
@@ -323,13 +330,8 @@ impl SpaceTension {
         let spin_mass = p.diabolo_mass * p.spin_inertia;
         let mut free_feed = 0.0;
         for k in 1..=n {
-            free_feed += free_rate(self, k - 1);
+            free_feed += self.free_rates[k - 1];
             let stuck = modes.is_some_and(|m| m[k - 1] == AxleMode::Stuck);
-            let mut rows = ForceRows {
-                matrix: &mut self.matrix,
-                width,
-                resting: &self.resting,
-            };
             let row = k * width;
             if stuck {
                 // (T_{K-1} - T_K) / (m J) - D w_K - sum_{j<K} l_j'' (+ rho_K L'' + rho_K' L' on
@@ -337,9 +339,8 @@ impl SpaceTension {
                 rows.matrix[row + k - 1] += 1.0 / spin_mass;
                 rows.matrix[row + k] -= 1.0 / spin_mass;
                 for j in 0..k {
-                    for col in j.saturating_sub(1)..(j + 2).min(size) {
-                        let a = chain_coefficient(|i| self.inverse_mass[i], string, j, col);
-                        rows.add(k, col, -a);
+                    for col in band(j) {
+                        rows.add(k, col, -coefficient(j, col));
                     }
                 }
                 self.tensions[k] = p.spin_drag * state.diabolos[k - 1].spin + free_feed;
@@ -360,16 +361,10 @@ impl SpaceTension {
         }
         // Each resting contact's row: l_s'' = b_s + sum_k A_sk F_k = 0.
         for (c, &s) in self.resting.iter().enumerate() {
-            let mut rows = ForceRows {
-                matrix: &mut self.matrix,
-                width,
-                resting: &self.resting,
-            };
-            for k in s.saturating_sub(1)..(s + 2).min(size) {
-                let a = chain_coefficient(|i| self.inverse_mass[i], string, s, k);
-                rows.add(size + c, k, a);
+            for k in band(s) {
+                rows.add(size + c, k, coefficient(s, k));
             }
-            self.tensions[size + c] = -free_rate(self, s);
+            self.tensions[size + c] = -self.free_rates[s];
         }
         let slipping = modes.is_none_or(|m| m.iter().all(|&x| x != AxleMode::Stuck));
         if (n == 0 || slipping) && self.resting.is_empty() {
