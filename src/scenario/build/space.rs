@@ -214,7 +214,7 @@ impl Scenario {
                 "meeting_distance",
                 (sim.meeting_distance != defaults.meeting_distance)
                     .then_some(sim.meeting_distance),
-                "in space, neighbours on the string stop the run when they touch (params.diabolo_radius)",
+                "in space, bodies meet where their hulls touch (params.diabolo_radius, params.half_length): an impact, or a resting contact",
             ),
         ];
         for (field, value, why) in unused {

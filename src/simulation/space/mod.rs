@@ -1,7 +1,8 @@
 //! The hybrid run in space (docs/space.md): the taut and slack string in three dimensions, the
 //! tensing impulse, grip and slip, knots, each axle's direction, and flight: leaving the string,
-//! landing on it and the floor. What the model in space does not follow yet (contacts, the
-//! string on a cup, a spin too slow for the fast top) ends the run with a status that names it.
+//! landing on it and the floor, contacts (impacts and resting pairs). What the model in space
+//! does not follow (the string on a cup, a spin too slow for the fast top, a resting pair's line
+//! contact out of the plane) ends the run with a status that names it.
 
 mod contact;
 mod flight;
