@@ -106,3 +106,31 @@ pub fn shipped_text(name: &str) -> String {
     let path = format!("{}/scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(path).unwrap()
 }
+
+/// How a fuzz case's run in space ended, tallied: a finished run must have closed its energy
+/// ledger within 1e-7 J (counted in `finished`); a stopped one counts its status word in
+/// `stops` and gives its time.
+pub fn tally_ending(
+    report: &diabolo::simulation::space::SpaceReport,
+    case: usize,
+    finished: &mut usize,
+    stops: &mut std::collections::BTreeMap<String, usize>,
+) -> Option<f64> {
+    use diabolo::simulation::space::SpaceStatus;
+    match &report.status {
+        SpaceStatus::Finished => {
+            *finished += 1;
+            assert!(
+                report.ledger_residual < 1e-7,
+                "case {case}: ledger {}",
+                report.ledger_residual
+            );
+            None
+        }
+        SpaceStatus::Stopped { t, reason } => {
+            assert!(!reason.to_string().is_empty());
+            *stops.entry(reason.status().to_string()).or_default() += 1;
+            Some(*t)
+        }
+    }
+}

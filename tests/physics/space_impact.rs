@@ -450,7 +450,6 @@ fn diabolos_striking_off_centre_strike_again_at_the_same_instants_whatever_the_s
 #[test]
 fn random_collisions_in_space_keep_bodies_apart_and_their_ledger() {
     use diabolo::model::space::hull_gap;
-    use diabolo::simulation::space::SpaceStatus;
     let mut rng = SplitMix::new(5151);
     let mut contacts = 0;
     let mut finished = 0;
@@ -525,20 +524,7 @@ fn random_collisions_in_space_keep_bodies_apart_and_their_ledger() {
             .iter()
             .filter(|e| e.kind.name() == "contact")
             .count();
-        match report.status {
-            SpaceStatus::Finished => {
-                finished += 1;
-                assert!(
-                    report.ledger_residual < 1e-7,
-                    "case {case}: ledger {}",
-                    report.ledger_residual
-                );
-            }
-            SpaceStatus::Stopped { reason, .. } => {
-                assert!(!reason.to_string().is_empty());
-                *stops.entry(reason.status().to_string()).or_default() += 1;
-            }
-        }
+        crate::common::space::tally_ending(&report, case, &mut finished, &mut stops);
     }
     assert!(contacts > 40, "only {contacts} contacts");
     // The stops name what the model in space leaves out: a pair pressed together at rest

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::space::{in_space, shipped_text};
+use common::space::{in_space, shipped_text, tally_ending};
 use common::*;
 use diabolo::model::contact::ImpactBody;
 use diabolo::model::space::{body_gap, SpaceState};
@@ -279,21 +279,7 @@ fn random_resting_pairs_in_space_keep_apart_and_their_ledger() {
         }) {
             rested += 1;
         }
-        let end = match &report.status {
-            SpaceStatus::Finished => {
-                finished += 1;
-                assert!(
-                    report.ledger_residual < 1e-7,
-                    "case {case}: ledger {}",
-                    report.ledger_residual
-                );
-                None
-            }
-            SpaceStatus::Stopped { t, reason } => {
-                *stops.entry(reason.status().to_string()).or_default() += 1;
-                Some(*t)
-            }
-        };
+        let end = tally_ending(&report, case, &mut finished, &mut stops);
         if depth == 0.0 {
             let (_, planar) = run_text(&scenario(false));
             let planar_end = planar.failure.as_ref().map(|_| planar.end_time);
