@@ -299,3 +299,74 @@ fn random_resting_pairs_in_space_keep_apart_and_their_ledger() {
         "{stops:?}"
     );
 }
+
+/// `two_side_by_side` with the right hand on a linear path: still until 0.2 s, then up at
+/// 0.5 m/s (a velocity jump that snaps the taut string), back down from 0.5 s, still from 0.8 s.
+fn jumping_pair(space: bool) -> String {
+    let mut scenario: serde_json::Value =
+        serde_json::from_str(&shipped_text("two_side_by_side")).unwrap();
+    scenario["drive"]["right"] = serde_json::json!({"type": "path", "interpolation": "linear",
+        "keyframes": [[0.0, 0.5, 1.2], [0.2, 0.5, 1.2], [0.5, 0.5, 1.35], [0.8, 0.5, 1.2], [1.5, 0.5, 1.2]]});
+    scenario["sim"]["duration"] = serde_json::json!(1.5);
+    if space {
+        scenario["sim"]["space"] = serde_json::json!(true);
+    }
+    scenario.to_string()
+}
+
+// A hand's velocity jump snaps the taut string while a pair rests: the tensing impulse is solved
+// as one impact with the resting contact (plastic), as in the plane, so the pair moves on
+// together. The tensing's impulse and the contact's equal the planar model's joint impact
+// (1e-9 relative), the pair stays 2R apart until the hand turns down at 0.5 s and the string
+// goes slack, and the run's ledger closes (before, the impulse pulled the pair apart and it
+// collided 32 times).
+#[test]
+fn a_tensing_while_a_pair_rests_moves_the_pair_on_together_as_in_the_plane() {
+    let (_, planar) = run_text(&jumping_pair(false));
+    let planar_tense = planar
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::Tense)
+        .and_then(|e| e.impulse)
+        .unwrap();
+    let planar_contact = planar
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::Contact)
+        .and_then(|e| e.impulse)
+        .unwrap();
+    let sim = in_space(&jumping_pair(true), &[]);
+    let mut rows = Vec::new();
+    let report = sim.run(|row| rows.push((row.t, row.state.clone())));
+    assert_eq!(report.status, SpaceStatus::Finished, "{:?}", report.events);
+    assert!(report.ledger_residual < 1e-8, "{}", report.ledger_residual);
+    let at_jump: Vec<&SpaceEventKind> = report
+        .events
+        .iter()
+        .filter(|e| e.t == 0.2)
+        .map(|e| &e.kind)
+        .collect();
+    let tense = at_jump.iter().find_map(|k| match k {
+        SpaceEventKind::Tense { impulse, .. } => Some(*impulse),
+        _ => None,
+    });
+    let contact = at_jump.iter().find_map(|k| match k {
+        SpaceEventKind::Contact {
+            impulse, resting, ..
+        } => Some((*impulse, *resting)),
+        _ => None,
+    });
+    assert!(
+        (tense.unwrap() - planar_tense).abs() < 1e-9 * planar_tense,
+        "{at_jump:?}"
+    );
+    let (impulse, resting) = contact.unwrap();
+    assert!(resting);
+    assert!((impulse - planar_contact).abs() < 1e-9 * planar_contact);
+    assert!(!at_jump
+        .iter()
+        .any(|k| matches!(k, SpaceEventKind::Separate { .. })));
+    for (t, state) in rows.iter().filter(|(t, _)| *t <= 0.5) {
+        assert!((centres(state) - 0.127).abs() < 1e-9, "t = {t}");
+    }
+}

@@ -725,3 +725,36 @@ fn a_session_in_space_follows_the_run_and_takes_new_hands() {
     // sense): pushing the right stick toward the audience raises the near end.
     assert!(pushed > 0.01, "pushed: tilt {pushed} degrees (near end up)");
 }
+
+// A linear path's keyframes jump the stick's velocity: the hand does the work of the change,
+// 1/2 M (v_after^2 - v_before^2), booked with the hands' work (before, the run in space stopped
+// `ledger_open` 0.01 s after the first jump, 5e-3 J out). One diabolo on a taut string, the
+// right hand still, then up at 0.5 m/s, down, still: four jumps (the string snapping taut at
+// two of them), the ledger closed within 1e-8 J, rigid and fast top.
+#[test]
+fn a_velocity_jump_in_space_books_the_hands_work() {
+    for axle in ["fast_top", "rigid"] {
+        let text = format!(
+            r#"{{"params": {{"string_length": 1.46}},
+              "initial": {{"diabolos": [{{"x": 0.0}}]}},
+              "drive": {{"left": {{"type": "path", "keyframes": [[0.0, -0.5, 1.2]]}},
+                        "right": {{"type": "path", "interpolation": "linear",
+                                   "keyframes": [[0.0, 0.5, 1.2], [0.2, 0.5, 1.2], [0.5, 0.5, 1.35],
+                                                 [0.8, 0.5, 1.2], [1.5, 0.5, 1.2]]}}}},
+              "sim": {{"space": true, "axle": "{axle}", "duration": 1.5, "rtol": 1e-10}}}}"#
+        );
+        let report = common::space::in_space(&text, &[]).run(|_| {});
+        assert_eq!(report.status, SpaceStatus::Finished, "{axle}");
+        let jumps = report
+            .events
+            .iter()
+            .filter(|e| e.kind.name() == "velocity_jump")
+            .count();
+        assert_eq!(jumps, 4, "{:?}", report.events);
+        assert!(
+            report.ledger_residual < 1e-8,
+            "{axle}: {}",
+            report.ledger_residual
+        );
+    }
+}

@@ -8,10 +8,10 @@ use nalgebra::Vector3;
 
 use super::report::{SpaceEventKind, SpaceStop};
 use super::resting::sorted;
-use super::run::{failed, Run, Stop};
+use super::run::{failed, Run, Stop, ZENO_RATE};
 use super::system::{Body, SpacePhase, SpaceSystem};
 use super::SpaceHand;
-use crate::model::contact::{Constraint, ImpactBody};
+use crate::model::contact::{Constraint, ImpactBody, ImpactOutcome};
 use crate::model::space::{apply_space_impact, body_gap, solid_gap, AxleModel, Solid, SpaceState};
 use crate::simulation::ode::events::GapMotion;
 use crate::simulation::tolerances::{MAX_CASCADE, TOUCH_GAP, TOUCH_SPEED};
@@ -143,6 +143,87 @@ impl<H: SpaceHand + Clone> Run<H> {
         pairs
     }
 
+    /// The pairs that take part in an impact at the state `full` besides `except`: every pair
+    /// touching, and every resting pair (whose hulls may have drifted within RESTING_DRIFT).
+    pub(super) fn pairs_taking_part(
+        &self,
+        full: &SpaceState,
+        except: Option<[Body; 2]>,
+    ) -> Vec<[Body; 2]> {
+        let mut pairs: Vec<[Body; 2]> = self
+            .touching(full)
+            .into_iter()
+            .map(sorted)
+            .filter(|q| Some(*q) != except)
+            .collect();
+        for &q in &self.resting {
+            if Some(q) != except && !pairs.contains(&q) {
+                pairs.push(q);
+            }
+        }
+        pairs
+    }
+
+    /// The impact's constraints of `pairs`: plastic where the pair rests, else with the contact
+    /// restitution.
+    pub(super) fn pair_constraints(&self, pairs: &[[Body; 2]]) -> Vec<Constraint> {
+        let e = self.system.params.planar.values().contact_restitution;
+        pairs
+            .iter()
+            .map(|&[c, d]| Constraint::Pair {
+                a: impact_body(c),
+                b: impact_body(d),
+                restitution: if self.is_resting([c, d]) { 0.0 } else { e },
+            })
+            .collect()
+    }
+
+    /// Applies the impact of `constraints` to the state `full` at t (named by the bodies
+    /// `names` if it has no solution): books its loss and the hands' work and writes every
+    /// body back. A fast top's axle turned by more than FAST_TOP_IMPACT_TURN stops the run.
+    pub(super) fn impact(
+        &mut self,
+        t: f64,
+        mut full: SpaceState,
+        constraints: &[Constraint],
+        names: [Body; 2],
+    ) -> Result<ImpactOutcome, Stop> {
+        let params = self.system.params;
+        let slots = self.system.roster.slots().to_vec();
+        let axles: Vec<Vector3<f64>> = full.diabolos.iter().map(|d| d.axle).collect();
+        let outcome =
+            apply_space_impact(&params, &mut full, &slots, self.prescribed(), constraints)
+                .map_err(|error| {
+                    (
+                        t,
+                        SpaceStop::Impact {
+                            a: names[0],
+                            b: names[1],
+                            reason: error.to_string(),
+                        },
+                    )
+                })?;
+        if params.model == AxleModel::FastTop {
+            for (k, (d, before)) in full.diabolos.iter().zip(&axles).enumerate() {
+                let turn = d.axle.cross(before).norm().atan2(d.axle.dot(before));
+                if turn > FAST_TOP_IMPACT_TURN {
+                    return Err((
+                        t,
+                        SpaceStop::FastTopImpact {
+                            diabolo: k + 1,
+                            degrees: turn.to_degrees(),
+                        },
+                    ));
+                }
+            }
+        }
+        self.impulse_loss += outcome.energy_lost;
+        let accounts = self.system.layout.accounts();
+        self.y[accounts] += outcome.hand_work;
+        self.put_full_state(&full);
+        Ok(outcome)
+    }
+
     /// Bodies `a` and `b` touch at t: an impact if they approach (solved with every other pair
     /// touching and the taut inextensible string), after which the string's phase is entered
     /// anew; a touch without approach is no event, unless the pair is pressed into each other
@@ -181,30 +262,14 @@ impl<H: SpaceHand + Clone> Run<H> {
         let e = p.contact_restitution;
         let resting =
             e * approach < self.settings.zeno_speed || bounces >= self.settings.zeno_bounces;
-        let mut full = self.state();
+        let full = self.state();
         let mut constraints = vec![Constraint::Pair {
             a: impact_body(a),
             b: impact_body(b),
             restitution: if resting { 0.0 } else { e },
         }];
-        // Every other pair touching takes part (and every resting pair, whose hulls may have
-        // drifted within RESTING_DRIFT): plastic if it rests, else bouncy.
-        let mut others: Vec<[Body; 2]> = self
-            .touching(&full)
-            .into_iter()
-            .map(sorted)
-            .filter(|q| *q != pair)
-            .collect();
-        for &q in &self.resting {
-            if q != pair && !others.contains(&q) {
-                others.push(q);
-            }
-        }
-        constraints.extend(others.iter().map(|&[c, d]| Constraint::Pair {
-            a: impact_body(c),
-            b: impact_body(d),
-            restitution: if self.is_resting([c, d]) { 0.0 } else { e },
-        }));
+        let others = self.pairs_taking_part(&full, Some(pair));
+        constraints.extend(self.pair_constraints(&others));
         // The inextensible string is a constraint of the impact; a compliant one only a force.
         let string = phase == SpacePhase::Taut && self.system.elastic.is_none();
         if string {
@@ -212,38 +277,7 @@ impl<H: SpaceHand + Clone> Run<H> {
                 restitution: p.restitution,
             });
         }
-        let slots = self.system.roster.slots().to_vec();
-        let axles: Vec<Vector3<f64>> = full.diabolos.iter().map(|d| d.axle).collect();
-        let outcome =
-            apply_space_impact(&params, &mut full, &slots, self.prescribed(), &constraints)
-                .map_err(|error| {
-                    (
-                        t,
-                        SpaceStop::Impact {
-                            a,
-                            b,
-                            reason: error.to_string(),
-                        },
-                    )
-                })?;
-        if params.model == AxleModel::FastTop {
-            for (k, (d, before)) in full.diabolos.iter().zip(&axles).enumerate() {
-                let turn = d.axle.cross(before).norm().atan2(d.axle.dot(before));
-                if turn > FAST_TOP_IMPACT_TURN {
-                    return Err((
-                        t,
-                        SpaceStop::FastTopImpact {
-                            diabolo: k + 1,
-                            degrees: turn.to_degrees(),
-                        },
-                    ));
-                }
-            }
-        }
-        self.impulse_loss += outcome.energy_lost;
-        let accounts = self.system.layout.accounts();
-        self.y[accounts] += outcome.hand_work;
-        self.put_full_state(&full);
+        let outcome = self.impact(t, full, &constraints, [a, b])?;
         self.pair_bounces = Some((pair, bounces + 1));
         // A resting pair that the impact left parting separates: held across a gap that opens,
         // its force would do work that no account holds.
@@ -303,5 +337,61 @@ impl<H: SpaceHand + Clone> Run<H> {
         }
         self.cascade -= 1;
         entered
+    }
+
+    /// The string reaches its length at t while bodies touch or rest: the tensing impulse is
+    /// solved as one impact with their contacts (resting pairs plastic, the others with the
+    /// contact restitution; the string with `restitution`), as in the plane, so that a resting
+    /// pair moves on together instead of being pulled through itself. Each contact the tensing
+    /// pressed is logged after it; a pair it parts separates.
+    pub(super) fn joint_tense(
+        &mut self,
+        t: f64,
+        restitution: f64,
+        full: SpaceState,
+        pairs: &[[Body; 2]],
+    ) -> Result<(), Stop> {
+        let mut constraints = vec![Constraint::String { restitution }];
+        constraints.extend(self.pair_constraints(pairs));
+        let outcome = self.impact(t, full, &constraints, pairs[0])?;
+        self.event(
+            t,
+            SpaceEventKind::Tense {
+                impulse: outcome.impulses[0],
+                energy_lost: outcome.energy_lost,
+            },
+        );
+        let parting = TOUCH_SPEED * (1.0 + outcome.rates_before[0].abs());
+        for (k, &pair) in pairs.iter().enumerate() {
+            let (impulse, rate) = (outcome.impulses[k + 1], outcome.rates_after[k + 1]);
+            if impulse > 0.0 {
+                let (body, other) = match pair[0] {
+                    Body::Stick(_) => (pair[1], pair[0]),
+                    Body::Diabolo(_) => (pair[0], pair[1]),
+                };
+                let resting = self.is_resting(pair);
+                self.event(
+                    t,
+                    SpaceEventKind::Contact {
+                        body,
+                        other,
+                        impulse,
+                        speed: (-outcome.rates_before[k + 1]).max(0.0),
+                        energy_lost: 0.0,
+                        resting,
+                    },
+                );
+            }
+            if rate > parting {
+                self.release(t, pair);
+            }
+        }
+        // The string's constraint: its slack's rate after (positive: it rebounds slack).
+        if outcome.rates_after[0] > ZENO_RATE {
+            self.bounces += 1;
+            return self.enter(t, SpacePhase::Loose);
+        }
+        self.bounces = 0;
+        self.start_phase(t)
     }
 }

@@ -10,7 +10,7 @@ use super::report::{SpaceEventKind, SpaceStop};
 use super::run::{failed, Run, Stop};
 use super::system::{Body, SpacePhase};
 use super::SpaceHand;
-use crate::simulation::tolerances::{RESTING_FORCE, TOUCH_SPEED};
+use crate::simulation::tolerances::RESTING_FORCE;
 
 /// A pair in a fixed order (sticks first, then diabolos by K).
 pub(super) fn sorted(pair: [Body; 2]) -> [Body; 2] {
@@ -57,28 +57,6 @@ impl<H: SpaceHand + Clone> Run<H> {
         }
         if self.system.tension.resting() != segments.as_slice() {
             self.system.tension.set_resting(&segments);
-        }
-    }
-
-    /// After an impulse that did not hold the resting pairs (the tensing of the taut string at
-    /// a hand's velocity jump): each pair whose segment now stretches or shortens faster than
-    /// round-off separates (logged); one approaching then takes its impact as the phase is
-    /// entered.
-    pub(super) fn release_moving(&mut self, t: f64) {
-        let pairs: Vec<[Body; 2]> = self.resting.clone();
-        for pair in pairs {
-            let Some(s) = self.segment_between(pair) else {
-                continue;
-            };
-            let (a, b) = (
-                self.system.state.velocity(s),
-                self.system.state.velocity(s + 1),
-            );
-            let u = self.system.state.position(s + 1) - self.system.state.position(s);
-            let rate = u.dot(&(b - a)) / u.norm().max(f64::MIN_POSITIVE);
-            if rate.abs() > TOUCH_SPEED * (1.0 + (b - a).norm()) {
-                self.release(t, pair);
-            }
         }
     }
 

@@ -14,7 +14,7 @@ use crate::simulation::ode::integrate::Stepper;
 use crate::simulation::tolerances::{STRAIGHT, TOUCH_GAP, TOUCH_SPEED};
 
 /// A rebound slower than this (m/s) counts as none: the string stays taut.
-const ZENO_RATE: f64 = 1e-12;
+pub(super) const ZENO_RATE: f64 = 1e-12;
 /// The band (a fraction of L) within which the slack guard counts as zero at a phase's start.
 const TENSE_START_BAND: f64 = 1e-12;
 /// A string at its length stretching faster than this (m/s) at a phase's start takes a tensing
@@ -686,6 +686,12 @@ impl<H: SpaceHand + Clone> Run<H> {
         if settle {
             self.event(t, SpaceEventKind::ZenoSettle);
         }
+        let full = self.state();
+        let pairs = self.pairs_taking_part(&full, None);
+        if !pairs.is_empty() {
+            let restitution = if settle { 0.0 } else { restitution };
+            return self.joint_tense(t, restitution, full, &pairs);
+        }
         let prescribed = self.prescribed();
         let system = &mut self.system;
         let impulse = space_tensing_impulse(
@@ -701,7 +707,6 @@ impl<H: SpaceHand + Clone> Run<H> {
         let accounts = self.system.layout.accounts();
         self.y[accounts] += impulse.hand_work;
         self.system.write(&mut self.y);
-        self.release_moving(t);
         self.event(
             t,
             SpaceEventKind::Tense {
@@ -717,8 +722,8 @@ impl<H: SpaceHand + Clone> Run<H> {
         self.start_phase(t)
     }
 
-    /// A prescribed stick's velocity jumps at a keyframe: a taut string that the jump stretches
-    /// takes a tensing impulse, one it slackens goes slack.
+    /// A prescribed stick's velocity jumps at a keyframe, the hand doing the work of the change:
+    /// a taut string that the jump stretches takes a tensing impulse, one it slackens goes slack.
     fn velocity_jump(&mut self, t: f64, side: usize) -> Result<(), Stop> {
         let Some(velocity) = self.system.hands[side].velocity_after(t) else {
             return Ok(());
@@ -729,8 +734,13 @@ impl<H: SpaceHand + Clone> Run<H> {
         } else {
             &mut self.system.state.right
         };
+        // The hand does the work of the change, 1/2 M (v_after^2 - v_before^2).
+        let mass = self.system.params.planar.values().stick_mass;
+        let work = 0.5 * mass * (velocity.norm_squared() - stick.vel.norm_squared());
         stick.vel = velocity;
         self.system.write(&mut self.y);
+        let accounts = self.system.layout.accounts();
+        self.y[accounts] += work;
         self.event(t, SpaceEventKind::VelocityJump(side));
         if self.system.phase == SpacePhase::Taut && self.system.elastic.is_none() {
             self.system
