@@ -208,16 +208,19 @@ impl SpaceTension {
         &self.tensions[self.n + 1..]
     }
 
+    /// lambda_s: the force of the contact resting across segment s at the last solve, N (0 where
+    /// none rests).
+    pub fn contact_force_across(&self, s: usize) -> f64 {
+        self.resting
+            .iter()
+            .position(|&r| r == s)
+            .map_or(0.0, |c| self.tensions[self.n + 1 + c])
+    }
+
     /// F_s = T_s - lambda_s: what segment s pulls its two objects together with, N (the string's
     /// tension less the force of a contact resting across it).
     pub fn segment_force(&self, s: usize) -> f64 {
-        let mut force = self.tensions[s];
-        for (c, &r) in self.resting.iter().enumerate() {
-            if r == s {
-                force -= self.tensions[self.n + 1 + c];
-            }
-        }
-        force
+        self.tensions[s] - self.contact_force_across(s)
     }
 
     /// Slip speeds and contact angles of every axle (no tension solve): what the Filippov rule

@@ -7,7 +7,7 @@
 use nalgebra::Vector3;
 
 use super::report::{SpaceEventKind, SpaceStop};
-use super::resting::sorted;
+use super::resting::{diabolo_first, sorted};
 use super::run::{failed, Run, Stop, ZENO_RATE};
 use super::system::{Body, SpacePhase, SpaceSystem};
 use super::SpaceHand;
@@ -279,14 +279,8 @@ impl<H: SpaceHand + Clone> Run<H> {
         }
         let outcome = self.impact(t, full, &constraints, [a, b])?;
         self.pair_bounces = Some((pair, bounces + 1));
-        // A resting pair that the impact left parting separates: held across a gap that opens,
-        // its force would do work that no account holds.
         let parting = TOUCH_SPEED * (1.0 + approach);
-        for (&q, &rate) in others.iter().zip(&outcome.rates_after[1..]) {
-            if rate > parting {
-                self.release(t, q);
-            }
-        }
+        self.release_parting(t, &others, &outcome.rates_after[1..], parting);
         let slack_rate = outcome.rates_after.last().copied().unwrap_or(0.0);
         let slackened = string && slack_rate > parting;
         // The pair rests where the taut string holds it: neighbours on it.
@@ -294,10 +288,7 @@ impl<H: SpaceHand + Clone> Run<H> {
             && phase == SpacePhase::Taut
             && !slackened
             && self.segment_between(pair).is_some();
-        let (body, other) = match a {
-            Body::Stick(_) => (b, a),
-            Body::Diabolo(_) => (a, b),
-        };
+        let (body, other) = diabolo_first([a, b]);
         self.event(
             t,
             SpaceEventKind::Contact {
@@ -361,14 +352,10 @@ impl<H: SpaceHand + Clone> Run<H> {
                 energy_lost: outcome.energy_lost,
             },
         );
-        let parting = TOUCH_SPEED * (1.0 + outcome.rates_before[0].abs());
         for (k, &pair) in pairs.iter().enumerate() {
-            let (impulse, rate) = (outcome.impulses[k + 1], outcome.rates_after[k + 1]);
+            let impulse = outcome.impulses[k + 1];
             if impulse > 0.0 {
-                let (body, other) = match pair[0] {
-                    Body::Stick(_) => (pair[1], pair[0]),
-                    Body::Diabolo(_) => (pair[0], pair[1]),
-                };
+                let (body, other) = diabolo_first(pair);
                 let resting = self.is_resting(pair);
                 self.event(
                     t,
@@ -382,10 +369,9 @@ impl<H: SpaceHand + Clone> Run<H> {
                     },
                 );
             }
-            if rate > parting {
-                self.release(t, pair);
-            }
         }
+        let parting = TOUCH_SPEED * (1.0 + outcome.rates_before[0].abs());
+        self.release_parting(t, pairs, &outcome.rates_after[1..], parting);
         // The string's constraint: its slack's rate after (positive: it rebounds slack).
         if outcome.rates_after[0] > ZENO_RATE {
             self.bounces += 1;

@@ -12,6 +12,15 @@ use super::system::{Body, SpacePhase};
 use super::SpaceHand;
 use crate::simulation::tolerances::RESTING_FORCE;
 
+/// A pair as an event names it: the diabolo first (of two diabolos, the first given), the other
+/// body second.
+pub(super) fn diabolo_first(pair: [Body; 2]) -> (Body, Body) {
+    match pair[0] {
+        Body::Stick(_) => (pair[1], pair[0]),
+        Body::Diabolo(_) => (pair[0], pair[1]),
+    }
+}
+
 /// A pair in a fixed order (sticks first, then diabolos by K).
 pub(super) fn sorted(pair: [Body; 2]) -> [Body; 2] {
     let key = |b: &Body| match *b {
@@ -67,19 +76,39 @@ impl<H: SpaceHand + Clone> Run<H> {
 
     /// Logs the separation of `pair` at t.
     fn log_separate(&mut self, t: f64, pair: [Body; 2]) {
-        let (body, other) = match pair[0] {
-            Body::Stick(_) => (pair[1], pair[0]),
-            Body::Diabolo(_) => (pair[0], pair[1]),
-        };
+        let (body, other) = diabolo_first(pair);
         self.event(t, SpaceEventKind::Separate { body, other });
+    }
+
+    /// Ends the resting of `pair` (unlogged); true if it rested.
+    fn forget(&mut self, pair: [Body; 2]) -> bool {
+        let pair = sorted(pair);
+        let before = self.resting.len();
+        self.resting.retain(|&p| p != pair);
+        self.resting.len() < before
     }
 
     /// `pair` separates at t (logged), if it rests.
     pub(super) fn release(&mut self, t: f64, pair: [Body; 2]) {
-        let pair = sorted(pair);
-        if let Some(i) = self.resting.iter().position(|&p| p == pair) {
-            self.resting.remove(i);
-            self.log_separate(t, pair);
+        if self.forget(pair) {
+            self.log_separate(t, sorted(pair));
+        }
+    }
+
+    /// Each pair of `pairs` that rests and whose gap's rate after an impact (in `rates`, the same
+    /// order) exceeds `parting` (m/s) separates: held across a gap that opens, its force would do
+    /// work that no account holds.
+    pub(super) fn release_parting(
+        &mut self,
+        t: f64,
+        pairs: &[[Body; 2]],
+        rates: &[f64],
+        parting: f64,
+    ) {
+        for (&pair, &rate) in pairs.iter().zip(rates) {
+            if rate > parting {
+                self.release(t, pair);
+            }
         }
     }
 
@@ -96,8 +125,7 @@ impl<H: SpaceHand + Clone> Run<H> {
         if self.pressed(t, pair)? {
             return Ok(true);
         }
-        if let Some(i) = self.resting.iter().position(|&p| p == pair) {
-            self.resting.remove(i);
+        if self.forget(pair) {
             self.start_phase(t)?;
         }
         Ok(false)
@@ -113,7 +141,7 @@ impl<H: SpaceHand + Clone> Run<H> {
             return Ok(false);
         };
         self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
-        Ok(self.system.contact_force(s) > RESTING_FORCE)
+        Ok(self.system.tension.contact_force_across(s) > RESTING_FORCE)
     }
 
     /// The force of the contact resting across segment s fell through zero at t: the pair

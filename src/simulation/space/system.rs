@@ -322,17 +322,15 @@ impl<H: SpaceHand> SpaceSystem<H> {
     pub(super) fn load(&mut self, t: f64, y: &[f64]) -> Result<(), SpaceModelError> {
         self.read(y);
         self.string.update(&self.state)?;
-        self.inputs = if self.landing_on == Some(t) {
-            [
-                self.hands[0].input_before(t, &self.state.left),
-                self.hands[1].input_before(t, &self.state.right),
-            ]
-        } else {
-            [
-                self.hands[0].input(t, &self.state.left),
-                self.hands[1].input(t, &self.state.right),
-            ]
+        let before = self.landing_on == Some(t);
+        let read = |hand: &H, stick| match before {
+            true => hand.input_before(t, stick),
+            false => hand.input(t, stick),
         };
+        self.inputs = [
+            read(&self.hands[0], &self.state.left),
+            read(&self.hands[1], &self.state.right),
+        ];
         if self.phase == SpacePhase::Taut {
             let law = self.length_law();
             self.tension.solve(
@@ -479,15 +477,6 @@ impl<H: SpaceHand> SpaceSystem<H> {
             StickInput::Force(f) => (f / p.stick_mass + gravity, f),
             StickInput::Accel(a) => (a, p.stick_mass * (a - gravity)),
         }
-    }
-
-    /// lambda of the contact resting across segment s at the last solve, N (0 where none rests).
-    pub(super) fn contact_force(&self, s: usize) -> f64 {
-        let resting = self.tension.resting();
-        resting
-            .iter()
-            .position(|&r| r == s)
-            .map_or(0.0, |c| self.tension.contact_forces()[c])
     }
 
     /// The Filippov rule at axle K (its slip at zero) on the loaded state.
@@ -716,7 +705,7 @@ impl<H: SpaceHand> EventSystem for SpaceSystem<H> {
                     *motion = rate;
                     gap
                 }
-                SpaceGuard::Separate(s) => self.contact_force(s),
+                SpaceGuard::Separate(s) => self.tension.contact_force_across(s),
                 SpaceGuard::Seat(s) => {
                     let (a, b) = (self.string_body(s), self.string_body(s + 1));
                     RESTING_DRIFT - self.contact_gap(y, a, b).0.abs()
