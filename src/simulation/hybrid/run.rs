@@ -234,7 +234,13 @@ impl<'a> Session<'a> {
                 if hybrid.t >= until {
                     break;
                 }
-                let limit = self.schedule.limit(hybrid.t, end, passed);
+                // A velocity jump is taken at its own keyframe: a step after an event just
+                // before it still ends there, however short (entered anew before it, a path
+                // stick would be put back to its velocity from before).
+                let limit = self
+                    .schedule
+                    .limit(hybrid.t, end, passed)
+                    .min(self.jumps.ahead(hybrid.t).unwrap_or(end));
                 let t1 = hybrid.phases.step(hybrid.t, limit)?;
                 self.budget.check_steps(hybrid)?;
                 let hit = hybrid.phases.locate(&hybrid.tolerances)?;
@@ -272,7 +278,7 @@ impl<'a> Session<'a> {
                     hybrid.settle_contacts()?;
                 }
             }
-            if let Some(knot) = self.jumps.reached(hybrid.t, passed) {
+            if let Some(knot) = self.jumps.reached(hybrid.t, 0.0) {
                 hybrid.jump_velocities(hybrid.t, knot)?;
                 hybrid.settle_contacts()?;
             }
@@ -356,6 +362,14 @@ impl Schedule {
             self.next += 1;
         }
         self.breakpoints.get(self.next).map_or(end, |b| b.min(end))
+    }
+
+    /// The next time not yet passed, if it lies ahead of t.
+    fn ahead(&self, t: f64) -> Option<f64> {
+        self.breakpoints
+            .get(self.next)
+            .copied()
+            .filter(|&due| due > t)
     }
 
     /// The next time, if the run has reached it at t (within `passed`, s); it then counts as

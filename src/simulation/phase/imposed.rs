@@ -7,7 +7,9 @@
 //! - they are left out of the stepper's error norm, so that a still hand (velocity 0, an error
 //!   scale of atol alone) does not set the step size, and rtol alone sets the cost;
 //! - after every accepted step the state is put back on the paths: in the taut phase the left
-//!   stick's position and velocity are written from its path, and a path-driven right stick
+//!   stick's position and velocity are written from its path (as the step arrives: at a
+//!   linear path's keyframe the velocity from before it, the jump then taken by the run with
+//!   its work and its tensing, not as a silent move of the diabolos along the string), and a path-driven right stick
 //!   (the end of the chain of segments) is put on its path by moving the diabolos along the
 //!   gradient of the string length (the smallest move that keeps the string at length L and
 //!   not stretching), then the reduced coordinates are written anew. The move is the drift of
@@ -24,7 +26,7 @@ use crate::model::{
     ReducedLayout,
 };
 
-use crate::simulation::drive::{Drive, Path};
+use crate::simulation::drive::{Drive, Path, PathPoint, Side};
 
 /// The path of each stick that follows one (left, right).
 pub fn paths(drives: &[Drive; 2]) -> [Option<&Path>; 2] {
@@ -32,6 +34,16 @@ pub fn paths(drives: &[Drive; 2]) -> [Option<&Path>; 2] {
         Drive::Path(path) => Some(path),
         _ => None,
     })
+}
+
+/// The path's point at t as a step that ends at t meets it: its position, and its velocity
+/// from before t (where a linear path's velocity jumps at a keyframe; elsewhere the same).
+fn arriving(path: &Path, t: f64) -> PathPoint {
+    let mut p = path.at(t);
+    if let Path::Linear(_) = path {
+        p.vel = path.at_side(t, Side::Before).vel;
+    }
+    p
 }
 
 /// Puts `body` on its stick's path at t if the stick follows one.
@@ -106,7 +118,7 @@ impl TautPaths {
             [None, None] => false,
             [Some(left), None] => {
                 // The chain starts at the left stick: its own coordinates, in the frame phi_0.
-                let p = left.at(t);
+                let p = arriving(left, t);
                 let (sin, cos) = x[layout.phi0()].sin_cos();
                 x[0] = p.pos.x;
                 x[1] = p.pos.y;
@@ -150,8 +162,16 @@ impl TautPaths {
         let left = Vector2::new(x[0], x[1]);
         self.kin
             .write_cartesian(left, |i| x[layout.spin(i)], &mut self.state);
-        pin(&drives[0], t, &mut self.state.left);
-        pin(&drives[1], t, &mut self.state.right);
+        for (drive, body) in drives
+            .iter()
+            .zip([&mut self.state.left, &mut self.state.right])
+        {
+            if let Drive::Path(path) = drive {
+                let p = arriving(path, t);
+                body.pos = p.pos;
+                body.vel = p.vel;
+            }
+        }
         let closed = layout.is_elastic()
             || close_onto_string_with(&mut self.state, string_length, &mut self.gradient);
         if !closed || !self.load_near(layout, x) {

@@ -320,6 +320,9 @@ impl Hybrid<'_> {
         accounts: &[f64; ACCUMULATORS],
         t: f64,
     ) -> Result<(), RunError> {
+        // A slack string presses no pair together: resting contacts end (a hand's velocity
+        // jump or a rebound slackens it without a loosen).
+        self.release_resting(t);
         self.phases.phase = Phase::Loose;
         let d = self.phases.dimension();
         let mut y = vec![0.0; d];
