@@ -98,6 +98,7 @@ pub mod input_limits;
 pub mod model;
 pub mod orbit;
 pub mod output;
+pub mod plan;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod replay;

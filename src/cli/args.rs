@@ -93,6 +93,15 @@ pub enum Command {
         after_help = "Example:\n  diabolo fit data/omron/*.csv --free friction,spin_inertia,spin_drag,string_length -o fitted.json"
     )]
     Fit(FitArgs),
+    /// Plan the hands: what the planned sticks must do so that the run meets the task's
+    /// targets (a scenario with a "plan" object, docs/plan.md); the planned scenario to -o.
+    ///
+    /// Exit 0: every target met; 1: the best plan found is written and the unmet targets are
+    /// named; 2: a bad task, nothing written.
+    #[command(
+        after_help = "Examples:\n  diabolo plan scenarios/plans/carry.json -o carry_planned.json --report carry_report.json\n  diabolo run carry_planned.json -o carry.csv --events carry.jsonl"
+    )]
+    Plan(PlanArgs),
     /// Print the shell completion script of bash, zsh, fish, powershell or elvish.
     #[command(
         after_help = "Examples:\n  source <(diabolo completions bash)\n  diabolo completions bash > ~/.local/share/bash-completion/completions/diabolo\n  diabolo completions zsh > ~/.zfunc/_diabolo\n  diabolo completions fish > ~/.config/fish/completions/diabolo.fish"
@@ -103,6 +112,27 @@ pub enum Command {
         after_help = "Examples:\n  diabolo man > diabolo.1 && man ./diabolo.1\n  diabolo man run > diabolo-run.1"
     )]
     Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub input: ScenarioArgs,
+    /// The planned scenario (the task without "plan", the planned hands' drives replaced).
+    #[arg(short, long, value_name = "PLANNED.json")]
+    pub output: PathBuf,
+    /// The plan's report: each target's value and margin, the limits', the effort, the search.
+    #[arg(long, value_name = "REPORT.json")]
+    pub report: Option<PathBuf>,
+    /// Seeds the search's random starts (the same seed, the same plan, whatever --jobs is).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Threads for the runs of the search (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// At most this many runs of the scenario.
+    #[arg(long, value_name = "RUNS", default_value_t = 6000)]
+    pub max_simulations: usize,
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,7 @@ mod check;
 mod completions;
 mod input;
 mod orbit;
+mod plan;
 mod plot;
 mod replay;
 mod run;
@@ -81,6 +82,12 @@ pub enum CliError {
     /// An orbit that cannot be looked for (exit 2) or was not found (exit 1).
     #[error("{0}")]
     Orbit(#[from] diabolo::orbit::OrbitError),
+    /// A task that cannot be planned (exit 2).
+    #[error("{0}")]
+    Plan(#[from] diabolo::plan::PlanError),
+    /// A plan that does not meet every target (exit 1; the best plan is written).
+    #[error("the plan misses {0}")]
+    Unmet(String),
     /// Sweep points failed (their rows say why).
     #[error("{failed} of {points} sweep points failed (see their status and error columns)")]
     PointsFailed { failed: usize, points: usize },
@@ -91,6 +98,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             Self::Input(_) | Self::Sweep(_) | Self::Check(_) | Self::Replay(_) => 2,
+            Self::Plan(_) => 2,
             Self::Destination { .. } | Self::SharedDestination { .. } => 2,
             Self::Output { what, .. } if what.starts_with("cannot create") => 2,
             Self::Plot(e) if e.is_input() => 2,
@@ -156,6 +164,7 @@ pub fn execute(cli: Cli) -> Result<(), CliError> {
         Command::Replay(args) => replay::replay(&args),
         Command::Fit(args) => replay::fit(&args),
         Command::Orbit(args) => orbit::orbit(&args),
+        Command::Plan(args) => plan::plan(&args),
         Command::Schema => schema::schema(),
         Command::Completions(args) => completions::completions(args.shell),
         Command::Man(args) => completions::man(args.subcommand.as_deref()),

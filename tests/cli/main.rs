@@ -14,6 +14,7 @@ mod input_contract;
 mod input_limits;
 mod output_files;
 mod paths;
+mod plan;
 mod progress;
 mod schema;
 mod space;

@@ -179,6 +179,16 @@ impl<const D: usize> ClampedSpline<D> {
         self.at_side(t, Side::After)
     }
 
+    /// Each piece as its start time t_i (s), its length h (s) and its polynomial in
+    /// s = t - t_i (0 <= s <= h): [y_i, c1, c2, c3] for y_i + c1 s + c2 s^2 + c3 s^3 (m, m/s,
+    /// m/s^2, m/s^3): what a bound on the path at every instant is checked on.
+    pub fn pieces(&self) -> impl Iterator<Item = (f64, f64, [SVector<f64, D>; 4])> + '_ {
+        self.points
+            .windows(2)
+            .zip(&self.coefficients)
+            .map(|(w, [c1, c2, c3])| (w[0].0, w[1].0 - w[0].0, [w[0].1, *c1, *c2, *c3]))
+    }
+
     /// [`Self::at`], a keyframe's own time read on `side` of it.
     pub fn at_side(&self, t: f64, side: Side) -> PathPoint<D> {
         let p = &self.points;

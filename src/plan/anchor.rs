@@ -1,0 +1,44 @@
+//! The anchor the planner is measured against (docs/plan.md, "Against the anchor"): a random
+//! search like the published planner for this prop (OMRON SINIC X's diabolo motion generator),
+//! on the same keyframes: every keyframe perturbed at random, the perturbed plan kept where it
+//! lowers the cost, until a plan meets every target or the runs' budget is spent.
+
+use super::search::{Candidate, Problem, SplitMix};
+
+/// A random perturbation's size, per keyframe coordinate, as a fraction of its box.
+const SPREAD: f64 = 0.05;
+
+/// What the random search found, with `simulations` runs spent.
+pub struct AnchorOutcome {
+    /// The best plan.
+    pub best: Candidate,
+    /// Runs spent (to success, or the budget).
+    pub simulations: usize,
+}
+
+/// Random search from the hands held still within `budget` runs (seeded by `seed`).
+pub fn random_search(problem: &Problem, seed: u64, budget: usize) -> AnchorOutcome {
+    let mut random = SplitMix::new(seed);
+    let mut x: Vec<f64> = problem.hands.iter().flat_map(|h| h.still()).collect();
+    let scales: Vec<f64> = problem.hands.iter().flat_map(|h| h.scales()).collect();
+    let mut best = (problem.evaluate)(&x);
+    let mut simulations = 1;
+    while simulations < budget && !best.feasible() {
+        let mut trial = x.clone();
+        for (value, scale) in trial.iter_mut().zip(&scales) {
+            *value += random.gaussian() * SPREAD * scale;
+        }
+        let mut at = 0;
+        for hand in problem.hands {
+            hand.clamp(&mut trial[at..at + hand.size()]);
+            at += hand.size();
+        }
+        let candidate = (problem.evaluate)(&trial);
+        simulations += 1;
+        if candidate.cost < best.cost {
+            x = trial;
+            best = candidate;
+        }
+    }
+    AnchorOutcome { best, simulations }
+}

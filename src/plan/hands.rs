@@ -1,0 +1,260 @@
+//! A planned hand's motion (docs/plan.md): its free keyframes after the start, joined by the
+//! scenario format's cubic spline (C2, at rest at both ends), and the bounds on it checked at
+//! every instant, exactly, on the spline's pieces: the box where each coordinate's cubic turns,
+//! the acceleration (linear on a piece) at the pieces' ends, the speed where |v|^2 turns (the
+//! real roots of a cubic), and the effort, the integral of |a|^2, in closed form.
+
+use nalgebra::{SVector, Vector2};
+use serde_json::{json, Value};
+
+use super::task::HandSpec;
+use crate::simulation::drive::ClampedSpline;
+
+/// A planned hand: where it starts and when its free keyframes are.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandMotion {
+    /// 0 left, 1 right.
+    pub side: usize,
+    /// The stick's start, m.
+    pub start: Vector2<f64>,
+    /// t_1..t_K of the free keyframes, s.
+    pub times: Vec<f64>,
+    /// [[xmin, ymin], [xmax, ymax]], m.
+    pub bounds: [[f64; 2]; 2],
+}
+
+/// How a planned motion stands against its bounds, each a margin (positive inside).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Bounds {
+    /// The least distance inside the box at any instant, m (negative: outside by as much).
+    pub box_margin: f64,
+    /// The largest speed at any instant, m/s.
+    pub top_speed: f64,
+    /// The largest acceleration at any instant, m/s^2.
+    pub top_accel: f64,
+    /// The integral of |a|^2 over the motion, m^2/s^3.
+    pub effort: f64,
+}
+
+impl HandMotion {
+    /// The motion of hand `side` starting at `start` over `duration` (s), its keyframes spread
+    /// evenly.
+    pub fn new(side: usize, start: Vector2<f64>, spec: &HandSpec, duration: f64) -> Self {
+        let k = spec.keyframes;
+        Self {
+            side,
+            start,
+            times: (1..=k).map(|i| duration * i as f64 / k as f64).collect(),
+            bounds: spec.bounds,
+        }
+    }
+
+    /// How many numbers the motion takes: x and y per free keyframe.
+    pub fn size(&self) -> usize {
+        2 * self.times.len()
+    }
+
+    /// The keyframes [t, x, y] (s, m, m), the start first, from the free numbers `free`.
+    pub fn keyframes(&self, free: &[f64]) -> Vec<[f64; 3]> {
+        std::iter::once([0.0, self.start.x, self.start.y])
+            .chain(
+                self.times
+                    .iter()
+                    .zip(free.chunks(2))
+                    .map(|(&t, p)| [t, p[0], p[1]]),
+            )
+            .collect()
+    }
+
+    /// The free numbers of a hand held still at its start.
+    pub fn still(&self) -> Vec<f64> {
+        self.times
+            .iter()
+            .flat_map(|_| [self.start.x, self.start.y])
+            .collect()
+    }
+
+    /// Puts each free keyframe inside the box.
+    pub fn clamp(&self, free: &mut [f64]) {
+        for point in free.chunks_mut(2) {
+            for axis in 0..2 {
+                point[axis] = point[axis].clamp(self.bounds[0][axis], self.bounds[1][axis]);
+            }
+        }
+    }
+
+    /// The box's size along each free number, m (the scale of a step).
+    pub fn scales(&self) -> Vec<f64> {
+        let [low, high] = self.bounds;
+        self.times
+            .iter()
+            .flat_map(|_| [high[0] - low[0], high[1] - low[1]])
+            .collect()
+    }
+
+    /// The drive of the scenario format for the keyframes of `free`.
+    pub fn drive(&self, free: &[f64]) -> Value {
+        json!({
+            "type": "path",
+            "interpolation": "cubic",
+            "keyframes": self.keyframes(free),
+        })
+    }
+
+    /// The motion's bounds at every instant.
+    pub fn bounds_of(&self, free: &[f64]) -> Bounds {
+        let points = self
+            .keyframes(free)
+            .into_iter()
+            .map(|[t, x, y]| (t, SVector::<f64, 2>::new(x, y)))
+            .collect();
+        let Ok(spline) = ClampedSpline::new(points) else {
+            return Bounds {
+                box_margin: f64::NEG_INFINITY,
+                top_speed: f64::INFINITY,
+                top_accel: f64::INFINITY,
+                effort: f64::INFINITY,
+            };
+        };
+        let [low, high] = self.bounds;
+        let mut bounds = Bounds {
+            box_margin: f64::INFINITY,
+            ..Bounds::default()
+        };
+        for (_, h, [y0, c1, c2, c3]) in spline.pieces() {
+            for axis in 0..2 {
+                // The coordinate's cubic turns where its velocity c1 + 2 c2 s + 3 c3 s^2 is 0.
+                let position = [y0[axis], c1[axis], c2[axis], c3[axis]];
+                let turns = real_roots(&[c1[axis], 2.0 * c2[axis], 3.0 * c3[axis]], 0.0, h);
+                for s in turns.into_iter().chain([0.0, h]) {
+                    let p = horner(&position, s);
+                    bounds.box_margin = bounds.box_margin.min(p - low[axis]).min(high[axis] - p);
+                }
+            }
+            // a(s) = B + 2 C s with B = 2 c2, C = 3 c3: |a|^2 is convex, largest at an end.
+            let (b, c) = (2.0 * c2, 3.0 * c3);
+            bounds.top_accel = bounds.top_accel.max(b.norm()).max((b + 2.0 * c * h).norm());
+            // |v|^2 with v = A + B s + C s^2 turns where v . a = A.B + (2 A.C + B.B) s +
+            // 3 B.C s^2 + 2 C.C s^3 is 0.
+            let a = c1;
+            let rate = [
+                a.dot(&b),
+                2.0 * a.dot(&c) + b.dot(&b),
+                3.0 * b.dot(&c),
+                2.0 * c.dot(&c),
+            ];
+            for s in real_roots(&rate, 0.0, h).into_iter().chain([0.0, h]) {
+                bounds.top_speed = bounds.top_speed.max((a + b * s + c * s * s).norm());
+            }
+            // The integral of |B + 2 C s|^2 over the piece.
+            bounds.effort +=
+                b.dot(&b) * h + 2.0 * b.dot(&c) * h * h + 4.0 * c.dot(&c) * h.powi(3) / 3.0;
+        }
+        bounds
+    }
+}
+
+/// sum_i p_i s^i.
+fn horner(p: &[f64], s: f64) -> f64 {
+    p.iter().rev().fold(0.0, |acc, c| acc * s + c)
+}
+
+/// The real roots in (lo, hi) of the polynomial sum_i p_i s^i (degree at most 3), found on its
+/// monotone pieces (between the roots of its derivative) by bisection to round-off.
+pub fn real_roots(p: &[f64], lo: f64, hi: f64) -> Vec<f64> {
+    let degree = p.iter().rposition(|&c| c != 0.0).unwrap_or(0);
+    if degree == 0 {
+        return Vec::new();
+    }
+    let derivative: Vec<f64> = (1..=degree).map(|i| i as f64 * p[i]).collect();
+    let mut cuts = vec![lo];
+    cuts.extend(real_roots(&derivative, lo, hi));
+    cuts.push(hi);
+    let f = |s: f64| horner(&p[..=degree], s);
+    let mut roots = Vec::new();
+    for w in cuts.windows(2) {
+        let (mut a, mut b) = (w[0], w[1]);
+        let (fa, fb) = (f(a), f(b));
+        if fa == 0.0 && a > lo {
+            roots.push(a);
+            continue;
+        }
+        if fa.signum() == fb.signum() || fb == 0.0 {
+            continue;
+        }
+        for _ in 0..200 {
+            let m = 0.5 * (a + b);
+            if m <= a || m >= b {
+                break;
+            }
+            if f(m).signum() == fa.signum() {
+                a = m;
+            } else {
+                b = m;
+            }
+        }
+        roots.push(0.5 * (a + b));
+    }
+    roots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_of_cubics_are_found_on_each_monotone_piece() {
+        // (s - 0.2)(s - 0.5)(s - 0.9) = s^3 - 1.6 s^2 + 0.73 s - 0.09.
+        let roots = real_roots(&[-0.09, 0.73, -1.6, 1.0], 0.0, 1.0);
+        assert_eq!(roots.len(), 3, "{roots:?}");
+        for (r, e) in roots.iter().zip([0.2, 0.5, 0.9]) {
+            assert!((r - e).abs() < 1e-12, "{r} against {e}");
+        }
+        assert_eq!(real_roots(&[1.0, 0.0, 1.0], -2.0, 2.0), Vec::<f64>::new());
+        let line = real_roots(&[-0.25, 1.0], 0.0, 1.0);
+        assert!((line[0] - 0.25).abs() < 1e-15);
+    }
+
+    /// A hand through one keyframe, checked against the spline sampled every 10 us.
+    #[test]
+    fn bounds_at_every_instant_match_a_dense_sampling() {
+        let hand = HandMotion {
+            side: 1,
+            start: Vector2::new(0.5, 1.2),
+            times: vec![0.4, 0.7, 1.0],
+            bounds: [[0.0, 1.0], [1.0, 1.6]],
+        };
+        let free = [0.7, 1.5, 0.3, 1.1, 0.6, 1.3];
+        let bounds = hand.bounds_of(&free);
+        let points = hand
+            .keyframes(&free)
+            .into_iter()
+            .map(|[t, x, y]| (t, SVector::<f64, 2>::new(x, y)))
+            .collect();
+        let spline = ClampedSpline::new(points).unwrap();
+        let (mut margin, mut speed, mut accel, mut effort) = (f64::INFINITY, 0.0f64, 0.0f64, 0.0);
+        let dt = 1e-5;
+        for i in 0..=100_000 {
+            let p = spline.at(i as f64 * dt);
+            for axis in 0..2 {
+                margin = margin
+                    .min(p.pos[axis] - hand.bounds[0][axis])
+                    .min(hand.bounds[1][axis] - p.pos[axis]);
+            }
+            speed = speed.max(p.vel.norm());
+            accel = accel.max(p.acc.norm());
+            if i < 100_000 {
+                let q = spline.at((i as f64 + 0.5) * dt);
+                effort += q.acc.norm_squared() * dt;
+            }
+        }
+        assert!(bounds.box_margin <= margin && margin - bounds.box_margin < 1e-9);
+        assert!(bounds.top_speed >= speed && bounds.top_speed - speed < 1e-8);
+        assert!(bounds.top_accel >= accel && bounds.top_accel - accel < 1e-6);
+        assert!(
+            (bounds.effort - effort).abs() < 1e-6 * effort,
+            "{} {effort}",
+            bounds.effort
+        );
+    }
+}

@@ -1,0 +1,238 @@
+//! Planning the hands (`diabolo plan`, docs/plan.md): what the hands must do so that the
+//! diabolo does what a task asks. A task is a scenario with a `plan` object ([`task`]); each
+//! planned hand moves through free keyframes on the format's cubic spline ([`hands`]); a plan
+//! is checked by running it ([`targets`]) and the search ([`search`]) moves the keyframes
+//! until every target holds. The planned scenario is what the planner ran: `diabolo run` on it
+//! reproduces the planner's checks bit for bit.
+//!
+//! ```
+//! use diabolo::plan::{plan, PlanOptions, Task};
+//!
+//! let text = r#"{
+//!   "params": {"string_length": 1.46},
+//!   "initial": {"diabolos": [{"x": 0.0, "spin": 1.0}]},
+//!   "drive": {"left": {"type": "path", "keyframes": [[0, -0.5, 1.2]]},
+//!             "right": {"type": "path", "keyframes": [[0, 0.5, 1.2]]}},
+//!   "sim": {"duration": 1.0},
+//!   "plan": {"hands": {"right": {"keyframes": 2, "box": [[0.3, 1.0], [0.7, 1.5]]}},
+//!            "limits": {"speed": 3.0, "accel": 40.0},
+//!            "targets": [{"state": {"diabolo": 1, "time": 1.0, "pos": [0.05, 0.7], "pos_tolerance": 0.02}}],
+//!            "minimize": "nothing"}
+//! }"#;
+//! let task = Task::from_document(serde_json::from_str(text).unwrap(), std::path::Path::new("."))
+//!     .unwrap();
+//! let planned = plan(&task, &PlanOptions::default(), &|| false, &mut |_| {});
+//! assert!(planned.met(), "{:?}", planned.checks);
+//! ```
+
+pub mod anchor;
+pub mod hands;
+pub mod search;
+pub mod targets;
+pub mod task;
+
+use std::time::Instant;
+
+use nalgebra::Vector2;
+use serde::Serialize;
+use serde_json::Value;
+
+pub use hands::{Bounds, HandMotion};
+pub use search::{Progress, SearchOptions, Stopped};
+pub use targets::{evaluate, Check};
+pub use task::{PlanError, PlanSpec, Target, Task};
+
+use crate::scenario::Scenario;
+
+/// How to plan.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PlanOptions {
+    /// The search's settings.
+    pub search: SearchOptions,
+}
+
+/// A plan: the planned scenario and how it stands.
+#[derive(Clone, Debug, Serialize)]
+pub struct Planned {
+    /// The scenario to run: the task without `plan`, the planned hands' drives replaced.
+    #[serde(skip)]
+    pub scenario: Value,
+    /// Every target's and limit's check on the planned run.
+    pub checks: Vec<Check>,
+    /// The planned sticks' effort, the integral of their squared acceleration, m^2/s^3.
+    pub effort: f64,
+    /// Levenberg-Marquardt iterations.
+    pub iterations: usize,
+    /// Runs of the scenario.
+    pub simulations: usize,
+    /// Starts tried.
+    pub starts: usize,
+    /// Wall-clock time, s.
+    pub wall_time: f64,
+    /// Why the search stopped.
+    pub stopped: &'static str,
+}
+
+impl Planned {
+    /// Whether every target and limit holds.
+    pub fn met(&self) -> bool {
+        self.checks.iter().all(Check::met)
+    }
+
+    /// The checks that do not hold.
+    pub fn unmet(&self) -> impl Iterator<Item = &Check> {
+        self.checks.iter().filter(|c| !c.met())
+    }
+}
+
+/// The hands a task plans.
+fn motions(task: &Task) -> Vec<HandMotion> {
+    task.planned()
+        .map(|(side, spec)| {
+            let start = task.start(side).pos;
+            HandMotion::new(side, Vector2::new(start.x, start.y), spec, task.duration())
+        })
+        .collect()
+}
+
+/// The planned scenario's document for the hands' free numbers `free`.
+fn planned_document(task: &Task, hands: &[HandMotion], free: &[f64]) -> Value {
+    let mut document = task.document.clone();
+    let mut at = 0;
+    for hand in hands {
+        let side = ["left", "right"][hand.side];
+        document["drive"][side] = hand.drive(&free[at..at + hand.size()]);
+        at += hand.size();
+    }
+    document
+}
+
+/// The limits' checks of the planned hands' `bounds`: speed, acceleration and box, each at
+/// every instant.
+fn limit_checks(task: &Task, hands: &[HandMotion], bounds: &[Bounds]) -> Vec<Check> {
+    let limits = &task.plan.limits;
+    let mut checks = Vec::new();
+    for (hand, b) in hands.iter().zip(bounds) {
+        let side = ["left", "right"][hand.side];
+        let check = |what: &str, value: f64, margin: f64, scale: f64| Check {
+            what: format!("{side}.{what}"),
+            diabolo: None,
+            value: Some(value),
+            margin,
+            violation: (0.3 - margin / scale).max(0.0),
+        };
+        checks.push(check(
+            "speed",
+            b.top_speed,
+            limits.speed - b.top_speed,
+            0.1 * limits.speed,
+        ));
+        checks.push(check(
+            "accel",
+            b.top_accel,
+            limits.accel - b.top_accel,
+            0.1 * limits.accel,
+        ));
+        checks.push(check("box", b.box_margin, b.box_margin, 0.02));
+    }
+    checks
+}
+
+/// Runs the plan of `free` exactly as it is written (the document's text parsed and built) and
+/// checks it.
+fn candidate(task: &Task, hands: &[HandMotion], free: &[f64]) -> search::Candidate {
+    let bounds: Vec<Bounds> = {
+        let mut at = 0;
+        hands
+            .iter()
+            .map(|hand| {
+                let b = hand.bounds_of(&free[at..at + hand.size()]);
+                at += hand.size();
+                b
+            })
+            .collect()
+    };
+    let effort = bounds.iter().map(|b| b.effort).sum();
+    let text = planned_text(&planned_document(task, hands, free));
+    let mut checks = match Scenario::parse(&text, &[]).and_then(|s| s.build(&task.base)) {
+        Ok(sim) => evaluate(&sim, &task.plan.targets),
+        Err(e) => vec![Check {
+            what: format!("scenario: {e}"),
+            diabolo: None,
+            value: None,
+            margin: -1.0,
+            violation: 10.0,
+        }],
+    };
+    checks.extend(limit_checks(task, hands, &bounds));
+    let minimize = task.plan.minimize == task::Minimize::Effort;
+    search::Candidate {
+        free: free.to_vec(),
+        cost: search::cost(&checks, effort, minimize),
+        checks,
+        bounds,
+        effort,
+    }
+}
+
+/// The planned scenario's text, as `diabolo plan` writes it.
+pub fn planned_text(document: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(document).expect("a document is JSON");
+    text.push('\n');
+    text
+}
+
+/// Plans `task`: the search, then the best plan's scenario and checks. `stop` ends the search
+/// early with the best plan so far (Ctrl-C); `progress` hears of each iteration.
+pub fn plan(
+    task: &Task,
+    options: &PlanOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+    progress: &mut dyn FnMut(&Progress),
+) -> Planned {
+    let started = Instant::now();
+    let hands = motions(task);
+    let evaluate = |free: &[f64]| candidate(task, &hands, free);
+    let problem = search::Problem {
+        hands: &hands,
+        evaluate: &evaluate,
+        minimize_effort: task.plan.minimize == task::Minimize::Effort,
+    };
+    let outcome = search::search(&problem, &options.search, stop, progress);
+    let best = outcome.best;
+    Planned {
+        scenario: planned_document(task, &hands, &best.free),
+        checks: best.checks,
+        effort: best.effort,
+        iterations: outcome.iterations,
+        simulations: outcome.simulations,
+        starts: outcome.starts,
+        wall_time: started.elapsed().as_secs_f64(),
+        stopped: outcome.stopped.name(),
+    }
+}
+
+/// The anchor on `task`: the random search of [`anchor`] within `budget` runs, as a plan.
+pub fn plan_by_random_search(task: &Task, seed: u64, budget: usize) -> Planned {
+    let started = Instant::now();
+    let hands = motions(task);
+    let evaluate = |free: &[f64]| candidate(task, &hands, free);
+    let problem = search::Problem {
+        hands: &hands,
+        evaluate: &evaluate,
+        minimize_effort: false,
+    };
+    let outcome = anchor::random_search(&problem, seed, budget);
+    let met = outcome.best.feasible();
+    let best = outcome.best;
+    Planned {
+        scenario: planned_document(task, &hands, &best.free),
+        checks: best.checks,
+        effort: best.effort,
+        iterations: outcome.simulations - 1,
+        simulations: outcome.simulations,
+        starts: 1,
+        wall_time: started.elapsed().as_secs_f64(),
+        stopped: if met { "met" } else { "budget" },
+    }
+}

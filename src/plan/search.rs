@@ -1,0 +1,326 @@
+//! The search for a plan (docs/plan.md, "The search"): Levenberg-Marquardt on the checks'
+//! violations (and, to minimise effort, a small effort term), its Jacobian by central
+//! differences of whole runs in parallel, the keyframes kept in their boxes, from the hands held
+//! still and then from seeded random starts inside the boxes until a plan meets every target
+//! (and, minimising effort, the budget is spent or the search settles).
+
+use nalgebra::{DMatrix, DVector};
+use rayon::prelude::*;
+
+use super::hands::{Bounds, HandMotion};
+use super::targets::Check;
+
+/// The search's own settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchOptions {
+    /// Seeds the random starts.
+    pub seed: u64,
+    /// At most this many runs of the scenario.
+    pub max_simulations: usize,
+    /// At most this many Levenberg-Marquardt iterations from one start.
+    pub max_iterations: usize,
+    /// At most this many starts (the first with the hands held still).
+    pub max_starts: usize,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        Self {
+            seed: 1,
+            max_simulations: 6000,
+            max_iterations: 40,
+            max_starts: 24,
+        }
+    }
+}
+
+/// One evaluated plan: its numbers, checks and bounds.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    /// The hands' free numbers, hand after hand.
+    pub free: Vec<f64>,
+    /// The targets' and the limits' checks.
+    pub checks: Vec<Check>,
+    /// Each planned hand's bounds (in the order of the hands).
+    pub bounds: Vec<Bounds>,
+    /// The planned sticks' effort, m^2/s^3.
+    pub effort: f64,
+    /// The search's cost: the sum of squared violations plus the effort term.
+    pub cost: f64,
+}
+
+impl Candidate {
+    /// Whether every check holds.
+    pub fn feasible(&self) -> bool {
+        self.checks.iter().all(Check::met)
+    }
+}
+
+/// Why the search stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// A plan meets every target (and nothing is to be minimised).
+    Met,
+    /// Minimising effort, the last start settled with every target met.
+    Settled,
+    /// The runs' budget is spent.
+    Budget,
+    /// Every start was tried.
+    Starts,
+    /// Interrupted (Ctrl-C): the best plan so far.
+    Interrupted,
+}
+
+impl Stopped {
+    /// The reason in the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Met => "met",
+            Self::Settled => "settled",
+            Self::Budget => "budget",
+            Self::Starts => "starts",
+            Self::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// What the search needs of the problem: the hands, how a plan is checked, and whether effort
+/// is minimised.
+pub struct Problem<'a> {
+    /// The planned hands, in order.
+    pub hands: &'a [HandMotion],
+    /// Runs the plan of the free numbers and checks it (targets and limits).
+    pub evaluate: &'a (dyn Fn(&[f64]) -> Candidate + Sync),
+    /// Minimise the effort once every target is met.
+    pub minimize_effort: bool,
+}
+
+/// The search's progress, for a progress line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// The start (0: the hands held still).
+    pub start: usize,
+    /// The iteration from that start.
+    pub iteration: usize,
+    /// Runs so far.
+    pub simulations: usize,
+    /// The best cost so far.
+    pub cost: f64,
+    /// Whether a plan meeting every target was found.
+    pub feasible: bool,
+}
+
+/// The search's result.
+pub struct Outcome {
+    /// The best plan: the feasible one of least effort, else the one of least cost.
+    pub best: Candidate,
+    /// Levenberg-Marquardt iterations, all starts.
+    pub iterations: usize,
+    /// Runs of the scenario.
+    pub simulations: usize,
+    /// Why it stopped.
+    pub stopped: Stopped,
+    /// The starts tried.
+    pub starts: usize,
+}
+
+/// A deterministic generator (SplitMix64).
+pub(super) struct SplitMix(u64);
+
+impl SplitMix {
+    pub(super) fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    /// Uniform in [0, 1).
+    pub(super) fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Standard normal (Box-Muller).
+    pub(super) fn gaussian(&mut self) -> f64 {
+        let u = 1.0 - self.next();
+        let v = self.next();
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+}
+
+/// Searches from the hands held still, then from random starts, within `options`; `stop`
+/// asks it to end with the best so far; `progress` hears of each iteration.
+pub fn search(
+    problem: &Problem,
+    options: &SearchOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+    progress: &mut dyn FnMut(&Progress),
+) -> Outcome {
+    let mut random = SplitMix::new(options.seed);
+    let still: Vec<f64> = problem.hands.iter().flat_map(HandMotion::still).collect();
+    let scales: Vec<f64> = problem.hands.iter().flat_map(HandMotion::scales).collect();
+    let clamp = |x: &mut [f64]| {
+        let mut at = 0;
+        for hand in problem.hands {
+            hand.clamp(&mut x[at..at + hand.size()]);
+            at += hand.size();
+        }
+    };
+    let mut simulations = 0usize;
+    let mut iterations = 0usize;
+    let mut best: Option<Candidate> = None;
+    let mut start = 0;
+    let stopped = 'starts: loop {
+        let mut x = still.clone();
+        if start > 0 {
+            // A random start: each keyframe somewhere in its box.
+            for (value, scale) in x.iter_mut().zip(&scales) {
+                *value += (random.next() - 0.5) * scale;
+            }
+            clamp(&mut x);
+        }
+        let mut current = (problem.evaluate)(&x);
+        simulations += 1;
+        let mut damping = 1e-3;
+        let mut quiet = 0;
+        for iteration in 0..options.max_iterations {
+            keep_best(&mut best, &current);
+            progress(&Progress {
+                start,
+                iteration,
+                simulations,
+                cost: best.as_ref().map_or(f64::INFINITY, |b| b.cost),
+                feasible: best.as_ref().is_some_and(Candidate::feasible),
+            });
+            if stop() {
+                break 'starts Stopped::Interrupted;
+            }
+            if current.feasible() && !problem.minimize_effort {
+                break 'starts Stopped::Met;
+            }
+            if simulations + 2 * x.len() + 1 > options.max_simulations {
+                break 'starts Stopped::Budget;
+            }
+            iterations += 1;
+            let residual = residuals(&current, problem.minimize_effort);
+            let jacobian = jacobian(problem, &x, &scales, residual.len());
+            simulations += 2 * x.len();
+            let gradient = jacobian.transpose() * &residual;
+            let normal = jacobian.transpose() * &jacobian;
+            let mut improved = false;
+            for _ in 0..12 {
+                let mut system = normal.clone();
+                for j in 0..x.len() {
+                    system[(j, j)] += damping * (normal[(j, j)] + 1e-9);
+                }
+                let Some(step) = system.lu().solve(&(-&gradient)) else {
+                    damping *= 10.0;
+                    continue;
+                };
+                let mut trial = x.clone();
+                for (value, delta) in trial.iter_mut().zip(step.iter()) {
+                    *value += delta;
+                }
+                clamp(&mut trial);
+                let candidate = (problem.evaluate)(&trial);
+                simulations += 1;
+                if candidate.cost < current.cost {
+                    let gain = (current.cost - candidate.cost) / current.cost.max(1e-300);
+                    x = trial;
+                    current = candidate;
+                    damping = (damping / 3.0).max(1e-9);
+                    improved = true;
+                    quiet = if gain < 1e-4 { quiet + 1 } else { 0 };
+                    break;
+                }
+                damping *= 4.0;
+            }
+            if !improved || quiet >= 3 {
+                break;
+            }
+        }
+        keep_best(&mut best, &current);
+        if current.feasible() && !problem.minimize_effort {
+            break Stopped::Met;
+        }
+        if problem.minimize_effort && best.as_ref().is_some_and(Candidate::feasible) {
+            break Stopped::Settled;
+        }
+        if start + 1 >= options.max_starts {
+            break Stopped::Starts;
+        }
+        start += 1;
+        if simulations + 2 * x.len() + 1 > options.max_simulations {
+            break Stopped::Budget;
+        }
+    };
+    Outcome {
+        best: best.expect("one plan was evaluated"),
+        iterations,
+        simulations,
+        stopped,
+        starts: start + 1,
+    }
+}
+
+/// Keeps the better of `best` and `candidate`: a feasible plan over an infeasible one, of two
+/// feasible ones the lower effort, of two infeasible ones the lower cost.
+fn keep_best(best: &mut Option<Candidate>, candidate: &Candidate) {
+    let better = match best {
+        None => true,
+        Some(b) => match (candidate.feasible(), b.feasible()) {
+            (true, false) => true,
+            (false, true) => false,
+            (true, true) => candidate.effort < b.effort,
+            (false, false) => candidate.cost < b.cost,
+        },
+    };
+    if better {
+        *best = Some(candidate.clone());
+    }
+}
+
+/// The residuals whose squares the search sums: each check's violation, and the effort term.
+pub fn residuals(candidate: &Candidate, minimize_effort: bool) -> DVector<f64> {
+    let mut r: Vec<f64> = candidate.checks.iter().map(|c| c.violation).collect();
+    if minimize_effort {
+        r.push(effort_residual(candidate.effort));
+    }
+    DVector::from_vec(r)
+}
+
+/// The effort's residual: small against a violation, so that targets come first.
+pub fn effort_residual(effort: f64) -> f64 {
+    (1e-4 * effort).sqrt()
+}
+
+/// The cost of checks and effort: the sum of the residuals' squares.
+pub fn cost(checks: &[Check], effort: f64, minimize_effort: bool) -> f64 {
+    let violations: f64 = checks.iter().map(|c| c.violation * c.violation).sum();
+    violations + if minimize_effort { 1e-4 * effort } else { 0.0 }
+}
+
+/// The residuals' Jacobian by central differences (each free number moved by 1e-3 of its
+/// box), the runs in parallel.
+fn jacobian(problem: &Problem, x: &[f64], scales: &[f64], rows: usize) -> DMatrix<f64> {
+    let columns: Vec<DVector<f64>> = (0..x.len())
+        .into_par_iter()
+        .map(|j| {
+            let h = 1e-3 * scales[j];
+            let at = |delta: f64| {
+                let mut moved = x.to_vec();
+                moved[j] += delta;
+                residuals(&(problem.evaluate)(&moved), problem.minimize_effort)
+            };
+            (at(h) - at(-h)) / (2.0 * h)
+        })
+        .collect();
+    let mut jacobian = DMatrix::zeros(rows, x.len());
+    for (j, column) in columns.iter().enumerate() {
+        if column.len() == rows {
+            jacobian.set_column(j, column);
+        }
+    }
+    jacobian
+}

@@ -1,0 +1,280 @@
+//! `diabolo plan` (docs/plan.md): the shipped tasks planned from a cold start, each plan checked
+//! by running it with `diabolo run` and evaluating its targets and limits here from the run's
+//! own outputs (the trajectory CSV and the event log), by code that shares nothing with the
+//! planner's evaluation; the same plan at any --jobs; bad tasks refused with the field named.
+
+use crate::common::command::{diabolo, scratch, text};
+use std::path::Path;
+
+/// The trajectory's rows as (header, rows of numbers; text cells NaN).
+fn table(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let rows = reader
+        .records()
+        .map(|r| {
+            r.unwrap()
+                .iter()
+                .map(|c| c.parse().unwrap_or(f64::NAN))
+                .collect()
+        })
+        .collect();
+    (header, rows)
+}
+
+/// A planned run's outputs: its trajectory, its events (kinds) and the task's plan object.
+struct PlannedRun {
+    header: Vec<String>,
+    rows: Vec<Vec<f64>>,
+    events: Vec<serde_json::Value>,
+    plan: serde_json::Value,
+}
+
+impl PlannedRun {
+    fn column(&self, name: &str) -> Vec<f64> {
+        let at = self.header.iter().position(|h| h == name).unwrap();
+        self.rows.iter().map(|r| r[at]).collect()
+    }
+
+    /// The row at time t (on the output grid).
+    fn at(&self, name: &str, t: f64) -> f64 {
+        let times = self.column("t");
+        let i = times.iter().position(|&s| (s - t).abs() < 1e-9).unwrap();
+        self.column(name)[i]
+    }
+}
+
+/// Plans the shipped task `name` (`diabolo plan`, exit 0), then runs the planned scenario
+/// (`diabolo run`, exit 0, every 1 ms).
+fn plan_and_run(name: &str, jobs: &str, tag: &str) -> (PlannedRun, String) {
+    let dir = scratch("plan", &format!("{name}-{jobs}-{tag}"));
+    let task = format!("scenarios/plans/{name}.json");
+    let planned = dir.join("planned.json");
+    let out = diabolo(&[
+        "plan",
+        &task,
+        "-o",
+        planned.to_str().unwrap(),
+        "--jobs",
+        jobs,
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+    let planned_text = std::fs::read_to_string(&planned).unwrap();
+    assert!(
+        !planned_text.contains("\"plan\""),
+        "the plan object is left out"
+    );
+    let csv = dir.join("run.csv");
+    let events = dir.join("run.jsonl");
+    let out = diabolo(&[
+        "run",
+        planned.to_str().unwrap(),
+        "--set",
+        "sim.output_interval=0.001",
+        "-o",
+        csv.to_str().unwrap(),
+        "--events",
+        events.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+    let (header, rows) = table(&csv);
+    let events = std::fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let task: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&task).unwrap()).unwrap();
+    let run = PlannedRun {
+        header,
+        rows,
+        events,
+        plan: task["plan"].clone(),
+    };
+    (run, planned_text)
+}
+
+/// Every limit of the plan on each planned stick, from the trajectory: inside its box, its
+/// speed (the velocity columns) and its acceleration (differences of them over 1 ms) within the
+/// limits.
+fn check_limits(run: &PlannedRun) {
+    let limits = &run.plan["limits"];
+    let (speed, accel) = (
+        limits["speed"].as_f64().unwrap(),
+        limits["accel"].as_f64().unwrap(),
+    );
+    for side in ["left", "right"] {
+        let Some(hand) = run.plan["hands"].get(side) else {
+            continue;
+        };
+        let b = &hand["box"];
+        let (x, y) = (
+            run.column(&format!("{side}_x")),
+            run.column(&format!("{side}_y")),
+        );
+        let (vx, vy) = (
+            run.column(&format!("{side}_vx")),
+            run.column(&format!("{side}_vy")),
+        );
+        for i in 0..x.len() {
+            assert!(x[i] >= b[0][0].as_f64().unwrap() && x[i] <= b[1][0].as_f64().unwrap());
+            assert!(y[i] >= b[0][1].as_f64().unwrap() && y[i] <= b[1][1].as_f64().unwrap());
+            assert!(
+                vx[i].hypot(vy[i]) <= speed,
+                "{side} speed {}",
+                vx[i].hypot(vy[i])
+            );
+            if i > 0 {
+                let a = (vx[i] - vx[i - 1]).hypot(vy[i] - vy[i - 1]) / 0.001;
+                assert!(a <= accel, "{side} acceleration {a}");
+            }
+        }
+    }
+}
+
+/// No `leave` of diabolo K in the event log.
+fn stays_on(run: &PlannedRun, k: u64) -> bool {
+    !run.events
+        .iter()
+        .any(|e| e["kind"] == "leave" && e["object"].as_u64() == Some(k))
+}
+
+// The shipped `carry` task: the right hand carries the hanging diabolo 15 cm right and stops it
+// there at 1.5 s. The planned run, evaluated from its own CSV: diabolo 1 within 1 cm of
+// (0.15, 0.69) and 5 cm/s of rest at 1.5 s, never off the string, the right stick in its box
+// and within 3 m/s and 40 m/s^2 at every 1 ms row.
+#[test]
+fn the_carry_task_is_planned_and_its_run_meets_every_target() {
+    let (run, _) = plan_and_run("carry", "2", "targets");
+    let (x, y) = (run.at("d1_x", 1.5), run.at("d1_y", 1.5));
+    let error = (x - 0.15).hypot(y - 0.69);
+    assert!(error <= 0.01, "{error} m from the target");
+    let speed = run.at("d1_vx", 1.5).hypot(run.at("d1_vy", 1.5));
+    assert!(speed <= 0.05, "{speed} m/s at the end");
+    assert!(stays_on(&run, 1));
+    check_limits(&run);
+}
+
+// The shipped `spin_up` task: the right hand whips the nearly still diabolo (-0.03 m/s) to
+// 0.1 m/s of spin by 2.4 s without throwing it off. Evaluated from the run's CSV and events.
+#[test]
+fn the_spin_up_task_is_planned_and_its_run_meets_every_target() {
+    let (run, _) = plan_and_run("spin_up", "2", "targets");
+    let spin = run.at("d1_w", 2.4).abs();
+    assert!(spin >= 0.1, "spin {spin} m/s");
+    assert!(stays_on(&run, 1));
+    check_limits(&run);
+}
+
+// The same task and seed give the same planned scenario, byte for byte, on one thread or two.
+#[test]
+fn a_plan_is_the_same_whatever_jobs_is() {
+    let (_, one) = plan_and_run("carry", "1", "jobs");
+    let (_, two) = plan_and_run("carry", "2", "jobs");
+    assert_eq!(one, two);
+}
+
+/// The carry task with `edit` applied to its JSON.
+fn edited_task(edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    let mut task: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("scenarios/plans/carry.json").unwrap())
+            .unwrap();
+    edit(&mut task);
+    task.to_string()
+}
+
+// Bad tasks are refused before anything runs: exit 2, the field, its value and the fix on
+// standard error, no planned file.
+#[test]
+fn bad_tasks_are_refused_with_the_field_named() {
+    let cases: Vec<(String, &str)> = vec![
+        (
+            edited_task(|t| t["plan"]["targets"][0]["state"]["diabolo"] = 3.into()),
+            "plan.targets[0].state.diabolo = 3",
+        ),
+        (
+            edited_task(|t| {
+                t["plan"]["hands"]["right"]["box"] = serde_json::json!([[0.6, 0.9], [0.9, 1.8]])
+            }),
+            "outside the box",
+        ),
+        (
+            edited_task(|t| t["plan"]["limits"]["speed"] = (-1.0).into()),
+            "plan.limits.speed = -1",
+        ),
+        (
+            edited_task(|t| {
+                t["plan"]["targets"] = serde_json::json!([
+                    {"apex": {"diabolo": 1, "height": 2.0, "tolerance": 0.1}},
+                    {"stay_on": {"diabolo": 1}}
+                ])
+            }),
+            "stay_on forbids",
+        ),
+        (
+            edited_task(|t| {
+                t.as_object_mut().unwrap().remove("plan");
+            }),
+            "add one",
+        ),
+        (
+            edited_task(|t| t["plan"]["hands"]["right"]["keyframes"] = 0.into()),
+            "plan.hands.right.keyframes = 0",
+        ),
+        (
+            edited_task(|t| t["plan"]["hands"]["right"]["times"] = "free".into()),
+            "plan.hands.right.times",
+        ),
+    ];
+    let dir = scratch("plan", "bad");
+    for (i, (task, expected)) in cases.iter().enumerate() {
+        let path = dir.join(format!("task{i}.json"));
+        std::fs::write(&path, task).unwrap();
+        let planned = dir.join(format!("planned{i}.json"));
+        let out = diabolo(&[
+            "plan",
+            path.to_str().unwrap(),
+            "-o",
+            planned.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{expected}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains(expected),
+            "{}",
+            text(&out.stderr)
+        );
+        assert!(!planned.exists());
+    }
+}
+
+// A target the search cannot meet within its budget: exit 1, the best plan still written, the
+// missed target named with its value and margin.
+#[test]
+fn an_unmet_target_exits_1_with_the_best_plan_written() {
+    let task = edited_task(|t| {
+        t["plan"]["targets"] =
+            serde_json::json!([{"spin": {"diabolo": 1, "time": 1.5, "at_least": 5.0}}])
+    });
+    let dir = scratch("plan", "unmet");
+    let path = dir.join("task.json");
+    std::fs::write(&path, task).unwrap();
+    let planned = dir.join("planned.json");
+    let out = diabolo(&[
+        "plan",
+        path.to_str().unwrap(),
+        "-o",
+        planned.to_str().unwrap(),
+        "--max-simulations",
+        "60",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("misses spin (value"));
+    assert!(planned.exists());
+}
