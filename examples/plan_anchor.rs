@@ -43,7 +43,7 @@ fn main() {
         tasks.push((format!("carry to ({x}, {y})"), t));
     }
     // Held-out spin-ups: other spins to reach.
-    for w in [0.07, 0.09, 0.12] {
+    for w in [0.07, 0.12] {
         let t = task("spin_up", |d| {
             d["plan"]["targets"][0]["spin"]["at_least"] = w.into();
         });

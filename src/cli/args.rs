@@ -131,7 +131,7 @@ pub struct PlanArgs {
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
     /// At most this many runs of the scenario.
-    #[arg(long, value_name = "RUNS", default_value_t = 6000)]
+    #[arg(long, value_name = "RUNS", default_value_t = 10000)]
     pub max_simulations: usize,
 }
 

@@ -27,6 +27,8 @@ pub fn plan(args: &PlanArgs) -> Result<(), CliError> {
             "--jobs 0: at least one thread is needed".into(),
         ));
     }
+    // Ctrl-C ends the search with the best plan so far, written as usual.
+    diabolo::output::defer_first_interrupt();
     let output = create_output("-o", &args.output)?;
     let report = args
         .report
@@ -58,7 +60,8 @@ pub fn plan(args: &PlanArgs) -> Result<(), CliError> {
             );
         }
     };
-    let planned = pool.install(|| search_plan(&task, &options, &|| false, &mut progress));
+    let stop = diabolo::output::interrupted;
+    let planned = pool.install(|| search_plan(&task, &options, &stop, &mut progress));
     if live {
         let _ = writeln!(io::stderr());
     }

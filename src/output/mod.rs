@@ -29,7 +29,7 @@ pub use space::{
 pub use summary::Summary;
 pub use temporary::exit_removing_temporary_files;
 #[cfg(feature = "cli")]
-pub use temporary::remove_temporary_files_on_signals;
+pub use temporary::{defer_first_interrupt, interrupted, remove_temporary_files_on_signals};
 pub use trajectory::{
     trajectory_header, ColumnValues, RowFields, TrajectoryColumns, TrajectoryWriter,
 };

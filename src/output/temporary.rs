@@ -76,6 +76,20 @@ pub fn remove_temporary_files_on_signals() {
     signals::WANTED.store(true, Ordering::Relaxed);
 }
 
+/// From now on the first SIGINT (Ctrl-C) only asks the command to finish early
+/// ([`interrupted`] turns true): a search then writes its best result so far. A second SIGINT,
+/// and SIGTERM or SIGHUP, end the process as [`remove_temporary_files_on_signals`] says.
+#[cfg(feature = "cli")]
+pub fn defer_first_interrupt() {
+    signals::DEFER.store(true, Ordering::Relaxed);
+}
+
+/// Whether a deferred SIGINT arrived ([`defer_first_interrupt`]).
+#[cfg(feature = "cli")]
+pub fn interrupted() -> bool {
+    signals::INTERRUPTED.load(Ordering::Relaxed)
+}
+
 #[cfg(feature = "cli")]
 mod signals {
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -83,6 +97,12 @@ mod signals {
 
     /// [`super::remove_temporary_files_on_signals`] was called.
     pub(super) static WANTED: AtomicBool = AtomicBool::new(false);
+
+    /// [`super::defer_first_interrupt`] was called.
+    pub(super) static DEFER: AtomicBool = AtomicBool::new(false);
+
+    /// A deferred SIGINT arrived.
+    pub(super) static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
     static STARTED: Once = Once::new();
 
@@ -106,8 +126,13 @@ mod signals {
         std::thread::Builder::new()
             .name("signals".into())
             .spawn(move || {
-                if let Some(signal) = signals.forever().next() {
-                    super::exit_removing_temporary_files(128 + signal);
+                for signal in signals.forever() {
+                    let deferred = signal == SIGINT
+                        && DEFER.load(Ordering::Relaxed)
+                        && !INTERRUPTED.swap(true, Ordering::Relaxed);
+                    if !deferred {
+                        super::exit_removing_temporary_files(128 + signal);
+                    }
                 }
             })?;
         Ok(())

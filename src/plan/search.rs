@@ -10,6 +10,10 @@ use rayon::prelude::*;
 use super::hands::{Bounds, HandMotion};
 use super::targets::Check;
 
+/// A random step's size where the linearisation fails, per keyframe coordinate, as a fraction
+/// of its box.
+const KICK: f64 = 0.05;
+
 /// The search's own settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SearchOptions {
@@ -27,7 +31,7 @@ impl Default for SearchOptions {
     fn default() -> Self {
         Self {
             seed: 1,
-            max_simulations: 6000,
+            max_simulations: 10000,
             max_iterations: 40,
             max_starts: 24,
         }
@@ -174,9 +178,11 @@ pub fn search(
     let stopped = 'starts: loop {
         let mut x = still.clone();
         if start > 0 {
-            // A random start: each keyframe somewhere in its box.
+            // A random start around the hands held still, wider start by start (5 % of each
+            // box at the first, the whole box by the twentieth).
+            let spread = (0.05 * start as f64).min(1.0);
             for (value, scale) in x.iter_mut().zip(&scales) {
-                *value += (random.next() - 0.5) * scale;
+                *value += random.gaussian() * spread * scale;
             }
             clamp(&mut x);
         }
@@ -235,6 +241,26 @@ pub fn search(
                     break;
                 }
                 damping *= 4.0;
+            }
+            if !improved {
+                // The linearisation helps no more (an event straddled, a kink): random steps
+                // around the plan, as the anchor takes them, one kept if it lowers the cost.
+                for _ in 0..x.len() {
+                    let mut trial = x.clone();
+                    for (value, scale) in trial.iter_mut().zip(&scales) {
+                        *value += random.gaussian() * KICK * scale;
+                    }
+                    clamp(&mut trial);
+                    let candidate = (problem.evaluate)(&trial);
+                    simulations += 1;
+                    if candidate.cost < current.cost {
+                        x = trial;
+                        current = candidate;
+                        damping = 1e-3;
+                        improved = true;
+                        break;
+                    }
+                }
             }
             if !improved || quiet >= 3 {
                 break;
