@@ -3,21 +3,14 @@
 //! on the same keyframes: every keyframe perturbed at random, the perturbed plan kept where it
 //! lowers the cost, until a plan meets every target or the runs' budget is spent.
 
-use super::search::{Candidate, Problem, SplitMix};
+use super::search::{Outcome, Problem, SplitMix, Stopped};
 
 /// A random perturbation's size, per keyframe coordinate, as a fraction of its box.
 const SPREAD: f64 = 0.05;
 
-/// What the random search found, with `simulations` runs spent.
-pub struct AnchorOutcome {
-    /// The best plan.
-    pub best: Candidate,
-    /// Runs spent (to success, or the budget).
-    pub simulations: usize,
-}
-
-/// Random search from the hands held still within `budget` runs (seeded by `seed`).
-pub fn random_search(problem: &Problem, seed: u64, budget: usize) -> AnchorOutcome {
+/// Random search from the hands held still within `budget` runs (seeded by `seed`): each
+/// trial one iteration.
+pub fn random_search(problem: &Problem, seed: u64, budget: usize) -> Outcome {
     let mut random = SplitMix::new(seed);
     let mut x: Vec<f64> = problem.hands.iter().flat_map(|h| h.still()).collect();
     let scales: Vec<f64> = problem.hands.iter().flat_map(|h| h.scales()).collect();
@@ -40,5 +33,16 @@ pub fn random_search(problem: &Problem, seed: u64, budget: usize) -> AnchorOutco
             best = candidate;
         }
     }
-    AnchorOutcome { best, simulations }
+    let stopped = if best.feasible() {
+        Stopped::Met
+    } else {
+        Stopped::Budget
+    };
+    Outcome {
+        best,
+        iterations: simulations - 1,
+        simulations,
+        stopped,
+        starts: 1,
+    }
 }

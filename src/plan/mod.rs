@@ -190,15 +190,34 @@ pub fn plan(
     stop: &(dyn Fn() -> bool + Sync),
     progress: &mut dyn FnMut(&Progress),
 ) -> Planned {
+    let minimize_effort = task.plan.minimize == task::Minimize::Effort;
+    planned_by(task, minimize_effort, |problem| {
+        search::search(problem, &options.search, stop, progress)
+    })
+}
+
+/// The anchor on `task`: the random search of [`anchor`] within `budget` runs, as a plan.
+pub fn plan_by_random_search(task: &Task, seed: u64, budget: usize) -> Planned {
+    planned_by(task, false, |problem| {
+        anchor::random_search(problem, seed, budget)
+    })
+}
+
+/// The plan a search of `task`'s problem finds, timed.
+fn planned_by(
+    task: &Task,
+    minimize_effort: bool,
+    search: impl FnOnce(&search::Problem) -> search::Outcome,
+) -> Planned {
     let started = Instant::now();
     let hands = motions(task);
     let evaluate = |free: &[f64]| candidate(task, &hands, free);
     let problem = search::Problem {
         hands: &hands,
         evaluate: &evaluate,
-        minimize_effort: task.plan.minimize == task::Minimize::Effort,
+        minimize_effort,
     };
-    let outcome = search::search(&problem, &options.search, stop, progress);
+    let outcome = search(&problem);
     let best = outcome.best;
     Planned {
         scenario: planned_document(task, &hands, &best.free),
@@ -209,30 +228,5 @@ pub fn plan(
         starts: outcome.starts,
         wall_time: started.elapsed().as_secs_f64(),
         stopped: outcome.stopped.name(),
-    }
-}
-
-/// The anchor on `task`: the random search of [`anchor`] within `budget` runs, as a plan.
-pub fn plan_by_random_search(task: &Task, seed: u64, budget: usize) -> Planned {
-    let started = Instant::now();
-    let hands = motions(task);
-    let evaluate = |free: &[f64]| candidate(task, &hands, free);
-    let problem = search::Problem {
-        hands: &hands,
-        evaluate: &evaluate,
-        minimize_effort: false,
-    };
-    let outcome = anchor::random_search(&problem, seed, budget);
-    let met = outcome.best.feasible();
-    let best = outcome.best;
-    Planned {
-        scenario: planned_document(task, &hands, &best.free),
-        checks: best.checks,
-        effort: best.effort,
-        iterations: outcome.simulations - 1,
-        simulations: outcome.simulations,
-        starts: 1,
-        wall_time: started.elapsed().as_secs_f64(),
-        stopped: if met { "met" } else { "budget" },
     }
 }
