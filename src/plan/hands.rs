@@ -7,7 +7,7 @@
 use nalgebra::{SVector, Vector2};
 use serde_json::{json, Value};
 
-use super::task::HandSpec;
+use super::task::{HandSpec, Times, SHORTEST_GAP};
 use crate::simulation::drive::ClampedSpline;
 
 /// A planned hand: where it starts and when its free keyframes are.
@@ -17,10 +17,13 @@ pub struct HandMotion {
     pub side: usize,
     /// The stick's start, m.
     pub start: Vector2<f64>,
-    /// t_1..t_K of the free keyframes, s.
+    /// t_1..t_K of the free keyframes spread evenly, s.
     pub times: Vec<f64>,
     /// [[xmin, ymin], [xmax, ymax]], m.
     pub bounds: [[f64; 2]; 2],
+    /// The keyframes' times are free too (`"times": "free"`): K more numbers u_k, the gaps
+    /// SHORTEST_GAP + (T - K SHORTEST_GAP) softmax(u)_k, the last keyframe at T.
+    pub free_times: bool,
 }
 
 /// How a planned motion stands against its bounds, each a margin (positive inside).
@@ -46,50 +49,80 @@ impl HandMotion {
             start,
             times: (1..=k).map(|i| duration * i as f64 / k as f64).collect(),
             bounds: spec.bounds,
+            free_times: spec.times == Times::Free,
         }
     }
 
-    /// How many numbers the motion takes: x and y per free keyframe.
+    /// How many numbers the motion takes: x and y per free keyframe, and its u_k with free
+    /// times.
     pub fn size(&self) -> usize {
-        2 * self.times.len()
+        let k = self.times.len();
+        2 * k + if self.free_times { k } else { 0 }
+    }
+
+    /// The keyframes' times t_1..t_K from the free numbers `free`, s.
+    pub fn times_of(&self, free: &[f64]) -> Vec<f64> {
+        if !self.free_times {
+            return self.times.clone();
+        }
+        let k = self.times.len();
+        let duration = self.times[k - 1];
+        let weights = &free[2 * k..];
+        let top = weights.iter().fold(f64::NEG_INFINITY, |m, &w| m.max(w));
+        let shares: Vec<f64> = weights.iter().map(|w| (w - top).exp()).collect();
+        let total: f64 = shares.iter().sum();
+        let spare = duration - k as f64 * SHORTEST_GAP;
+        let mut t = 0.0;
+        let mut times: Vec<f64> = shares
+            .iter()
+            .map(|share| {
+                t += SHORTEST_GAP + spare * share / total;
+                t
+            })
+            .collect();
+        times[k - 1] = duration;
+        times
     }
 
     /// The keyframes [t, x, y] (s, m, m), the start first, from the free numbers `free`.
     pub fn keyframes(&self, free: &[f64]) -> Vec<[f64; 3]> {
         std::iter::once([0.0, self.start.x, self.start.y])
             .chain(
-                self.times
-                    .iter()
+                self.times_of(free)
+                    .into_iter()
                     .zip(free.chunks(2))
-                    .map(|(&t, p)| [t, p[0], p[1]]),
+                    .map(|(t, p)| [t, p[0], p[1]]),
             )
             .collect()
     }
 
-    /// The free numbers of a hand held still at its start.
+    /// The free numbers of a hand held still at its start (free times spread evenly).
     pub fn still(&self) -> Vec<f64> {
-        self.times
-            .iter()
-            .flat_map(|_| [self.start.x, self.start.y])
-            .collect()
+        let k = self.times.len();
+        let mut free: Vec<f64> = (0..k).flat_map(|_| [self.start.x, self.start.y]).collect();
+        free.resize(self.size(), 0.0);
+        free
     }
 
     /// Puts each free keyframe inside the box.
     pub fn clamp(&self, free: &mut [f64]) {
-        for point in free.chunks_mut(2) {
+        let k = self.times.len();
+        for point in free[..2 * k].chunks_mut(2) {
             for axis in 0..2 {
                 point[axis] = point[axis].clamp(self.bounds[0][axis], self.bounds[1][axis]);
             }
         }
     }
 
-    /// The box's size along each free number, m (the scale of a step).
+    /// The scale of a step along each free number: the box's size (m), 1 for a u_k.
     pub fn scales(&self) -> Vec<f64> {
         let [low, high] = self.bounds;
-        self.times
-            .iter()
+        let k = self.times.len();
+        let mut scales: Vec<f64> = (0..k)
             .flat_map(|_| [high[0] - low[0], high[1] - low[1]])
-            .collect()
+            .collect();
+        scales.resize(self.size(), 1.0);
+        scales
     }
 
     /// The drive of the scenario format for the keyframes of `free`.
@@ -202,6 +235,37 @@ pub fn real_roots(p: &[f64], lo: f64, hi: f64) -> Vec<f64> {
 mod tests {
     use super::*;
 
+    // Free times: u = 0 spreads the keyframes evenly; any u keeps them at least SHORTEST_GAP
+    // apart, increasing, the last at the duration.
+    #[test]
+    fn free_times_keep_their_gaps_and_end_at_the_duration() {
+        let spec = HandSpec {
+            keyframes: 4,
+            bounds: [[0.0, 0.0], [1.0, 2.0]],
+            times: Times::Free,
+        };
+        let hand = HandMotion::new(0, Vector2::new(0.5, 1.0), &spec, 1.0);
+        assert_eq!(hand.size(), 12);
+        let still = hand.still();
+        let even = hand.times_of(&still);
+        for (t, e) in even.iter().zip([0.25, 0.5, 0.75, 1.0]) {
+            assert!((t - e).abs() < 1e-15, "{t} against {e}");
+        }
+        let mut free = still.clone();
+        free[8..].copy_from_slice(&[30.0, -30.0, 0.0, -30.0]);
+        let times = hand.times_of(&free);
+        let mut last = 0.0;
+        for &t in &times {
+            assert!(t - last >= SHORTEST_GAP - 1e-12, "{times:?}");
+            last = t;
+        }
+        assert_eq!(times[3], 1.0);
+        assert!(
+            times[0] > 0.7,
+            "the first gap takes the spare time: {times:?}"
+        );
+    }
+
     #[test]
     fn roots_of_cubics_are_found_on_each_monotone_piece() {
         // (s - 0.2)(s - 0.5)(s - 0.9) = s^3 - 1.6 s^2 + 0.73 s - 0.09.
@@ -223,6 +287,7 @@ mod tests {
             start: Vector2::new(0.5, 1.2),
             times: vec![0.4, 0.7, 1.0],
             bounds: [[0.0, 1.0], [1.0, 1.6]],
+            free_times: false,
         };
         let free = [0.7, 1.5, 0.3, 1.1, 0.6, 1.3];
         let bounds = hand.bounds_of(&free);

@@ -17,7 +17,7 @@ use crate::simulation::Simulation;
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
     /// A field of the `plan` object (or one the plan needs of the scenario).
-    #[error("{field} = {value}: {why}")]
+    #[error("{field}{}: {why}", shown(.value))]
     Task {
         /// The field's JSON path.
         field: String,
@@ -29,6 +29,15 @@ pub enum PlanError {
     /// The scenario itself.
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
+}
+
+/// " = VALUE", or nothing where the value is not known (a field that could not be read).
+fn shown(value: &str) -> String {
+    if value.is_empty() {
+        String::new()
+    } else {
+        format!(" = {value}")
+    }
 }
 
 /// Most free keyframes per hand.
@@ -352,13 +361,6 @@ impl Task {
                     "keyframes are at least {SHORTEST_GAP} s apart: at most {most} fit in sim.duration = {} s",
                     self.duration()
                 ),
-            ));
-        }
-        if hand.times == Times::Free {
-            return Err(refuse(
-                format!("{at}.times"),
-                "\"free\"",
-                "free keyframe times are not searched yet: leave \"times\" out (the keyframes spread evenly) and give more keyframes where the motion is fast",
             ));
         }
         let [low, high] = hand.bounds;

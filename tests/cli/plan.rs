@@ -168,6 +168,38 @@ fn the_spin_up_task_is_planned_and_its_run_meets_every_target() {
     check_limits(&run);
 }
 
+// `"times": "free"`: the planner moves the keyframes in time too. The carry task so planned
+// meets its targets in its run, and its keyframes stay at least 0.05 s apart, the last at the
+// run's end.
+#[test]
+fn free_keyframe_times_are_planned_and_kept_apart() {
+    let task = edited_task(|t| t["plan"]["hands"]["right"]["times"] = "free".into());
+    let dir = scratch("plan", "free-times");
+    let path = dir.join("task.json");
+    std::fs::write(&path, task).unwrap();
+    let planned = dir.join("planned.json");
+    let out = diabolo(&[
+        "plan",
+        path.to_str().unwrap(),
+        "-o",
+        planned.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let scenario: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&planned).unwrap()).unwrap();
+    let keyframes = scenario["drive"]["right"]["keyframes"].as_array().unwrap();
+    assert_eq!(keyframes.len(), 5);
+    let times: Vec<f64> = keyframes.iter().map(|k| k[0].as_f64().unwrap()).collect();
+    for w in times.windows(2) {
+        assert!(w[1] - w[0] >= 0.05 - 1e-12, "{times:?}");
+    }
+    assert_eq!(times[4], 1.5);
+    assert!(
+        times.windows(2).any(|w| (w[1] - w[0] - 0.375).abs() > 1e-3),
+        "the times moved: {times:?}"
+    );
+}
+
 // The same task and seed give the same planned scenario, byte for byte, on one thread or two.
 #[test]
 fn a_plan_is_the_same_whatever_jobs_is() {
@@ -224,7 +256,7 @@ fn bad_tasks_are_refused_with_the_field_named() {
             "plan.hands.right.keyframes = 0",
         ),
         (
-            edited_task(|t| t["plan"]["hands"]["right"]["times"] = "free".into()),
+            edited_task(|t| t["plan"]["hands"]["right"]["times"] = "sometimes".into()),
             "plan.hands.right.times",
         ),
     ];
