@@ -174,16 +174,7 @@ fn the_spin_up_task_is_planned_and_its_run_meets_every_target() {
 #[test]
 fn free_keyframe_times_are_planned_and_kept_apart() {
     let task = edited_task(|t| t["plan"]["hands"]["right"]["times"] = "free".into());
-    let dir = scratch("plan", "free-times");
-    let path = dir.join("task.json");
-    std::fs::write(&path, task).unwrap();
-    let planned = dir.join("planned.json");
-    let out = diabolo(&[
-        "plan",
-        path.to_str().unwrap(),
-        "-o",
-        planned.to_str().unwrap(),
-    ]);
+    let (out, planned) = plan_task(&task, "free-times", &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let scenario: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&planned).unwrap()).unwrap();
@@ -215,6 +206,23 @@ fn edited_task(edit: impl FnOnce(&mut serde_json::Value)) -> String {
             .unwrap();
     edit(&mut task);
     task.to_string()
+}
+
+/// Writes `task` into a scratch folder `tag` and plans it with `extra` flags: the command's
+/// output and the planned file's path.
+fn plan_task(task: &str, tag: &str, extra: &[&str]) -> (std::process::Output, std::path::PathBuf) {
+    let dir = scratch("plan", tag);
+    let path = dir.join("task.json");
+    std::fs::write(&path, task).unwrap();
+    let planned = dir.join("planned.json");
+    let mut args = vec![
+        "plan",
+        path.to_str().unwrap(),
+        "-o",
+        planned.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    (diabolo(&args), planned)
 }
 
 // Bad tasks are refused before anything runs: exit 2, the field, its value and the fix on
@@ -294,18 +302,7 @@ fn an_unmet_target_exits_1_with_the_best_plan_written() {
         t["plan"]["targets"] =
             serde_json::json!([{"spin": {"diabolo": 1, "time": 1.5, "at_least": 5.0}}])
     });
-    let dir = scratch("plan", "unmet");
-    let path = dir.join("task.json");
-    std::fs::write(&path, task).unwrap();
-    let planned = dir.join("planned.json");
-    let out = diabolo(&[
-        "plan",
-        path.to_str().unwrap(),
-        "-o",
-        planned.to_str().unwrap(),
-        "--max-simulations",
-        "60",
-    ]);
+    let (out, planned) = plan_task(&task, "unmet", &["--max-simulations", "60"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("misses spin (value"));
     assert!(planned.exists());
