@@ -101,6 +101,7 @@ pub mod output;
 pub mod plan;
 #[cfg(feature = "plot")]
 pub mod plot;
+pub mod random;
 pub mod replay;
 pub mod scenario;
 pub mod simulation;

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde_json::Value;
+
+use crate::random::SplitMix64;
 use thiserror::Error;
 
 use crate::display::{compact, echoed};
@@ -158,7 +160,7 @@ impl Axis {
         match self {
             Self::Grid { start, stop, .. } => Value::from(start + (stop - start) * rng.unit()),
             Self::List { values, .. } => {
-                values[(rng.next() % values.len() as u64) as usize].clone()
+                values[(rng.next_u64() % values.len() as u64) as usize].clone()
             }
         }
     }
@@ -311,25 +313,6 @@ pub fn shard_range(k: usize, n: usize, points: usize) -> std::ops::Range<usize> 
     edge(k - 1)..edge(k)
 }
 
-/// A small, fast, well-mixed generator (SplitMix64), enough for reproducible sampling.
-#[derive(Clone, Debug)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-}
-
 /// A sweep ready to run.
 #[derive(Clone, Debug)]
 pub struct Sweep {
@@ -479,7 +462,7 @@ impl Sweep {
         match self.sampling {
             Some(s) => {
                 let mut rng = SplitMix64(s.seed ^ (i as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93));
-                rng.next();
+                rng.next_u64();
                 self.axes.iter().map(|a| a.sample(&mut rng)).collect()
             }
             None => {
@@ -821,7 +804,7 @@ mod tests {
         ];
         let draw = |seed: u64, i: u64| {
             let mut rng = SplitMix64(seed ^ i.wrapping_mul(0xD6E8_FEB8_6659_FD93));
-            rng.next();
+            rng.next_u64();
             axes.iter().map(|a| a.sample(&mut rng)).collect::<Vec<_>>()
         };
         for i in 0..200 {

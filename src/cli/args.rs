@@ -130,9 +130,10 @@ pub struct PlanArgs {
     /// Threads for the runs of the search (default: all cores).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
-    /// At most this many runs of the scenario.
-    #[arg(long, value_name = "RUNS", default_value_t = 10000)]
-    pub max_simulations: usize,
+    /// At most this many runs of the scenario (at least 1).
+    #[arg(long, value_name = "RUNS", default_value_t = 10000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_simulations: u64,
 }
 
 #[derive(Debug, Args)]

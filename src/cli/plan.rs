@@ -14,19 +14,7 @@ use diabolo::plan::{
 pub fn plan(args: &PlanArgs) -> Result<(), CliError> {
     let (document, base) = read_document(&args.input)?;
     let task = Task::from_document(document, &base)?;
-    if args.max_simulations == 0 {
-        return Err(CliError::Run(
-            "--max-simulations 0: the search needs at least one run".into(),
-        ));
-    }
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if jobs == 0 {
-        return Err(CliError::Run(
-            "--jobs 0: at least one thread is needed".into(),
-        ));
-    }
+    let jobs = super::sweep::jobs(args.jobs)?;
     // Ctrl-C ends the search with the best plan so far, written as usual.
     diabolo::output::defer_first_interrupt();
     let output = create_output("-o", &args.output)?;
@@ -38,7 +26,7 @@ pub fn plan(args: &PlanArgs) -> Result<(), CliError> {
     let options = PlanOptions {
         search: SearchOptions {
             seed: args.seed,
-            max_simulations: args.max_simulations,
+            max_simulations: usize::try_from(args.max_simulations).unwrap_or(usize::MAX),
             ..SearchOptions::default()
         },
     };

@@ -104,7 +104,7 @@ fn point_with_likely_mistake(error: SweepError) -> SweepError {
 }
 
 /// `--jobs`, else every core; 0 is an input error.
-fn jobs(jobs: Option<usize>) -> Result<usize, CliError> {
+pub(super) fn jobs(jobs: Option<usize>) -> Result<usize, CliError> {
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if jobs == 0 {
         return Err(SweepError::Axis {

@@ -3,7 +3,8 @@
 //! on the same keyframes: every keyframe perturbed at random, the perturbed plan kept where it
 //! lowers the cost, until a plan meets every target or the runs' budget is spent.
 
-use super::search::{Outcome, Problem, SplitMix, Stopped};
+use super::search::{Outcome, Problem, Stopped};
+use crate::random::SplitMix64;
 
 /// A random perturbation's size, per keyframe coordinate, as a fraction of its box.
 const SPREAD: f64 = 0.05;
@@ -11,7 +12,7 @@ const SPREAD: f64 = 0.05;
 /// Random search from the hands held still within `budget` runs (seeded by `seed`): each
 /// trial one iteration.
 pub fn random_search(problem: &Problem, seed: u64, budget: usize) -> Outcome {
-    let mut random = SplitMix::new(seed);
+    let mut random = SplitMix64(seed);
     let mut x: Vec<f64> = problem.hands.iter().flat_map(|h| h.still()).collect();
     let scales: Vec<f64> = problem.hands.iter().flat_map(|h| h.scales()).collect();
     let mut best = (problem.evaluate)(&x);

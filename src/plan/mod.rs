@@ -114,12 +114,8 @@ fn limit_checks(task: &Task, hands: &[HandMotion], bounds: &[Bounds]) -> Vec<Che
     let mut checks = Vec::new();
     for (hand, b) in hands.iter().zip(bounds) {
         let side = ["left", "right"][hand.side];
-        let check = |what: &str, value: f64, margin: f64, scale: f64| Check {
-            what: format!("{side}.{what}"),
-            diabolo: None,
-            value: Some(value),
-            margin,
-            violation: (0.3 - margin / scale).max(0.0),
+        let check = |what: &str, value: f64, margin: f64, scale: f64| {
+            targets::check(&format!("{side}.{what}"), None, Some(value), margin, scale)
         };
         checks.push(check(
             "speed",
@@ -170,7 +166,6 @@ fn candidate(task: &Task, hands: &[HandMotion], free: &[f64]) -> search::Candida
         free: free.to_vec(),
         cost: search::cost(&checks, effort, minimize),
         checks,
-        bounds,
         effort,
     }
 }

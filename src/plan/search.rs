@@ -7,8 +7,9 @@
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
-use super::hands::{Bounds, HandMotion};
+use super::hands::HandMotion;
 use super::targets::Check;
+use crate::random::SplitMix64;
 
 /// A random step's size where the linearisation fails, per keyframe coordinate, as a fraction
 /// of its box.
@@ -38,15 +39,13 @@ impl Default for SearchOptions {
     }
 }
 
-/// One evaluated plan: its numbers, checks and bounds.
+/// One evaluated plan: its numbers, checks and effort.
 #[derive(Clone, Debug)]
 pub struct Candidate {
     /// The hands' free numbers, hand after hand.
     pub free: Vec<f64>,
     /// The targets' and the limits' checks.
     pub checks: Vec<Check>,
-    /// Each planned hand's bounds (in the order of the hands).
-    pub bounds: Vec<Bounds>,
     /// The planned sticks' effort, m^2/s^3.
     pub effort: f64,
     /// The search's cost: the sum of squared violations plus the effort term.
@@ -128,31 +127,6 @@ pub struct Outcome {
     pub starts: usize,
 }
 
-/// A deterministic generator (SplitMix64).
-pub(super) struct SplitMix(u64);
-
-impl SplitMix {
-    pub(super) fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    /// Uniform in [0, 1).
-    pub(super) fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Standard normal (Box-Muller).
-    pub(super) fn gaussian(&mut self) -> f64 {
-        let u = 1.0 - self.next();
-        let v = self.next();
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-    }
-}
-
 /// Searches from the hands held still, then from random starts, within `options`; `stop`
 /// asks it to end with the best so far; `progress` hears of each iteration.
 pub fn search(
@@ -161,7 +135,7 @@ pub fn search(
     stop: &(dyn Fn() -> bool + Sync),
     progress: &mut dyn FnMut(&Progress),
 ) -> Outcome {
-    let mut random = SplitMix::new(options.seed);
+    let mut random = SplitMix64(options.seed);
     let still: Vec<f64> = problem.hands.iter().flat_map(HandMotion::still).collect();
     let scales: Vec<f64> = problem.hands.iter().flat_map(HandMotion::scales).collect();
     let clamp = |x: &mut [f64]| {
@@ -316,15 +290,24 @@ pub fn residuals(candidate: &Candidate, minimize_effort: bool) -> DVector<f64> {
     DVector::from_vec(r)
 }
 
-/// The effort's residual: small against a violation, so that targets come first.
-pub fn effort_residual(effort: f64) -> f64 {
-    (1e-4 * effort).sqrt()
+/// The effort's weight in the cost (s^3/m^2): small against a violation, so that targets come
+/// first.
+const EFFORT_WEIGHT: f64 = 1e-4;
+
+/// The effort's residual, whose square is its part of the cost.
+fn effort_residual(effort: f64) -> f64 {
+    (EFFORT_WEIGHT * effort).sqrt()
 }
 
 /// The cost of checks and effort: the sum of the residuals' squares.
 pub fn cost(checks: &[Check], effort: f64, minimize_effort: bool) -> f64 {
     let violations: f64 = checks.iter().map(|c| c.violation * c.violation).sum();
-    violations + if minimize_effort { 1e-4 * effort } else { 0.0 }
+    violations
+        + if minimize_effort {
+            EFFORT_WEIGHT * effort
+        } else {
+            0.0
+        }
 }
 
 /// The residuals' Jacobian by central differences (each free number moved by 1e-3 of its

@@ -41,7 +41,13 @@ const AIM: f64 = 0.3;
 
 /// A check with its margin in units of `scale`: the violation is how far it lies short of
 /// AIM scales inside.
-fn check(what: &str, diabolo: Option<usize>, value: Option<f64>, margin: f64, scale: f64) -> Check {
+pub(super) fn check(
+    what: &str,
+    diabolo: Option<usize>,
+    value: Option<f64>,
+    margin: f64,
+    scale: f64,
+) -> Check {
     Check {
         what: what.to_string(),
         diabolo,

@@ -48,8 +48,13 @@ fn arriving(path: &Path, t: f64) -> PathPoint {
 
 /// Puts `body` on its stick's path at t if the stick follows one.
 pub fn pin(drive: &Drive, t: f64, body: &mut Body) {
+    pin_with(drive, body, |path| path.at(t));
+}
+
+/// Puts `body` on its stick's path at the point `point` reads, if the stick follows one.
+fn pin_with(drive: &Drive, body: &mut Body, point: impl Fn(&Path) -> PathPoint) {
     if let Drive::Path(path) = drive {
-        let p = path.at(t);
+        let p = point(path);
         body.pos = p.pos;
         body.vel = p.vel;
     }
@@ -162,16 +167,8 @@ impl TautPaths {
         let left = Vector2::new(x[0], x[1]);
         self.kin
             .write_cartesian(left, |i| x[layout.spin(i)], &mut self.state);
-        for (drive, body) in drives
-            .iter()
-            .zip([&mut self.state.left, &mut self.state.right])
-        {
-            if let Drive::Path(path) = drive {
-                let p = arriving(path, t);
-                body.pos = p.pos;
-                body.vel = p.vel;
-            }
-        }
+        pin_with(&drives[0], &mut self.state.left, |path| arriving(path, t));
+        pin_with(&drives[1], &mut self.state.right, |path| arriving(path, t));
         let closed = layout.is_elastic()
             || close_onto_string_with(&mut self.state, string_length, &mut self.gradient);
         if !closed || !self.load_near(layout, x) {
