@@ -28,6 +28,8 @@ fn main() {
     let mut tasks: Vec<(String, Task)> = vec![
         ("carry".into(), task("carry", |_| {})),
         ("spin_up".into(), task("spin_up", |_| {})),
+        ("toss".into(), task("toss", |_| {})),
+        ("side_catch".into(), task("side_catch", |_| {})),
     ];
     // Held-out carries: other end points around the shipped one.
     for (x, y) in [
@@ -48,6 +50,21 @@ fn main() {
             d["plan"]["targets"][0]["spin"]["at_least"] = w.into();
         });
         tasks.push((format!("spin_up to {w} m/s"), t));
+    }
+    // Held-out tosses: other heights, an earlier catch.
+    for (height, before) in [(1.8, 1.8), (2.2, 1.8), (2.0, 1.5)] {
+        let t = task("toss", |d| {
+            d["plan"]["targets"][0]["apex"]["height"] = height.into();
+            d["plan"]["targets"][1]["catch"]["before"] = before.into();
+        });
+        tasks.push((format!("toss to {height} m, caught by {before} s"), t));
+    }
+    // Held-out side catches: thrown in at other velocities.
+    for (vx, vy) in [(3.2, 2.5), (4.0, 1.5), (2.8, 3.0)] {
+        let t = task("side_catch", |d| {
+            d["initial"]["diabolos"][0]["vel"] = serde_json::json!([vx, vy]);
+        });
+        tasks.push((format!("side catch at ({vx}, {vy}) m/s"), t));
     }
     println!("| task | planner: met, runs, s | random search: met (of {seeds}), mean runs to success, mean s |");
     println!("| --- | --- | --- |");

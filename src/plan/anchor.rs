@@ -9,11 +9,11 @@ use crate::random::SplitMix64;
 /// A random perturbation's size, per keyframe coordinate, as a fraction of its box.
 const SPREAD: f64 = 0.05;
 
-/// Random search from the hands held still within `budget` runs (seeded by `seed`): each
+/// Random search from the first start (the hands held still, or a throw) within `budget` runs (seeded by `seed`): each
 /// trial one iteration.
 pub fn random_search(problem: &Problem, seed: u64, budget: usize) -> Outcome {
     let mut random = SplitMix64(seed);
-    let mut x: Vec<f64> = problem.hands.iter().flat_map(|h| h.still()).collect();
+    let mut x = problem.first.clone();
     let scales: Vec<f64> = problem.hands.iter().flat_map(|h| h.scales()).collect();
     let mut best = (problem.evaluate)(&x);
     let mut simulations = 1;

@@ -10,6 +10,10 @@ use serde_json::{json, Value};
 use super::task::{HandSpec, Times, SHORTEST_GAP};
 use crate::simulation::drive::ClampedSpline;
 
+/// How far inside its box's walls the search keeps a keyframe, m: the box check's aim (30 %
+/// of its 2 cm scale) and a little more.
+pub const CLAMP_INSET: f64 = 0.01;
+
 /// A planned hand: where it starts and when its free keyframes are.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HandMotion {
@@ -104,12 +108,57 @@ impl HandMotion {
         free
     }
 
-    /// Puts each free keyframe inside the box.
+    /// The free numbers of a throw (the first start of a task with an apex): the stick pulled
+    /// out from the sticks' midpoint `centre` to half of 0.9 `string_length` (m) and 0.1 m up
+    /// at its first keyframe, back in to half of 0.4 `string_length` at its second, and from
+    /// its third on there moved to under `catch_x` (m; where the thrown diabolo comes down, if
+    /// known); with
+    /// free times the pull and the return take 0.15 s each. A toss as players make it
+    /// (scenarios/high_toss.json): the string snaps the diabolo up, slackens under it, and the
+    /// hands walk under its fall. Held still where the hand has fewer than 3 keyframes.
+    pub fn thrown(
+        &self,
+        centre: Vector2<f64>,
+        string_length: f64,
+        catch_x: Option<f64>,
+    ) -> Vec<f64> {
+        let k = self.times.len();
+        let mut free = self.still();
+        if k < 3 {
+            return free;
+        }
+        let outward = if self.start.x >= centre.x { 1.0 } else { -1.0 };
+        let pulled = centre + Vector2::new(outward * 0.45 * string_length, 0.1);
+        let back = centre + Vector2::new(outward * 0.2 * string_length, 0.1);
+        let under = back + Vector2::new(catch_x.map_or(0.0, |x| x - centre.x), 0.0);
+        free[..2].copy_from_slice(pulled.as_slice());
+        free[2..4].copy_from_slice(back.as_slice());
+        for point in free[4..2 * k].chunks_mut(2) {
+            point.copy_from_slice(under.as_slice());
+        }
+        self.clamp(&mut free);
+        let spare = self.times[k - 1] - k as f64 * SHORTEST_GAP;
+        if self.free_times && spare > 0.4 {
+            // Gaps of 0.15 s, 0.15 s, then the rest evenly: softmax shares of the spare time.
+            let quick = (0.15 - SHORTEST_GAP) / spare;
+            let rest = (1.0 - 2.0 * quick) / (k - 2) as f64;
+            let weights = &mut free[2 * k..];
+            weights[0] = quick.ln();
+            weights[1] = quick.ln();
+            weights[2..].fill(rest.ln());
+        }
+        free
+    }
+
+    /// Puts each free keyframe inside the box, [`CLAMP_INSET`] from its walls where it is wide
+    /// enough (a keyframe on a wall would leave the search no margin).
     pub fn clamp(&self, free: &mut [f64]) {
         let k = self.times.len();
         for point in free[..2 * k].chunks_mut(2) {
             for axis in 0..2 {
-                point[axis] = point[axis].clamp(self.bounds[0][axis], self.bounds[1][axis]);
+                let (low, high) = (self.bounds[0][axis], self.bounds[1][axis]);
+                let inset = CLAMP_INSET.min(0.25 * (high - low));
+                point[axis] = point[axis].clamp(low + inset, high - inset);
             }
         }
     }

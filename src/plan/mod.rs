@@ -95,6 +95,52 @@ fn motions(task: &Task) -> Vec<HandMotion> {
         .collect()
 }
 
+/// The search's first start: where a target asks for a throw (an apex), a throw whose later
+/// keyframes are under where that throw comes down; else the hands held still.
+fn first_start(task: &Task, hands: &[HandMotion]) -> Vec<f64> {
+    let Some(thrown) = task.plan.targets.iter().find_map(|t| match *t {
+        Target::Apex { diabolo, .. } => Some(diabolo),
+        _ => None,
+    }) else {
+        return hands.iter().flat_map(HandMotion::still).collect();
+    };
+    let (left, right) = (task.start(0).pos, task.start(1).pos);
+    let centre = Vector2::new(0.5 * (left.x + right.x), 0.5 * (left.y + right.y));
+    let length = task.simulation.params.string_length;
+    let throw = |catch_x: Option<f64>| -> Vec<f64> {
+        hands
+            .iter()
+            .flat_map(|hand| hand.thrown(centre, length, catch_x))
+            .collect()
+    };
+    let first = throw(None);
+    match where_it_falls(task, hands, &first, thrown) {
+        Some(x) => throw(Some(x)),
+        None => first,
+    }
+}
+
+/// Where diabolo `k`, thrown by the plan of `free`, first falls through the sticks' mean
+/// height (m, at an output row), if it does.
+fn where_it_falls(task: &Task, hands: &[HandMotion], free: &[f64], k: usize) -> Option<f64> {
+    let text = planned_text(&planned_document(task, hands, free));
+    let sim = Scenario::parse(&text, &[]).ok()?.build(&task.base).ok()?;
+    let mut session = sim.session();
+    let mut fall = None;
+    let _ = session.advance(
+        sim.settings.duration,
+        Some(&mut |row: &crate::simulation::Row| {
+            let d = &row.state.diabolos[k - 1];
+            let hands_y = 0.5 * (row.state.left.pos.y + row.state.right.pos.y);
+            let flying = row.modes[k - 1] == crate::simulation::DiaboloMode::Flying;
+            if fall.is_none() && flying && d.vel.y < 0.0 && d.pos.y <= hands_y {
+                fall = Some(d.pos.x);
+            }
+        }),
+    );
+    fall
+}
+
 /// The planned scenario's document for the hands' free numbers `free`.
 fn planned_document(task: &Task, hands: &[HandMotion], free: &[f64]) -> Value {
     let mut document = task.document.clone();
@@ -151,13 +197,14 @@ fn candidate(task: &Task, hands: &[HandMotion], free: &[f64]) -> search::Candida
     let effort = bounds.iter().map(|b| b.effort).sum();
     let text = planned_text(&planned_document(task, hands, free));
     let mut checks = match Scenario::parse(&text, &[]).and_then(|s| s.build(&task.base)) {
-        Ok(sim) => evaluate(&sim, &task.plan.targets),
+        Ok(sim) => evaluate(&sim, &task.plan.targets, task.plan.limits.span),
         Err(e) => vec![Check {
             what: format!("scenario: {e}"),
             diabolo: None,
             value: None,
             margin: -1.0,
             violation: 10.0,
+            stage: targets::Stage::Always,
         }],
     };
     checks.extend(limit_checks(task, hands, &bounds));
@@ -167,6 +214,34 @@ fn candidate(task: &Task, hands: &[HandMotion], free: &[f64]) -> search::Candida
         cost: search::cost(&checks, effort, minimize),
         checks,
         effort,
+    }
+}
+
+/// A task's plans as the search sees them: its free numbers (the planned hands' keyframes,
+/// hand after hand, x and y each, then the time weights of free times), their first start,
+/// and the checks of any of them. For sensitivities, comparisons and custom searches.
+pub struct Objective<'a> {
+    task: &'a Task,
+    hands: Vec<HandMotion>,
+}
+
+impl<'a> Objective<'a> {
+    /// The problem of `task`.
+    pub fn new(task: &'a Task) -> Self {
+        Self {
+            task,
+            hands: motions(task),
+        }
+    }
+
+    /// The search's first start: a throw where an apex is asked for, else the hands still.
+    pub fn first_start(&self) -> Vec<f64> {
+        first_start(self.task, &self.hands)
+    }
+
+    /// The targets' and the limits' checks of the plan of `free`, run as written.
+    pub fn checks(&self, free: &[f64]) -> Vec<Check> {
+        candidate(self.task, &self.hands, free).checks
     }
 }
 
@@ -208,6 +283,7 @@ fn planned_by(
     let hands = motions(task);
     let evaluate = |free: &[f64]| candidate(task, &hands, free);
     let problem = search::Problem {
+        first: first_start(task, &hands),
         hands: &hands,
         evaluate: &evaluate,
         minimize_effort,
@@ -216,7 +292,12 @@ fn planned_by(
     let best = outcome.best;
     Planned {
         scenario: planned_document(task, &hands, &best.free),
-        checks: best.checks,
+        // A guide steers the search; it is not a requirement to report.
+        checks: best
+            .checks
+            .into_iter()
+            .filter(|c| c.stage != targets::Stage::Guide)
+            .collect(),
         effort: best.effort,
         iterations: outcome.iterations,
         simulations: outcome.simulations,

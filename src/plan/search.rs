@@ -8,7 +8,7 @@ use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
 use super::hands::HandMotion;
-use super::targets::Check;
+use super::targets::{Check, Stage};
 use crate::random::SplitMix64;
 
 /// A random step's size where the linearisation fails, per keyframe coordinate, as a fraction
@@ -57,6 +57,19 @@ impl Candidate {
     pub fn feasible(&self) -> bool {
         self.checks.iter().all(Check::met)
     }
+
+    /// Whether every check of the first stage is met with the search's margin (violation 0).
+    fn first_stage_met(&self) -> bool {
+        self.checks
+            .iter()
+            .all(|c| c.stage == Stage::Deferred || c.violation == 0.0)
+    }
+
+    /// The cost the search lowers in its stage: if `whole`, of every check but the guides, else
+    /// of every check but the deferred ones.
+    fn staged_cost(&self, whole: bool, minimize_effort: bool) -> f64 {
+        residuals(self, minimize_effort, whole).norm_squared()
+    }
 }
 
 /// Why the search stopped.
@@ -92,6 +105,9 @@ impl Stopped {
 pub struct Problem<'a> {
     /// The planned hands, in order.
     pub hands: &'a [HandMotion],
+    /// The first start's free numbers (the hands held still, or a throw); the random starts
+    /// are spread around it.
+    pub first: Vec<f64>,
     /// Runs the plan of the free numbers and checks it (targets and limits).
     pub evaluate: &'a (dyn Fn(&[f64]) -> Candidate + Sync),
     /// Minimise the effort once every target is met.
@@ -101,7 +117,7 @@ pub struct Problem<'a> {
 /// The search's progress, for a progress line.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Progress {
-    /// The start (0: the hands held still).
+    /// The start (0: the first, the hands held still or a throw).
     pub start: usize,
     /// The iteration from that start.
     pub iteration: usize,
@@ -136,7 +152,6 @@ pub fn search(
     progress: &mut dyn FnMut(&Progress),
 ) -> Outcome {
     let mut random = SplitMix64(options.seed);
-    let still: Vec<f64> = problem.hands.iter().flat_map(HandMotion::still).collect();
     let scales: Vec<f64> = problem.hands.iter().flat_map(HandMotion::scales).collect();
     let clamp = |x: &mut [f64]| {
         let mut at = 0;
@@ -150,9 +165,9 @@ pub fn search(
     let mut best: Option<Candidate> = None;
     let mut start = 0;
     let stopped = 'starts: loop {
-        let mut x = still.clone();
+        let mut x = problem.first.clone();
         if start > 0 {
-            // A random start around the hands held still, wider start by start (5 % of each
+            // A random start around the first, wider start by start (5 % of each
             // box at the first, the whole box by the twentieth).
             let spread = (0.05 * start as f64).min(1.0);
             for (value, scale) in x.iter_mut().zip(&scales) {
@@ -164,8 +179,17 @@ pub fn search(
         simulations += 1;
         let mut damping = 1e-3;
         let mut quiet = 0;
+        // Staged: the deferred checks (a catch after a throw) are graded once the others are
+        // met, from the plan that meets them.
+        let mut whole = !current.checks.iter().any(|c| c.stage != Stage::Always);
         for iteration in 0..options.max_iterations {
             keep_best(&mut best, &current);
+            if !whole && current.first_stage_met() {
+                whole = true;
+                damping = 1e-3;
+                quiet = 0;
+            }
+            let staged = |c: &Candidate| c.staged_cost(whole, problem.minimize_effort);
             progress(&Progress {
                 start,
                 iteration,
@@ -183,16 +207,20 @@ pub fn search(
                 break 'starts Stopped::Budget;
             }
             iterations += 1;
-            let residual = residuals(&current, problem.minimize_effort);
-            let jacobian = jacobian(problem, &x, &scales, residual.len());
+            let residual = residuals(&current, problem.minimize_effort, whole);
+            let jacobian = jacobian(problem, &x, &scales, residual.len(), whole);
             simulations += 2 * x.len();
             let gradient = jacobian.transpose() * &residual;
             let normal = jacobian.transpose() * &jacobian;
             let mut improved = false;
+            // Marquardt's damping, scaled by the curvature along each number but never below
+            // a part of the mean: a number the stage's checks do not feel (a keyframe after
+            // the throw, while the throw is searched) is not sent flying by noise.
+            let floor = 1e-2 * normal.trace() / x.len() as f64 + 1e-9;
             for _ in 0..12 {
                 let mut system = normal.clone();
                 for j in 0..x.len() {
-                    system[(j, j)] += damping * (normal[(j, j)] + 1e-9);
+                    system[(j, j)] += damping * normal[(j, j)].max(floor);
                 }
                 let Some(step) = system.lu().solve(&(-&gradient)) else {
                     damping *= 10.0;
@@ -205,8 +233,9 @@ pub fn search(
                 clamp(&mut trial);
                 let candidate = (problem.evaluate)(&trial);
                 simulations += 1;
-                if candidate.cost < current.cost {
-                    let gain = (current.cost - candidate.cost) / current.cost.max(1e-300);
+                let (now, then) = (staged(&candidate), staged(&current));
+                if now < then {
+                    let gain = (then - now) / then.max(1e-300);
                     x = trial;
                     current = candidate;
                     damping = (damping / 3.0).max(1e-9);
@@ -227,7 +256,7 @@ pub fn search(
                     clamp(&mut trial);
                     let candidate = (problem.evaluate)(&trial);
                     simulations += 1;
-                    if candidate.cost < current.cost {
+                    if staged(&candidate) < staged(&current) {
                         x = trial;
                         current = candidate;
                         damping = 1e-3;
@@ -281,9 +310,19 @@ fn keep_best(best: &mut Option<Candidate>, candidate: &Candidate) {
     }
 }
 
-/// The residuals whose squares the search sums: each check's violation, and the effort term.
-pub fn residuals(candidate: &Candidate, minimize_effort: bool) -> DVector<f64> {
-    let mut r: Vec<f64> = candidate.checks.iter().map(|c| c.violation).collect();
+/// The residuals whose squares the search sums: each check's violation (if `whole` the
+/// deferred ones, else the guides), and the effort term.
+pub fn residuals(candidate: &Candidate, minimize_effort: bool, whole: bool) -> DVector<f64> {
+    let mut r: Vec<f64> = candidate
+        .checks
+        .iter()
+        .filter(|c| match c.stage {
+            Stage::Always => true,
+            Stage::Guide => !whole,
+            Stage::Deferred => whole,
+        })
+        .map(|c| c.violation)
+        .collect();
     if minimize_effort {
         r.push(effort_residual(candidate.effort));
     }
@@ -299,9 +338,13 @@ fn effort_residual(effort: f64) -> f64 {
     (EFFORT_WEIGHT * effort).sqrt()
 }
 
-/// The cost of checks and effort: the sum of the residuals' squares.
+/// The cost of checks and effort: the sum of the residuals' squares (the guides' aside).
 pub fn cost(checks: &[Check], effort: f64, minimize_effort: bool) -> f64 {
-    let violations: f64 = checks.iter().map(|c| c.violation * c.violation).sum();
+    let violations: f64 = checks
+        .iter()
+        .filter(|c| c.stage != Stage::Guide)
+        .map(|c| c.violation * c.violation)
+        .sum();
     violations
         + if minimize_effort {
             EFFORT_WEIGHT * effort
@@ -312,7 +355,13 @@ pub fn cost(checks: &[Check], effort: f64, minimize_effort: bool) -> f64 {
 
 /// The residuals' Jacobian by central differences (each free number moved by 1e-3 of its
 /// box), the runs in parallel.
-fn jacobian(problem: &Problem, x: &[f64], scales: &[f64], rows: usize) -> DMatrix<f64> {
+fn jacobian(
+    problem: &Problem,
+    x: &[f64],
+    scales: &[f64],
+    rows: usize,
+    whole: bool,
+) -> DMatrix<f64> {
     let columns: Vec<DVector<f64>> = (0..x.len())
         .into_par_iter()
         .map(|j| {
@@ -320,7 +369,7 @@ fn jacobian(problem: &Problem, x: &[f64], scales: &[f64], rows: usize) -> DMatri
             let at = |delta: f64| {
                 let mut moved = x.to_vec();
                 moved[j] += delta;
-                residuals(&(problem.evaluate)(&moved), problem.minimize_effort)
+                residuals(&(problem.evaluate)(&moved), problem.minimize_effort, whole)
             };
             (at(h) - at(-h)) / (2.0 * h)
         })

@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use super::task::Target;
+use crate::simulation::report::Partner;
 use crate::simulation::{DiaboloMode, EventKind, Row, Simulation};
 
 /// One check of a target on a run.
@@ -26,12 +27,31 @@ pub struct Check {
     /// growing with the miss, in tolerances.
     #[serde(skip)]
     pub violation: f64,
+    /// When the search grades it.
+    #[serde(skip)]
+    pub stage: Stage,
+}
+
+/// When the search grades a check (docs/plan.md, "Staged"): a catch follows a throw, so the
+/// throw is searched first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Stage {
+    /// Always: a target or a limit.
+    #[default]
+    Always,
+    /// Only while the throw is searched, and never a requirement: a guide to a throw that can
+    /// be caught in time (its apex early enough to fall back to the hands before the catch's
+    /// deadline).
+    Guide,
+    /// Only once every other check is met: a catch after a throw, and the drop that missing it
+    /// means.
+    Deferred,
 }
 
 impl Check {
-    /// Whether the check holds.
+    /// Whether the check holds (a guide is never a requirement).
     pub fn met(&self) -> bool {
-        self.margin >= 0.0
+        self.stage == Stage::Guide || self.margin >= 0.0
     }
 }
 
@@ -54,6 +74,7 @@ pub(super) fn check(
         value,
         margin,
         violation: (AIM - margin / scale).max(0.0),
+        stage: Stage::Always,
     }
 }
 
@@ -62,13 +83,28 @@ struct Watch {
     /// Per diabolo: y + max(v_y, 0)^2 / (2 g) at its highest on the string (how high a throw
     /// from there would go), m.
     reach: Vec<f64>,
-    /// Per diabolo: the least distance of the flying diabolo to the string's chord (vertical,
+    /// Per diabolo: the least distance of the falling diabolo to the string's chord (vertical,
     /// where it is between the sticks; else to the nearer stick), m.
     nearest_chord: Vec<f64>,
     /// The largest tension of any segment at an output row, N.
     top_tension: f64,
     /// The sticks' least distance at an output row, m.
     sticks_apart: f64,
+    /// The sticks' largest distance at an output row, m.
+    widest: f64,
+    /// Per diabolo: its highest output row in flight.
+    apex: Vec<Option<Apex>>,
+}
+
+/// A flying diabolo's highest output row.
+#[derive(Clone, Copy)]
+struct Apex {
+    /// When, s.
+    t: f64,
+    /// Its height, m.
+    y: f64,
+    /// The sticks' mean height then, m.
+    hands_y: f64,
 }
 
 impl Watch {
@@ -78,13 +114,17 @@ impl Watch {
             nearest_chord: vec![f64::INFINITY; n],
             top_tension: 0.0,
             sticks_apart: f64::INFINITY,
+            widest: 0.0,
+            apex: vec![None; n],
         }
     }
 
     fn row(&mut self, row: &Row, gravity: f64) {
         let s = &row.state;
         let (left, right) = (s.left.pos, s.right.pos);
-        self.sticks_apart = self.sticks_apart.min((right - left).norm());
+        let apart = (right - left).norm();
+        self.sticks_apart = self.sticks_apart.min(apart);
+        self.widest = self.widest.max(apart);
         self.top_tension = row.tensions.iter().fold(self.top_tension, |m, &t| m.max(t));
         for (k, d) in s.diabolos.iter().enumerate() {
             match row.modes[k] {
@@ -93,11 +133,22 @@ impl Watch {
                     self.reach[k] = self.reach[k].max(d.pos.y + rise * rise / (2.0 * gravity));
                 }
                 DiaboloMode::Flying => {
+                    if self.apex[k].is_none_or(|a| d.pos.y > a.y) {
+                        self.apex[k] = Some(Apex {
+                            t: row.t,
+                            y: d.pos.y,
+                            hands_y: 0.5 * (left.y + right.y),
+                        });
+                    }
                     let (lo, hi) = if left.x <= right.x {
                         (left, right)
                     } else {
                         (right, left)
                     };
+                    if d.vel.y >= 0.0 {
+                        // Rising (just off the string, say): not yet to be caught.
+                        continue;
+                    }
                     let gap = if d.pos.x > lo.x && d.pos.x < hi.x {
                         let chord = lo.y + (hi.y - lo.y) * (d.pos.x - lo.x) / (hi.x - lo.x);
                         (d.pos.y - chord).abs()
@@ -113,8 +164,9 @@ impl Watch {
 }
 
 /// Runs `sim` and checks `targets` on it: every target's checks, then the run's own (it ends
-/// `ok`, drops no diabolo, and the sticks never meet).
-pub fn evaluate(sim: &Simulation, targets: &[Target]) -> Vec<Check> {
+/// `ok`, drops no diabolo, the sticks never meet, and they are never more than `span` apart,
+/// m; `None`: the string's length), each at the run's output rows where it is not an event.
+pub fn evaluate(sim: &Simulation, targets: &[Target], span: Option<f64>) -> Vec<Check> {
     let n = sim.initial.diabolos.len();
     let gravity = sim.params.gravity;
     let mut watch = Watch::new(n);
@@ -245,6 +297,7 @@ pub fn evaluate(sim: &Simulation, targets: &[Target]) -> Vec<Check> {
         value: None,
         margin: if ok { 1.0 } else { -1.0 },
         violation: if ok { 0.0 } else { 10.0 },
+        stage: Stage::Always,
     });
     let dropped = report.flights.iter().filter(|f| f.dropped).count();
     checks.push(Check {
@@ -253,6 +306,7 @@ pub fn evaluate(sim: &Simulation, targets: &[Target]) -> Vec<Check> {
         value: Some(dropped as f64),
         margin: -(dropped as f64),
         violation: 10.0 * dropped as f64,
+        stage: Stage::Always,
     });
     checks.push(check(
         "sticks_apart",
@@ -261,5 +315,54 @@ pub fn evaluate(sim: &Simulation, targets: &[Target]) -> Vec<Check> {
         watch.sticks_apart - 0.01,
         0.05,
     ));
+    // A stick striking a diabolo (in flight, or through its axle) is no way to move it: the
+    // impulses of every such contact, N s.
+    let struck: f64 = report
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::Contact)
+        .filter(|e| matches!(e.other, Some(Partner::Left | Partner::Right)))
+        .map(|e| e.impulse.unwrap_or(0.0))
+        .sum();
+    let margin = if struck > 0.0 { -struck } else { 0.1 };
+    checks.push(check("struck", None, Some(struck), margin, 0.1));
+    let span = span.unwrap_or(sim.params.string_length);
+    checks.push(check(
+        "span",
+        None,
+        Some(watch.widest),
+        span - watch.widest,
+        0.1 * span,
+    ));
+    // A catch follows a throw: while the throw is searched, the catch and the drop are not
+    // graded yet, and a guide asks for a throw early enough to be caught.
+    if targets.iter().any(|t| matches!(t, Target::Apex { .. })) {
+        for c in &mut checks {
+            if c.what == "catch" || c.what == "dropped" {
+                c.stage = Stage::Deferred;
+            }
+        }
+        for target in targets {
+            if let Target::Catch { diabolo, before } = *target {
+                checks.push(in_time_guide(&watch, diabolo, before, gravity));
+            }
+        }
+    }
     checks
+}
+
+/// The guide to a throw of `diabolo` that can be caught before `before`: its apex (the highest
+/// output row in flight) early enough to fall back to the sticks' height there in time.
+fn in_time_guide(watch: &Watch, diabolo: usize, before: f64, gravity: f64) -> Check {
+    let margin = match watch.apex[diabolo - 1] {
+        Some(Apex { t, y, hands_y }) => {
+            let fall = (2.0 * (y - hands_y).max(0.0) / gravity).sqrt();
+            before - (t + fall)
+        }
+        None => 0.1,
+    };
+    Check {
+        stage: Stage::Guide,
+        ..check("catch.in_time", Some(diabolo), None, margin, 0.1)
+    }
 }

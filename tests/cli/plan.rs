@@ -168,6 +168,79 @@ fn the_spin_up_task_is_planned_and_its_run_meets_every_target() {
     check_limits(&run);
 }
 
+/// The times of diabolo K's events of `kind`, in order.
+fn times_of(run: &PlannedRun, kind: &str, k: u64) -> Vec<f64> {
+    run.events
+        .iter()
+        .filter(|e| e["kind"] == kind && e["object"].as_u64() == Some(k))
+        .map(|e| e["t"].as_f64().unwrap())
+        .collect()
+}
+
+/// Diabolo K lands at some time and is on the string from its last landing to the end: no
+/// leave after it, no drop. Returns the first landing's time.
+fn caught(run: &PlannedRun, k: u64) -> f64 {
+    let lands = times_of(run, "land", k);
+    assert!(!lands.is_empty(), "diabolo {k} never lands");
+    let last = lands[lands.len() - 1];
+    assert!(
+        times_of(run, "leave", k).iter().all(|&t| t < last),
+        "it leaves after its last landing"
+    );
+    assert!(times_of(run, "drop", k).is_empty(), "it is dropped");
+    lands[0]
+}
+
+/// No stick strikes a diabolo: no contact event with a stick.
+fn never_struck(run: &PlannedRun) -> bool {
+    !run.events
+        .iter()
+        .any(|e| e["kind"] == "contact" && (e["other"] == "left" || e["other"] == "right"))
+}
+
+// The shipped `toss` task: both hands toss the hanging diabolo to 2.0 m and catch it again
+// before 1.8 s. From the run's own outputs: it leaves, its highest 1 ms row between leaving and
+// landing is within 5 cm of 2.0 m (the rows miss the true apex by at most g dt^2 / 8 = 1.2e-6
+// m), it lands before 1.8 s and stays on to the end, no stick strikes it, and both sticks keep
+// their boxes and limits.
+#[test]
+fn the_toss_task_is_planned_and_its_run_throws_to_the_height_and_catches() {
+    let (run, _) = plan_and_run("toss", "2", "targets");
+    let leave = times_of(&run, "leave", 1)[0];
+    let land = caught(&run, 1);
+    assert!(land < 1.8, "lands at {land} s");
+    let (t, y) = (run.column("t"), run.column("d1_y"));
+    let apex = t
+        .iter()
+        .zip(&y)
+        .filter(|(&t, _)| t > leave && t < land)
+        .fold(f64::NEG_INFINITY, |m, (_, &y)| m.max(y));
+    assert!((apex - 2.0).abs() <= 0.05, "apex {apex} m");
+    assert!(never_struck(&run));
+    check_limits(&run);
+}
+
+// The shipped `side_catch` task: a diabolo thrown in from the left that still hands would let
+// fall is caught before 1.2 s, softly. From the run: it lands before 1.2 s and stays on, every
+// segment's tension at every 1 ms row is at most 30 N and every tensing impulse at most
+// 0.3 N s, no stick strikes it, and both sticks keep their boxes and limits.
+#[test]
+fn the_side_catch_task_is_planned_and_its_run_catches_softly() {
+    let (run, _) = plan_and_run("side_catch", "2", "targets");
+    let land = caught(&run, 1);
+    assert!(land < 1.2, "lands at {land} s");
+    for name in ["T0", "T1"] {
+        let top = run.column(name).into_iter().fold(0.0f64, f64::max);
+        assert!(top <= 30.0, "{name} reaches {top} N");
+    }
+    for e in run.events.iter().filter(|e| e["kind"] == "tense") {
+        let impulse = e["impulse"].as_f64().unwrap();
+        assert!(impulse <= 0.3, "a tensing impulse of {impulse} N s");
+    }
+    assert!(never_struck(&run));
+    check_limits(&run);
+}
+
 // `"times": "free"`: the planner moves the keyframes in time too. The carry task so planned
 // meets its targets in its run, and its keyframes stay at least 0.05 s apart, the last at the
 // run's end.

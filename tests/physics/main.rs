@@ -18,6 +18,7 @@ mod kinematics;
 mod ledger;
 mod no_pass_through;
 mod placement;
+mod plan_sensitivity;
 mod space_elastic;
 mod space_flight;
 mod space_hull;
