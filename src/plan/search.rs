@@ -15,6 +15,13 @@ use crate::random::SplitMix64;
 /// of its box.
 const KICK: f64 = 0.05;
 
+/// Minimising effort, the starts whose plans meet every target before the search settles on
+/// the least effort among them.
+const EFFORT_STARTS: usize = 4;
+
+/// Random steps tried before each Jacobian.
+const RANDOM_TRIES: usize = 4;
+
 /// The search's own settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SearchOptions {
@@ -77,7 +84,7 @@ impl Candidate {
 pub enum Stopped {
     /// A plan meets every target (and nothing is to be minimised).
     Met,
-    /// Minimising effort, the last start settled with every target met.
+    /// Minimising effort, [`EFFORT_STARTS`] starts met every target (the least effort kept).
     Settled,
     /// The runs' budget is spent.
     Budget,
@@ -160,6 +167,16 @@ pub fn search(
             at += hand.size();
         }
     };
+    // A random step around x: each number moved by KICK of its scale, kept in its box.
+    let kick = |x: &[f64], random: &mut SplitMix64| {
+        let mut trial = x.to_vec();
+        for (value, scale) in trial.iter_mut().zip(&scales) {
+            *value += random.gaussian() * KICK * scale;
+        }
+        clamp(&mut trial);
+        trial
+    };
+    let mut feasible_starts = 0;
     let mut simulations = 0usize;
     let mut iterations = 0usize;
     let mut best: Option<Candidate> = None;
@@ -182,7 +199,8 @@ pub fn search(
         // Staged: the deferred checks (a catch after a throw) are graded once the others are
         // met, from the plan that meets them.
         let mut whole = !current.checks.iter().any(|c| c.stage != Stage::Always);
-        for iteration in 0..options.max_iterations {
+        let mut iteration = 0;
+        while iteration < options.max_iterations {
             keep_best(&mut best, &current);
             if !whole && current.first_stage_met() {
                 whole = true;
@@ -206,6 +224,22 @@ pub fn search(
             if simulations + 2 * x.len() + 1 > options.max_simulations {
                 break 'starts Stopped::Budget;
             }
+            // While a check is missed, a few random steps first, as the anchor takes them:
+            // cheap where the cost is rough (a catch, an impulse); the Jacobian only when none
+            // of them helps. The effort alone is lowered by the Jacobian.
+            let missed = current.staged_cost(whole, false) > 0.0;
+            let tried = (0..if missed { RANDOM_TRIES } else { 0 }).find_map(|_| {
+                let trial = kick(&x, &mut random);
+                let candidate = (problem.evaluate)(&trial);
+                simulations += 1;
+                (staged(&candidate) < staged(&current)).then_some((trial, candidate))
+            });
+            if let Some((trial, candidate)) = tried {
+                x = trial;
+                current = candidate;
+                continue;
+            }
+            iteration += 1;
             iterations += 1;
             let residual = residuals(&current, problem.minimize_effort, whole);
             let jacobian = jacobian(problem, &x, &scales, residual.len(), whole);
@@ -249,11 +283,7 @@ pub fn search(
                 // The linearisation helps no more (an event straddled, a kink): random steps
                 // around the plan, as the anchor takes them, one kept if it lowers the cost.
                 for _ in 0..x.len() {
-                    let mut trial = x.clone();
-                    for (value, scale) in trial.iter_mut().zip(&scales) {
-                        *value += random.gaussian() * KICK * scale;
-                    }
-                    clamp(&mut trial);
+                    let trial = kick(&x, &mut random);
                     let candidate = (problem.evaluate)(&trial);
                     simulations += 1;
                     if staged(&candidate) < staged(&current) {
@@ -273,8 +303,11 @@ pub fn search(
         if current.feasible() && !problem.minimize_effort {
             break Stopped::Met;
         }
-        if problem.minimize_effort && best.as_ref().is_some_and(Candidate::feasible) {
-            break Stopped::Settled;
+        if problem.minimize_effort && current.feasible() {
+            feasible_starts += 1;
+            if feasible_starts >= EFFORT_STARTS {
+                break Stopped::Settled;
+            }
         }
         if start + 1 >= options.max_starts {
             break Stopped::Starts;
