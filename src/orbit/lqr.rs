@@ -104,7 +104,7 @@ mod tests {
     /// b^2 P^2 + (r (1 - a^2) - q b^2) P - q r = 0, and K = a b P / (r + b^2 P).
     #[test]
     fn the_scalar_regulator_is_the_riccati_quadratics_root() {
-        let (a, b, q, r) = (1.5, 0.5, 1.0, 2.0);
+        let (a, b, q, r): (f64, f64, f64, f64) = (1.5, 0.5, 1.0, 2.0);
         let (qa, qb, qc) = (b * b, r * (1.0 - a * a) - q * b * b, -q * r);
         let p = (-qb + (qb * qb - 4.0 * qa * qc).sqrt()) / (2.0 * qa);
         let expected = a * b * p / (r + b * b * p);
