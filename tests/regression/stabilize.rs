@@ -72,6 +72,10 @@ fn the_sensitivity_is_the_difference_of_two_corrected_periods() {
     let column: Vec<f64> = (0..5).map(|i| (plus[i] - minus[i]) / (2.0 * h)).collect();
     let scale = column.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
     assert!(scale > 1e-3, "the frequency moves the swing: {column:?}");
+    let apart = (0..5)
+        .map(|i| (found.sensitivity[(i, 0)] - column[i]).abs())
+        .fold(0.0, f64::max);
+    eprintln!("B's column {column:?}, apart by at most {apart:e}");
     for (i, expected) in column.iter().enumerate() {
         let got = found.sensitivity[(i, 0)];
         // Both are the same difference of runs to 1e-12 (relative): they agree far below h^2.
