@@ -10,7 +10,7 @@
 //! section: z(k+1) = P(z(k), u(k)). A path-driven hand whose start the correction moves (a sine
 //! amplitude at a phase where the hand is away from its centre, a centre) starts the period
 //! where the changed drive puts it, and the diabolo is placed on the string from there (the
-//! shooting's own start, [`Shooting::start`]): the correction acts at the section at once.
+//! shooting's own start, `Shooting::start`): the correction acts at the section at once.
 //!
 //! # The linear map and the gain
 //!
