@@ -334,6 +334,38 @@ pub struct OrbitArgs {
     /// standard output) instead of the JSON.
     #[arg(long = "continue", value_name = "KEY=START:STOP:COUNT")]
     pub continuation: Option<String>,
+    /// Hold the (forced) orbit by feedback: the named numeric scenario fields (any KEY --set
+    /// accepts that the scenario gives) are corrected once per period by u = -K (z - z*), K
+    /// the discrete LQR gain; B, K, the closed-loop multipliers and perturbed runs are added
+    /// to the JSON as "stabilization" (exit 1 when the closed loop is not stable).
+    #[arg(
+        long,
+        value_name = "KEY[,KEY...]",
+        value_delimiter = ',',
+        conflicts_with = "continuation"
+    )]
+    pub stabilize: Option<Vec<String>>,
+    /// --stabilize: r, the weight of the corrections in the regulator's cost
+    /// sum |z - z*|^2 + r |u|^2.
+    #[arg(long, value_name = "R", default_value_t = 1.0, requires = "stabilize")]
+    pub lqr_r: f64,
+    /// --stabilize: periods each perturbed start is run.
+    #[arg(long, value_name = "N", default_value_t = 12, requires = "stabilize")]
+    pub periods: usize,
+    /// --stabilize: perturbed starts.
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "stabilize")]
+    pub starts: usize,
+    /// --stabilize: the size of the starting deviation |z(0) - z*| (m, m/s, rad/s alike).
+    #[arg(
+        long,
+        value_name = "SIZE",
+        default_value_t = 1e-3,
+        requires = "stabilize"
+    )]
+    pub perturb: f64,
+    /// --stabilize: seeds the perturbed starts' directions.
+    #[arg(long, default_value_t = 1, requires = "stabilize")]
+    pub seed: u64,
 }
 
 #[derive(Debug, Args)]

@@ -15,6 +15,7 @@ mod plot;
 mod replay;
 mod run;
 mod schema;
+mod stabilize;
 mod sweep;
 mod validate;
 
@@ -82,6 +83,9 @@ pub enum CliError {
     /// An orbit that cannot be looked for (exit 2) or was not found (exit 1).
     #[error("{0}")]
     Orbit(#[from] diabolo::orbit::OrbitError),
+    /// An orbit that cannot be stabilized (exit 2) or whose stabilization's runs failed (1).
+    #[error("{0}")]
+    Stabilize(#[from] diabolo::orbit::StabilizeError),
     /// A task that cannot be planned (exit 2).
     #[error("{0}")]
     Plan(#[from] diabolo::plan::PlanError),
@@ -103,6 +107,7 @@ impl CliError {
             Self::Output { what, .. } if what.starts_with("cannot create") => 2,
             Self::Plot(e) if e.is_input() => 2,
             Self::Orbit(e) => e.exit_code(),
+            Self::Stabilize(e) => e.exit_code(),
             _ => 1,
         }
     }

@@ -5,11 +5,13 @@ use std::io::Write;
 
 use super::args::OrbitArgs;
 use super::input::{load, read_document};
-use super::{create_output, say, write_file, CliError};
+use super::stabilize::{self, Corrections};
+use super::{create_output, note, say, write_file, CliError};
 use diabolo::display::compact;
 use diabolo::orbit::{
     check_search, continue_orbit, find_orbit, forced_period, orbit_json, parse_section,
-    ContinuationPoint, Orbit, OrbitError, OrbitOptions, Timing,
+    stabilization_json, stabilize, summary, ContinuationPoint, Orbit, OrbitError, OrbitOptions,
+    Timing,
 };
 use diabolo::output::table::CsvLine;
 use diabolo::output::{AtomicFile, TrajectoryWriter};
@@ -25,6 +27,7 @@ pub fn orbit(args: &OrbitArgs) -> Result<(), CliError> {
     }
     let timing = timing(args, &simulation)?;
     check_search(&simulation, timing, &options)?;
+    let corrections = Corrections::read(args, timing, &options)?;
     let output = output(args, "-o")?;
     let trajectory = args
         .trajectory
@@ -36,13 +39,30 @@ pub fn orbit(args: &OrbitArgs) -> Result<(), CliError> {
     }
     let orbit = find_orbit(&simulation, timing, &options)?;
     trajectory_fits(args, &simulation, orbit.period)?;
+    let mut json = orbit_json(&orbit);
+    let stabilization = match &corrections {
+        Some(c) => {
+            let corrected = |u: &[f64]| c.corrected(u);
+            let s = stabilize(&orbit, &c.keys, &c.base, &corrected, &c.options)?;
+            json["stabilization"] = stabilization_json(&s);
+            Some(s)
+        }
+        None => None,
+    };
     if let Some(file) = trajectory {
         write_period(file, &simulation, &orbit)?;
     }
-    let text = serde_json::to_string_pretty(&orbit_json(&orbit)).expect("JSON of numbers");
+    let text = serde_json::to_string_pretty(&json).expect("JSON of numbers");
     match output {
         Some(file) => write_file(file, |f| writeln!(f, "{text}")),
         None => say(text),
+    }?;
+    match &stabilization {
+        Some(s) => {
+            note(summary(s).trim_end())?;
+            stabilize::outcome(s)
+        }
+        None => Ok(()),
     }
 }
 

@@ -34,9 +34,11 @@
 mod continuation;
 mod coordinates;
 mod guess;
+mod lqr;
 mod period;
 mod search;
 mod shooting;
+mod stabilize;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -49,8 +51,13 @@ use crate::model::CartesianState;
 use crate::simulation::RunError;
 
 pub use continuation::{continue_orbit, ContinuationPoint, Crossing};
+pub use lqr::{eigenvalues, reach, regulator, Regulator};
 pub use period::{checked_period, drives_period, forced_period, parse_section, MIN_PERIOD};
 pub use search::{check_search, find_orbit, most_periods};
+pub use stabilize::{
+    check_keys, late_rate, stabilization_json, stabilization_periods, stabilize, summary,
+    ControlledRun, Corrected, Stabilization, StabilizeError, StabilizeOptions,
+};
 
 /// A state function for a Poincare section: one free coordinate.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -319,6 +326,11 @@ pub struct Orbit {
     /// Half the range each coordinate spans over one period (the swing's amplitude in d1_x),
     /// sampled at [`AMPLITUDE_SAMPLES`] instants.
     pub amplitudes: Vec<f64>,
+    /// Whether the orbit's start lies on a taut string (a start built from z is placed on it).
+    pub taut: bool,
+    /// Per diabolo: whether its axle grips the string at the orbit's start (its spin is then
+    /// the one that does not slip, set by the motion).
+    pub grip: Vec<bool>,
 }
 
 /// Instants per period at which [`Orbit::amplitudes`] are sampled.

@@ -8,7 +8,7 @@ use crate::simulation::{Phase, Simulation};
 use super::coordinates::Coordinates;
 use super::guess::{guess, transient, Guess};
 use super::period::MIN_PERIOD;
-use super::shooting::{norm, residual, Period, Shooting};
+use super::shooting::{norm, precise, residual, Period, Shooting};
 use super::{EnergyBudget, Multiplier, Orbit, OrbitError, OrbitOptions, Timing};
 
 /// Periods of the map one search runs at most: the first map; per Newton iteration two runs
@@ -93,10 +93,7 @@ pub fn find_orbit(
 ) -> Result<Orbit, OrbitError> {
     check_search(sim, timing, options)?;
     let coordinates = Coordinates::of(sim);
-    let mut settings = sim.settings.clone();
-    settings.rtol = settings.rtol.min(1e-12);
-    settings.atol = settings.atol.min(1e-14);
-    settings.max_wall = None;
+    let settings = precise(&sim.settings);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.jobs.max(1))
         .build()
@@ -227,6 +224,8 @@ pub fn find_orbit(
         events: current.events,
         budget,
         amplitudes,
+        taut: shooting.taut,
+        grip: shooting.grip.clone(),
     })
 }
 

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 
 use crate::model::state::close_onto_string;
 use crate::model::CartesianState;
+use crate::simulation::drive::Drive;
 use crate::simulation::{DiaboloMode, EventKind, Row, Settings, Simulation};
 
 use super::coordinates::Coordinates;
@@ -35,6 +36,41 @@ pub(super) struct Period {
     pub(super) row: Row,
     pub(super) start_energy: f64,
     pub(super) events: BTreeMap<&'static str, usize>,
+}
+
+/// The settings every map evaluation runs with: the scenario's, tolerances at most 1e-12
+/// (relative) and 1e-14 (absolute), no wall-clock limit.
+pub(super) fn precise(settings: &Settings) -> Settings {
+    let mut settings = settings.clone();
+    settings.rtol = settings.rtol.min(1e-12);
+    settings.atol = settings.atol.min(1e-14);
+    settings.max_wall = None;
+    settings
+}
+
+impl<'a> Shooting<'a> {
+    /// The map of a found orbit run with the drives and parameters of `sim` (the orbit's own,
+    /// or with a correction applied): the orbit's start as the base state, the sticks that a
+    /// path drives placed where `sim`'s drives put them at t = 0, so that a start is closed
+    /// onto the string the run begins with.
+    pub(super) fn for_orbit(sim: &'a Simulation, orbit: &super::Orbit) -> Self {
+        let mut base = orbit.state.clone();
+        for (drive, stick) in sim.drives.iter().zip([&mut base.left, &mut base.right]) {
+            if let Drive::Path(path) = drive {
+                let start = path.at(0.0);
+                stick.pos = start.pos;
+                stick.vel = start.vel;
+            }
+        }
+        Shooting {
+            sim,
+            coordinates: Coordinates::of(sim),
+            base,
+            taut: orbit.taut,
+            grip: orbit.grip.clone(),
+            settings: precise(&sim.settings),
+        }
+    }
 }
 
 impl Shooting<'_> {

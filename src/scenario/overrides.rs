@@ -90,6 +90,32 @@ pub fn apply(document: &mut Value, key: &str, value: Value) -> Result<(), Scenar
     Ok(())
 }
 
+/// The number at `key` (dotted path) in the scenario document: the field must be there and be
+/// a number (a field the scenario leaves to its default has no value to read; write it, or set
+/// it with `--set KEY=VALUE`).
+pub fn number(document: &Value, key: &str) -> Result<f64, ScenarioError> {
+    let steps = parse_key(key)?;
+    let fail = |reason: String| ScenarioError::Override {
+        key: echoed(key),
+        reason,
+    };
+    let mut here = document;
+    for step in &steps {
+        let next = match step {
+            Step::Field(name) => here.get(name.as_str()),
+            Step::Index(index) => here.get(*index),
+        };
+        here = next.ok_or_else(|| {
+            fail("not in the scenario: a numeric field the scenario gives is needed (write it in the scenario, or give it with --set KEY=VALUE)".to_string())
+        })?;
+    }
+    here.as_f64().ok_or_else(|| {
+        fail(format!(
+            "{here}, not a number: a numeric field is needed, e.g. drive.right.sine.amplitude[0]"
+        ))
+    })
+}
+
 /// Splits `KEY=VALUE`.
 pub fn split(assignment: &str) -> Result<(&str, &str), ScenarioError> {
     assignment
@@ -115,6 +141,20 @@ mod tests {
         assert_eq!(doc["params"]["friction"], json!(0.3));
         assert_eq!(doc["initial"]["diabolos"][0]["spin"], json!(2));
         assert_eq!(doc["drive"]["right"]["sine"]["frequency"], json!(1.5));
+    }
+
+    #[test]
+    fn numbers_are_read_where_they_are_given() {
+        let doc = json!({"drive": {"right": {"sine": {"amplitude": [0.05, 0.0]}}}, "name": "x"});
+        assert_eq!(number(&doc, "drive.right.sine.amplitude[0]").unwrap(), 0.05);
+        for key in [
+            "drive.right.sine.amplitude[2]",
+            "params.friction",
+            "name",
+            "drive.right",
+        ] {
+            assert_eq!(number(&doc, key).unwrap_err().path(), key);
+        }
     }
 
     #[test]

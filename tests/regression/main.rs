@@ -15,4 +15,5 @@ mod plot_space;
 mod replay;
 mod space;
 mod space_replay;
+mod stabilize;
 mod sweep_and_check;
