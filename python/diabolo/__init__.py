@@ -316,9 +316,9 @@ class Plan:
         text: the same scenario as the command line writes it, byte for byte; ``diabolo run``
             (or :func:`run`) on it reproduces the planner's checks.
         report: the ``--report`` JSON as a dict: ``checks`` (each ``what``, ``diabolo``,
-            ``value``, ``margin``: positive where met, in the value's unit), ``effort`` (m^2/s^3), ``iterations``,
-            ``simulations``, ``starts``, ``wall_time`` (s) and ``stopped`` (``met``,
-            ``settled``, ``budget``, ``starts``).
+            ``value``, ``margin``: positive where met, in the value's unit), ``effort``
+            (m^2/s^3), ``iterations``, ``simulations``, ``starts``, ``wall_time`` (s) and
+            ``stopped`` (``met``, ``settled``, ``budget``, ``starts``).
         met: whether every target and limit holds (the command line's exit 0).
         unmet: the checks that do not hold (dicts of ``report["checks"]``).
     """
