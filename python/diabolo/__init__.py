@@ -5,6 +5,8 @@ The same Rust core as the ``diabolo`` command line, called in process:
 - :func:`run` runs a scenario and returns a :class:`Run` whose ``trajectory`` holds the
   trajectory CSV's columns as numpy arrays (the same values, bit for bit), with the events and
   the summary.
+- :func:`plan` plans the hands of a task (a scenario with a ``plan`` object, docs/plan.md) as
+  ``diabolo plan`` does and returns a :class:`Plan`: the planned scenario and the report.
 - :func:`sweep` runs a scenario over a grid, lists or random samples of parameter values in
   parallel and returns the summary table, one row per point in point order.
 - :class:`Simulation` steps a scenario for control: change the hands' inputs between steps,
@@ -37,17 +39,26 @@ from ._diabolo import DiaboloError, InvalidScenario, RunFailed
 __all__ = [
     "run",
     "sweep",
+    "plan",
     "validate",
     "schema",
     "Run",
+    "Plan",
     "Simulation",
     "DiaboloError",
     "InvalidScenario",
+    "InvalidTask",
     "RunFailed",
     "__version__",
 ]
 
 __version__: str = _diabolo.__version__
+
+
+class InvalidTask(InvalidScenario, ValueError):
+    """A task that cannot be planned (``diabolo plan``'s exit 2): the command line's message,
+    the field's JSON path first (``plan.targets[0].state.diabolo = 3: ...``). Both an
+    :class:`InvalidScenario` and a ``ValueError``."""
 
 ScenarioLike = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 
@@ -296,6 +307,83 @@ def _table(csv_text: str) -> Dict[str, np.ndarray]:
     return {name: _typed([r[i] for r in records]) for i, name in enumerate(header)}
 
 
+class Plan:
+    """A planned task (:func:`plan`).
+
+    Attributes:
+        scenario: the planned scenario as a dict: the task without ``plan``, each planned hand's
+            drive a cubic ``path`` (what ``diabolo plan -o`` writes).
+        text: the same scenario as the command line writes it, byte for byte; ``diabolo run``
+            (or :func:`run`) on it reproduces the planner's checks.
+        report: the ``--report`` JSON as a dict: ``checks`` (each ``what``, ``diabolo``,
+            ``value``, ``margin``: positive where met, in the value's unit), ``effort``
+            (m^2/s^3), ``iterations``, ``simulations``, ``starts``, ``wall_time`` (s) and
+            ``stopped`` (``met``, ``settled``, ``budget``, ``starts``).
+        met: whether every target and limit holds (the command line's exit 0).
+        unmet: the checks that do not hold (dicts of ``report["checks"]``).
+    """
+
+    def __init__(self, text: str, report: Dict[str, Any], met: Sequence[bool]) -> None:
+        self.text = text
+        self.scenario: Dict[str, Any] = json.loads(text)
+        self.report = report
+        checks = report.get("checks", [])
+        self.unmet: List[Dict[str, Any]] = [c for c, ok in zip(checks, met) if not ok]
+        self.met: bool = all(met)
+
+    def keyframes(self, hand: str) -> List[Tuple[float, float, float]]:
+        """The planned keyframes (t, x, y) of ``hand`` (``"left"`` or ``"right"``), for
+        :meth:`Simulation.set_hand`'s ``path``."""
+        drive = self.scenario.get("drive", {}).get(hand, {})
+        return [(float(t), float(x), float(y)) for t, x, y in drive.get("keyframes", [])]
+
+    def __repr__(self) -> str:
+        return (
+            f"Plan(met={self.met!r}, simulations={self.report.get('simulations')!r}, "
+            f"effort={self.report.get('effort')!r}, stopped={self.report.get('stopped')!r})"
+        )
+
+
+def plan(
+    task: ScenarioLike,
+    overrides: Optional[Mapping[str, Any]] = None,
+    *,
+    seed: int = 1,
+    jobs: Optional[int] = None,
+    max_simulations: int = 10000,
+) -> Plan:
+    """Plans the hands of a task as ``diabolo plan`` does (docs/plan.md, docs/plan_python.md).
+
+    The search runs with the interpreter released on ``jobs`` threads; Ctrl-C stops it and
+    raises ``KeyboardInterrupt``. A plan that misses a target is returned (``met`` False,
+    ``unmet`` naming the checks), as the command line writes it and exits 1.
+
+    Args:
+        task: a dict, a JSON text or the path of a task (a scenario with a ``plan`` object); a
+            path's folder is the base of its relative files.
+        overrides: ``--set`` dotted paths and values (``{"plan.limits.speed": 4}``).
+        seed: the seed of the random starts (``--seed``); the plan depends on it, not on
+            ``jobs``.
+        jobs: threads (default: one per core).
+        max_simulations: the budget of runs (``--max-simulations``).
+
+    Raises:
+        InvalidTask: a bad task (a ``ValueError`` and an :class:`InvalidScenario`): the
+            command line's message, the field's JSON path first.
+    """
+    text, label = _source(task)
+    if jobs is not None:
+        jobs = _count(jobs, "jobs (threads; None for one per core)", 1)
+    max_simulations = _count(max_simulations, "max_simulations", 1)
+    seed = _count(seed, "seed", 0)
+    try:
+        planned, report, met = _diabolo.plan(
+            text, label, _sets(overrides), seed, jobs, max_simulations
+        )
+    except InvalidScenario as e:
+        raise InvalidTask(str(e)) from None
+    return Plan(planned, json.loads(report), met)
+
 
 class Simulation:
     """A scenario stepped for control.
@@ -333,6 +421,8 @@ class Simulation:
         force: Optional[Sequence[float]] = None,
         accel: Optional[Sequence[float]] = None,
         path_target: Optional[Sequence[float]] = None,
+        path: Optional[Sequence[Sequence[float]]] = None,
+        path_velocity: Optional[Sequence[float]] = None,
         released: bool = False,
         stiffness: float = 400.0,
         damping: Optional[float] = None,
@@ -347,6 +437,16 @@ class Simulation:
             path_target: a point (x, y), m ((x, y, z) in space), the hand pulls the stick toward with ``stiffness``
                 (N/m), ``damping`` (N s/m; default critical, 2 sqrt(k M)) and at most
                 ``max_force`` (N).
+            path: keyframes (t, x, y) (s, m; t counted from now, increasing) the stick follows
+                exactly on the format's clamped cubic spline (a ``"path"`` drive with
+                ``"interpolation": "cubic"``: at rest at the first and the last keyframe, held
+                at the last), e.g. :meth:`Plan.keyframes`; in the plane only. The stick jumps
+                to the path's first point and velocity (at rest) as a velocity jump does.
+            path_velocity: with ``path``, the velocity (vx, vy), m/s, the spline leaves its
+                first keyframe with (C2, still at rest at the last): the stick is then driven by
+                the spline's acceleration from its own state, so that a moving stick (give its
+                velocity, ``state["stick_velocities"]``, and its position as the first
+                keyframe) goes on along the path without a jump.
             released: the hand lets go of the stick.
         """
         side = {"left": 0, "right": 1}.get(hand)
@@ -354,16 +454,30 @@ class Simulation:
             raise ValueError(f"hand must be 'left' or 'right', got {hand!r}")
         given = [
             name
-            for name, v in (("force", force), ("accel", accel), ("path_target", path_target))
+            for name, v in (
+                ("force", force),
+                ("accel", accel),
+                ("path_target", path_target),
+                ("path", path),
+            )
             if v is not None
         ] + (["released"] if released else [])
+        if path_velocity is not None and path is None:
+            raise ValueError("set_hand: path_velocity= goes with path=")
         if len(given) != 1:
             raise ValueError(
-                "set_hand: give exactly one of force=, accel=, path_target=, released=True"
+                "set_hand: give exactly one of force=, accel=, path_target=, path=,"
+                " released=True"
                 f" (got {', '.join(given) or 'none'})"
             )
         if released:
             self._native.set_hand(side, "released")
+        elif path is not None:
+            velocity = None
+            if path_velocity is not None:
+                vx, vy = _pair(path_velocity, "path_velocity")[:2]
+                velocity = (vx, vy)
+            _diabolo.set_path(self._native, side, _keyframes(path), velocity)
         elif force is not None:
             self._native.set_hand(side, "force", _pair(force, "force"))
         elif accel is not None:
@@ -447,3 +561,17 @@ def _pair(value: Sequence[float], name: str) -> Tuple[float, ...]:
             f"{name} must be (x, y) or, in space, (x, y, z) numbers, got {value!r}"
         )
     return numbers_
+
+
+def _keyframes(path: Sequence[Sequence[float]]) -> List[Tuple[float, float, float]]:
+    """``path`` as (t, x, y) numbers."""
+    out: List[Tuple[float, float, float]] = []
+    for k, frame in enumerate(path):
+        try:
+            t, x, y = (float(v) for v in frame)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"path[{k}] must be (t, x, y) numbers (s, m), got {frame!r}"
+            ) from None
+        out.append((t, x, y))
+    return out

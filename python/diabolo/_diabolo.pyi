@@ -50,6 +50,28 @@ def sweep(
 ) -> Tuple[str, int]:
     """The summary CSV text of a sweep and its number of failed points."""
 
+def plan(
+    text: Optional[str],
+    label: str,
+    sets: List[Tuple[str, str]],
+    seed: int,
+    jobs: Optional[int],
+    max_simulations: int,
+) -> Tuple[str, str, List[bool]]:
+    """Plans a task as `diabolo plan` does: the planned scenario's text (the `-o` file, byte for
+    byte), the report's JSON text (`--report`) and whether each of its checks holds; raises
+    InvalidScenario for a bad task, KeyboardInterrupt on Ctrl-C."""
+
+def set_path(
+    stepper: "Stepper",
+    side: int,
+    keyframes: List[Tuple[float, float, float]],
+    velocity: Optional[Tuple[float, float]] = None,
+) -> None:
+    """Drives stick `side` of a planar stepper along the C2 cubic spline through `keyframes`
+    (t from now, x, y), at rest at the last: exactly (a path drive) when it starts at rest, by
+    its acceleration when it leaves the first keyframe at `velocity` (m/s)."""
+
 class Stepper:
     """A scenario advanced step by step (a Rust `Session`, or a `SpaceSession` in space)."""
 

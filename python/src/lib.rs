@@ -3,6 +3,8 @@
 //! hands the trajectory out as columns of numbers, and keeps a [`Session`] for step-by-step
 //! control. The Python half (`diabolo/__init__.py`) gives these their user-facing shape.
 
+mod plan;
+
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -783,6 +785,8 @@ fn _diabolo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(plan::plan, m)?)?;
+    m.add_function(wrap_pyfunction!(plan::set_path, m)?)?;
     m.add_class::<Stepper>()?;
     m.add("DiaboloError", py.get_type::<DiaboloError>())?;
     m.add("InvalidScenario", py.get_type::<InvalidScenario>())?;
