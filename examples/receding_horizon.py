@@ -14,12 +14,11 @@ the string), plan the right hand ``--horizon`` s ahead (1 s, ``--keyframes`` 3, 
 2 cm of it ``--early`` s ahead (0.5 s) and never off the string, drive the real right stick
 along the first ``--execute`` s of the planned spline, and plan again.
 
-The planner's hand starts at rest (a planned stick's moving start is refused, docs/plan.md);
-the real one is moving at a replan. The real stick goes on from its own velocity: it is driven
-along the C2 spline through the planned keyframes that leaves the first at the stick's velocity
-(``set_hand(path=..., path_velocity=...)``), which the planner did not see (the mismatch of a
-moving start). ``--reset`` instead sets the stick at rest at every replan (the planner's start,
-a velocity jump). The aim is the target minus the measured offset between the real diabolo and
+The real stick is moving at a replan: the task starts the planned stick where it is, moving as
+it moves (``initial.right`` with its velocity; the planned spline leaves it with that velocity,
+``"start_velocity"``), and the real stick is driven along exactly that spline
+(``set_hand(path=..., path_velocity=...)``). ``--reset`` instead sets the stick at rest at every
+replan (a velocity jump) and plans from rest. The aim is the target minus the measured offset between the real diabolo and
 its projection (the stretched string's sag) plus integral action on the lasting error
 (``--ki`` 1/s, clamped to 5 cm): offset-free predictive control, for the friction's drift that
 the model gets wrong.
@@ -41,7 +40,7 @@ import argparse
 import math
 import statistics
 import time
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -79,10 +78,13 @@ def on_string(x: float, vel: Tuple[float, float], right: Tuple[float, float]) ->
 
 
 def scenario(
-    x: float, vel: List[float], spin: float, right: Tuple[float, float], duration: float
+    x: float, vel: List[float], spin: float, right: Tuple[float, float], duration: float,
+    right_vel: Optional[List[float]] = None,
 ) -> Dict[str, Any]:
-    """The model's scenario from a diabolo at x (on the string) with the right stick at rest."""
-    return {
+    """The model's scenario from a diabolo at x (on the string) with the right stick at rest, or
+    moving at `right_vel` (a planning task's moving start: the stick's start given in
+    `initial`, the drive replaced by the plan)."""
+    doc = {
         "params": {"string_length": STRING, "friction": FRICTION},
         "initial": {"diabolos": [{"x": x, "vel": vel, "spin": spin}]},
         "drive": {
@@ -91,16 +93,22 @@ def scenario(
         },
         "sim": {"duration": duration, "output_interval": duration},
     }
+    if right_vel is not None and any(v != 0.0 for v in right_vel):
+        doc["initial"]["right"] = {"pos": list(right), "vel": list(right_vel)}
+        doc["drive"]["right"] = {"type": "accel", "value": [0.0, 0.0]}
+    return doc
 
 
 def task(state: Dict[str, Any], horizon: float, keyframes: int, aim: Tuple[float, float],
-         early: float = 0.0):
-    """The planning task from a measured state: the model's start nearest it, the target aimed
-    at `aim` at the horizon's end."""
+         early: float = 0.0, reset: bool = False):
+    """The planning task from a measured state: the model's start nearest it (the right stick
+    moving as measured, or at rest with `reset`), the target aimed at `aim` at the horizon's
+    end."""
     right = tuple(float(v) for v in state["stick_positions"][1])
+    right_vel = None if reset else [float(v) for v in state["stick_velocities"][1]]
     pos = state["positions"][0]
     start = on_string(float(pos[0]), state["velocities"][0], right)
-    doc = scenario(start["x"], start["vel"], float(state["spins"][0]), right, horizon)
+    doc = scenario(start["x"], start["vel"], float(state["spins"][0]), right, horizon, right_vel)
     box = [[min(BOX[0][0], right[0]), min(BOX[0][1], right[1])],
            [max(BOX[1][0], right[0]), max(BOX[1][1], right[1])]]
     doc["plan"] = {
@@ -152,7 +160,7 @@ def closed_loop(sim: diabolo.Simulation, args: argparse.Namespace) -> Dict[str, 
                            0.05 / max(args.ki, 1e-9))
         aim = np.asarray(TARGET) - offset(state, start) + args.ki * integral
         doc, _ = task(state, args.horizon, args.keyframes, (float(aim[0]), float(aim[1])),
-                      args.early)
+                      args.early, args.reset)
         planned = diabolo.plan(doc, max_simulations=args.budget, jobs=args.jobs)
         plans += 1
         runs += planned.report["simulations"]

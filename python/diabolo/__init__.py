@@ -443,10 +443,10 @@ class Simulation:
                 at the last), e.g. :meth:`Plan.keyframes`; in the plane only. The stick jumps
                 to the path's first point and velocity (at rest) as a velocity jump does.
             path_velocity: with ``path``, the velocity (vx, vy), m/s, the spline leaves its
-                first keyframe with (C2, still at rest at the last): the stick is then driven by
-                the spline's acceleration from its own state, so that a moving stick (give its
-                velocity, ``state["stick_velocities"]``, and its position as the first
-                keyframe) goes on along the path without a jump.
+                first keyframe with (C2, still at rest at the last; the format's
+                ``"start_velocity"``), so that a moving stick (give its velocity,
+                ``state["stick_velocities"]``, and its position as the first keyframe) goes on
+                along the path without a jump.
             released: the hand lets go of the stick.
         """
         side = {"left": 0, "right": 1}.get(hand)

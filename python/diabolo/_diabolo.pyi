@@ -69,8 +69,8 @@ def set_path(
     velocity: Optional[Tuple[float, float]] = None,
 ) -> None:
     """Drives stick `side` of a planar stepper along the C2 cubic spline through `keyframes`
-    (t from now, x, y), at rest at the last: exactly (a path drive) when it starts at rest, by
-    its acceleration when it leaves the first keyframe at `velocity` (m/s)."""
+    (t from now, x, y), at rest at the last, exactly (a path drive), leaving the first keyframe
+    at `velocity` (m/s; default at rest)."""
 
 class Stepper:
     """A scenario advanced step by step (a Rust `Session`, or a `SpaceSession` in space)."""

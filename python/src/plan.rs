@@ -6,7 +6,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use diabolo::plan::{plan as search_plan, planned_text, PlanOptions, SearchOptions, Task};
-use diabolo::simulation::drive::{ClampedSpline, Drive, Path as HandPath, Schedule};
+use diabolo::simulation::drive::{ClampedSpline, Drive, Path as HandPath};
 use nalgebra::Vector2;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -100,12 +100,11 @@ pub fn plan(
 
 /// Drives stick `side` (0 left, 1 right) of a planar stepped run along a C2 cubic spline
 /// through `keyframes` (t, x, y) from now on, t counted from the time reached, at rest at the
-/// last keyframe. Without `velocity` the spline is at rest at the first keyframe too: the
-/// format's `"type": "path"` drive with `"interpolation": "cubic"`, the stick following it
-/// exactly. With `velocity` (m/s) the spline leaves the first keyframe at that velocity and the
-/// stick is driven by the spline's acceleration (piecewise linear) from its own state: it
-/// follows the spline when it is at the first keyframe with that velocity (the stick's own
-/// velocity: a moving hand continued without a jump).
+/// last keyframe: the format's `"type": "path"` drive with `"interpolation": "cubic"`, the stick
+/// following it exactly. Without `velocity` the spline is at rest at the first keyframe too;
+/// with `velocity` (m/s) it leaves the first keyframe at that velocity (the format's
+/// `"start_velocity"`: a moving hand continued without a jump when it is given the stick's own
+/// velocity).
 #[pyfunction]
 #[pyo3(signature = (stepper, side, keyframes, velocity = None))]
 pub fn set_path(
@@ -128,10 +127,8 @@ pub fn set_path(
         .map(|&(t, x, y)| (now + t, Vector2::new(x, y)))
         .collect();
     let bad = |e: String| PyValueError::new_err(format!("set_hand: {e}"));
-    // The clamped spline checks the keyframes (finite, times increasing) either way.
-    let spline = ClampedSpline::new(points.clone()).map_err(|e| bad(e.to_string()))?;
-    let drive = match velocity {
-        None => Drive::Path(HandPath::Keyframes(spline)),
+    let start = match velocity {
+        None => Vector2::zeros(),
         Some((vx, vy)) => {
             if !(vx.is_finite() && vy.is_finite()) {
                 return Err(bad(format!(
@@ -143,53 +140,11 @@ pub fn set_path(
                     "a path with a start velocity needs at least two keyframes".into(),
                 ));
             }
-            let mut accels = accelerations(&points, Vector2::new(vx, vy));
-            // At rest after the last keyframe (within a microsecond).
-            let end = points[points.len() - 1].0;
-            accels.push((end + 1e-6, Vector2::zeros()));
-            Drive::Accel(Schedule::keyframes(accels).map_err(|e| bad(e.to_string()))?)
+            Vector2::new(vx, vy)
         }
     };
+    // The clamped spline checks the keyframes (finite, times increasing).
+    let spline = ClampedSpline::leaving(points, start).map_err(|e| bad(e.to_string()))?;
+    let drive = Drive::Path(HandPath::Keyframes(spline));
     session.set_drive(side, drive).map_err(|e| run_failed(&e))
-}
-
-/// The accelerations at the keyframes of the C2 cubic spline through `points` leaving the first
-/// at velocity `start` and at rest at the last (linear in between): the clamped spline's
-/// tridiagonal system for its second derivatives, solved by elimination.
-fn accelerations(points: &[(f64, Vector2<f64>)], start: Vector2<f64>) -> Vec<(f64, Vector2<f64>)> {
-    let n = points.len();
-    let h: Vec<f64> = points.windows(2).map(|w| w[1].0 - w[0].0).collect();
-    let slope: Vec<Vector2<f64>> = points
-        .windows(2)
-        .zip(&h)
-        .map(|(w, h)| (w[1].1 - w[0].1) / *h)
-        .collect();
-    let (mut diag, mut upper, mut lower) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-    let mut rhs = vec![Vector2::zeros(); n];
-    for i in 0..n {
-        let left = if i > 0 { h[i - 1] } else { 0.0 };
-        let right = if i + 1 < n { h[i] } else { 0.0 };
-        diag[i] = 2.0 * (left + right);
-        lower[i] = left;
-        upper[i] = right;
-        let before = if i > 0 { slope[i - 1] } else { start };
-        let after = if i + 1 < n {
-            slope[i]
-        } else {
-            Vector2::zeros()
-        };
-        rhs[i] = 6.0 * (after - before);
-    }
-    for i in 1..n {
-        let m = lower[i] / diag[i - 1];
-        diag[i] -= m * upper[i - 1];
-        let carried = rhs[i - 1] * m;
-        rhs[i] -= carried;
-    }
-    let mut second = vec![Vector2::zeros(); n];
-    second[n - 1] = rhs[n - 1] / diag[n - 1];
-    for i in (0..n - 1).rev() {
-        second[i] = (rhs[i] - second[i + 1] * upper[i]) / diag[i];
-    }
-    points.iter().map(|p| p.0).zip(second).collect()
 }

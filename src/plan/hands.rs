@@ -21,6 +21,8 @@ pub struct HandMotion {
     pub side: usize,
     /// The stick's start, m.
     pub start: Vector2<f64>,
+    /// The stick's velocity at the start, m/s: the spline leaves its start with it.
+    pub start_vel: Vector2<f64>,
     /// t_1..t_K of the free keyframes spread evenly, s.
     pub times: Vec<f64>,
     /// [[xmin, ymin], [xmax, ymax]], m.
@@ -44,13 +46,20 @@ pub struct Bounds {
 }
 
 impl HandMotion {
-    /// The motion of hand `side` starting at `start` over `duration` (s), its keyframes spread
-    /// evenly.
-    pub fn new(side: usize, start: Vector2<f64>, spec: &HandSpec, duration: f64) -> Self {
+    /// The motion of hand `side` starting at `start` (m) with velocity `start_vel` (m/s) over
+    /// `duration` (s), its keyframes spread evenly.
+    pub fn new(
+        side: usize,
+        start: Vector2<f64>,
+        start_vel: Vector2<f64>,
+        spec: &HandSpec,
+        duration: f64,
+    ) -> Self {
         let k = spec.keyframes;
         Self {
             side,
             start,
+            start_vel,
             times: (1..=k).map(|i| duration * i as f64 / k as f64).collect(),
             bounds: spec.bounds,
             free_times: spec.times == Times::Free,
@@ -174,23 +183,33 @@ impl HandMotion {
         scales
     }
 
-    /// The drive of the scenario format for the keyframes of `free`.
+    /// The drive of the scenario format for the keyframes of `free` (with the start velocity
+    /// where the stick moves at the start).
     pub fn drive(&self, free: &[f64]) -> Value {
-        json!({
+        let mut drive = json!({
             "type": "path",
             "interpolation": "cubic",
             "keyframes": self.keyframes(free),
-        })
+        });
+        if self.start_vel != Vector2::zeros() {
+            drive["start_velocity"] = json!([self.start_vel.x, self.start_vel.y]);
+        }
+        drive
     }
 
-    /// The motion's bounds at every instant.
-    pub fn bounds_of(&self, free: &[f64]) -> Bounds {
+    /// The planned spline through the keyframes of `free`, as the scenario builds it.
+    pub fn spline(&self, free: &[f64]) -> Option<ClampedSpline> {
         let points = self
             .keyframes(free)
             .into_iter()
             .map(|[t, x, y]| (t, SVector::<f64, 2>::new(x, y)))
             .collect();
-        let Ok(spline) = ClampedSpline::new(points) else {
+        ClampedSpline::leaving(points, self.start_vel).ok()
+    }
+
+    /// The motion's bounds at every instant.
+    pub fn bounds_of(&self, free: &[f64]) -> Bounds {
+        let Some(spline) = self.spline(free) else {
             return Bounds {
                 box_margin: f64::NEG_INFINITY,
                 top_speed: f64::INFINITY,
@@ -293,7 +312,7 @@ mod tests {
             bounds: [[0.0, 0.0], [1.0, 2.0]],
             times: Times::Free,
         };
-        let hand = HandMotion::new(0, Vector2::new(0.5, 1.0), &spec, 1.0);
+        let hand = HandMotion::new(0, Vector2::new(0.5, 1.0), Vector2::zeros(), &spec, 1.0);
         assert_eq!(hand.size(), 12);
         let still = hand.still();
         let even = hand.times_of(&still);
@@ -334,18 +353,14 @@ mod tests {
         let hand = HandMotion {
             side: 1,
             start: Vector2::new(0.5, 1.2),
+            start_vel: Vector2::new(0.8, -0.3),
             times: vec![0.4, 0.7, 1.0],
             bounds: [[0.0, 1.0], [1.0, 1.6]],
             free_times: false,
         };
         let free = [0.7, 1.5, 0.3, 1.1, 0.6, 1.3];
         let bounds = hand.bounds_of(&free);
-        let points = hand
-            .keyframes(&free)
-            .into_iter()
-            .map(|[t, x, y]| (t, SVector::<f64, 2>::new(x, y)))
-            .collect();
-        let spline = ClampedSpline::new(points).unwrap();
+        let spline = hand.spline(&free).unwrap();
         let (mut margin, mut speed, mut accel, mut effort) = (f64::INFINITY, 0.0f64, 0.0f64, 0.0);
         let dt = 1e-5;
         for i in 0..=100_000 {

@@ -89,8 +89,14 @@ impl Planned {
 fn motions(task: &Task) -> Vec<HandMotion> {
     task.planned()
         .map(|(side, spec)| {
-            let start = task.start(side).pos;
-            HandMotion::new(side, Vector2::new(start.x, start.y), spec, task.duration())
+            let start = task.start(side);
+            HandMotion::new(
+                side,
+                Vector2::new(start.pos.x, start.pos.y),
+                Vector2::new(start.vel.x, start.vel.y),
+                spec,
+                task.duration(),
+            )
         })
         .collect()
 }

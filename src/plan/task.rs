@@ -7,8 +7,6 @@ use serde_json::Value;
 
 use std::path::{Path, PathBuf};
 
-use nalgebra::Vector2;
-
 use crate::model::Body;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::simulation::Simulation;
@@ -382,13 +380,6 @@ impl Task {
                 &format!(
                     "the {name} stick starts at ({x}, {y}), outside the box: widen the box to contain its start"
                 ),
-            ));
-        }
-        if start.vel != Vector2::zeros() {
-            return Err(refuse(
-                format!("initial.{name}.vel"),
-                format!("[{}, {}]", start.vel.x, start.vel.y),
-                "a planned stick starts at rest (its path is a spline at rest at both ends): set the velocity to [0, 0]",
             ));
         }
         Ok(())

@@ -283,6 +283,12 @@ pub struct PathSpec {
     /// each keyframe).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interpolation: Option<InterpolationName>,
+    /// [vx, vy] (or [vx, vy, vz]), m/s: the velocity the cubic spline leaves its first
+    /// keyframe with (default at rest), for a hand already moving at its first keyframe; the
+    /// first keyframe at t <= 0, at least two keyframes, `"interpolation": "cubic"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(inner(range(min = super::ranges::VELOCITY.min, max = super::ranges::VELOCITY.max)))]
+    pub start_velocity: Option<Vector>,
     /// A sinusoid per axis.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sine: Option<SineSpec>,
@@ -585,6 +591,7 @@ impl DriveSpec {
         Self::Path(PathSpec {
             keyframes: Some(keyframes.into_iter().map(Keyframe::from).collect()),
             interpolation: None,
+            start_velocity: None,
             sine: None,
             csv: None,
             smoothing: None,
@@ -598,6 +605,7 @@ impl DriveSpec {
         Self::Path(PathSpec {
             keyframes: None,
             interpolation: None,
+            start_velocity: None,
             sine: Some(SineSpec {
                 center: center.into(),
                 amplitude: amplitude.into(),

@@ -94,6 +94,39 @@ fn cases() -> Vec<Case> {
             "colour",
         ),
         c(
+            "a start velocity on a monotone path",
+            Changed(|d| {
+                set(d, "drive.left.interpolation", json!("pchip"));
+                set(d, "drive.left.start_velocity", json!([0.5, 0.0]));
+            }),
+            "drive.left.start_velocity",
+        ),
+        c(
+            "a start velocity on a path of one keyframe",
+            Changed(|d| {
+                set(d, "drive.left.keyframes", json!([[0.0, -0.4, 1.5]]));
+                set(d, "drive.left.start_velocity", json!([0.5, 0.0]));
+            }),
+            "drive.left.start_velocity",
+        ),
+        c(
+            "a start velocity on a path that starts later",
+            Changed(|d| {
+                set(
+                    d,
+                    "drive.left.keyframes",
+                    json!([[0.1, -0.4, 1.5], [1.0, -0.45, 1.6]]),
+                );
+                set(d, "drive.left.start_velocity", json!([0.5, 0.0]));
+            }),
+            "drive.left.start_velocity",
+        ),
+        c(
+            "a start velocity without keyframes",
+            Changed(|d| set(d, "drive.right.start_velocity", json!([0.5, 0.0]))),
+            "drive.right",
+        ),
+        c(
             "misspelt parameter",
             Changed(|d| set(d, "params.frction", json!(0.2))),
             "params.frction",

@@ -264,6 +264,51 @@ fn free_keyframe_times_are_planned_and_kept_apart() {
     );
 }
 
+// A planned stick that moves at the start (a replan while the hand moves): the carry task with
+// the right stick starting at 0.6 m/s right and 0.2 m/s down. The planned drive leaves the
+// start with that velocity (`start_velocity`), so the planned run's first row has the stick
+// moving so, with no jump, and the target is met in it.
+#[test]
+fn a_moving_start_is_planned_from_the_sticks_velocity() {
+    let task = edited_task(|t| {
+        t["initial"]["right"] = serde_json::json!({"pos": [0.5, 1.2], "vel": [0.6, -0.2]});
+        t["drive"]["right"] = serde_json::json!({"type": "accel", "value": [0.0, 0.0]});
+    });
+    let (out, planned) = plan_task(&task, "moving-start", &["--quiet"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let scenario: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&planned).unwrap()).unwrap();
+    assert_eq!(
+        scenario["drive"]["right"]["start_velocity"],
+        serde_json::json!([0.6, -0.2])
+    );
+    let csv = planned.with_file_name("run.csv");
+    let out = diabolo(&[
+        "run",
+        planned.to_str().unwrap(),
+        "--set",
+        "sim.output_interval=0.001",
+        "-o",
+        csv.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (header, rows) = table(&csv);
+    let run = PlannedRun {
+        header,
+        rows,
+        events: Vec::new(),
+        plan: serde_json::Value::Null,
+    };
+    assert_eq!(run.at("right_vx", 0.0), 0.6);
+    assert_eq!(run.at("right_vy", 0.0), -0.2);
+    // No jump: the first millisecond's velocity change is an acceleration within the limit.
+    let a = (run.at("right_vx", 0.001) - 0.6).hypot(run.at("right_vy", 0.001) + 0.2) / 0.001;
+    assert!(a <= 40.0, "{a} m/s^2 in the first millisecond");
+    let error = (run.at("d1_x", 1.5) - 0.15).hypot(run.at("d1_y", 1.5) - 0.69);
+    assert!(error <= 0.01, "{error} m from the target");
+}
+
 // The same task and seed give the same planned scenario, byte for byte, on one thread or two.
 #[test]
 fn a_plan_is_the_same_whatever_jobs_is() {

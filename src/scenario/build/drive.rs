@@ -87,10 +87,20 @@ fn build_path<const D: usize>(
             "remove \"interpolation\", or give the path as \"keyframes\"",
         ));
     }
+    if let (None, Some(v)) = (&spec.keyframes, &spec.start_velocity) {
+        return Err(invalid(
+            format!("{at}.start_velocity"),
+            format!("{:?}", v.as_slice()),
+            "a start velocity is the velocity a path leaves its first keyframe with, and this path has none",
+            "remove \"start_velocity\", or give the path as \"keyframes\"",
+        ));
+    }
     Ok(match (&spec.keyframes, &spec.sine, &spec.csv) {
         (Some(points), None, None) => {
             check_keyframes(&format!("{at}.keyframes"), points, &ranges::COORDINATE)?;
-            keyframe_path(triples(points), spec.interpolation.unwrap_or_default())
+            let interpolation = spec.interpolation.unwrap_or_default();
+            let start = start_velocity(at, spec, points, interpolation)?;
+            keyframe_path(triples(points), interpolation, start)
                 .map_err(|e| drive_error(at, "keyframes", e))?
         }
         (None, Some(s), None) => {
@@ -149,13 +159,58 @@ fn build_path<const D: usize>(
     })
 }
 
-/// The path through keyframes joined as `interpolation` says.
+/// A keyframe path's `start_velocity` (zero if not given), checked: within the velocities'
+/// range, on a cubic spline of at least two keyframes whose first is at t <= 0 (so that the run
+/// starts on the moving spline: before its first keyframe a path holds still).
+fn start_velocity<const D: usize>(
+    at: &str,
+    spec: &PathSpec,
+    points: &[Keyframe],
+    interpolation: InterpolationName,
+) -> Result<SVector<f64, D>, ScenarioError> {
+    let Some(v) = &spec.start_velocity else {
+        return Ok(SVector::zeros());
+    };
+    let field = format!("{at}.start_velocity");
+    each_within(&field, v.as_slice(), &ranges::VELOCITY)?;
+    let refuse = |why: &str, fix: &str| {
+        Err(invalid(
+            field.clone(),
+            format!("{:?}", v.as_slice()),
+            why,
+            fix,
+        ))
+    };
+    if interpolation != InterpolationName::Cubic {
+        return refuse(
+            "a start velocity is the cubic spline's, and this path is not one",
+            "remove \"interpolation\" (or set it to \"cubic\"), or remove \"start_velocity\"",
+        );
+    }
+    if points.len() < 2 {
+        return refuse(
+            "a path of one keyframe holds the hand still there",
+            "add a keyframe the hand moves to, or remove \"start_velocity\"",
+        );
+    }
+    if points[0].as_slice()[0] > 0.0 {
+        return refuse(
+            "before its first keyframe a path holds the hand still, so the velocity would jump there",
+            "put the first keyframe at t = 0, or remove \"start_velocity\"",
+        );
+    }
+    Ok(lifted(v, 0))
+}
+
+/// The path through keyframes joined as `interpolation` says, leaving the first at `start`
+/// (a cubic spline's; zero for the others).
 fn keyframe_path<const D: usize>(
     points: Vec<(f64, SVector<f64, D>)>,
     interpolation: InterpolationName,
+    start: SVector<f64, D>,
 ) -> Result<Path<D>, DriveError> {
     Ok(match interpolation {
-        InterpolationName::Cubic => Path::Keyframes(ClampedSpline::new(points)?),
+        InterpolationName::Cubic => Path::Keyframes(ClampedSpline::leaving(points, start)?),
         InterpolationName::Pchip => Path::Monotone(MonotoneCubic::new(points)?),
         InterpolationName::Linear => Path::Linear(Polyline::new(points)?),
     })

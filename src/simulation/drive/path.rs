@@ -107,16 +107,27 @@ pub struct ClampedSpline<const D: usize = 2> {
 }
 
 impl<const D: usize> ClampedSpline<D> {
-    /// The spline through keyframes (t, position), t in s and increasing, position in m;
-    /// checked: at least one, all finite.
+    /// The spline through keyframes (t, position), t in s and increasing, position in m, at rest
+    /// at its first and last keyframe; checked: at least one, all finite.
     pub fn new(points: Vec<(f64, SVector<f64, D>)>) -> Result<Self, DriveError> {
+        Self::leaving(points, SVector::zeros())
+    }
+
+    /// The spline through keyframes (t, position) leaving the first at velocity `start` (m/s)
+    /// and at rest at the last (`"start_velocity"`: a moving hand continued without a jump).
+    /// With one keyframe `start` is not used (the hand holds still there).
+    pub fn leaving(
+        points: Vec<(f64, SVector<f64, D>)>,
+        start: SVector<f64, D>,
+    ) -> Result<Self, DriveError> {
         check_points("path keyframes", &points, 1)?;
         let n = points.len();
         let mut curvature = vec![SVector::zeros(); n];
         if n >= 2 {
-            // Tridiagonal system for the second derivatives M_i with clamped ends (s' = 0):
-            // 2 h_0 M_0 + h_0 M_1 = 6 (d_0 - 0), h_{i-1} M_{i-1} + 2 (h_{i-1} + h_i) M_i + h_i M_{i+1}
-            // = 6 (d_i - d_{i-1}), h_{n-2} M_{n-2} + 2 h_{n-2} M_{n-1} = 6 (0 - d_{n-2}), d_i the slopes.
+            // Tridiagonal system for the second derivatives M_i with clamped ends (s' = v0 at
+            // the first, 0 at the last): 2 h_0 M_0 + h_0 M_1 = 6 (d_0 - v0),
+            // h_{i-1} M_{i-1} + 2 (h_{i-1} + h_i) M_i + h_i M_{i+1} = 6 (d_i - d_{i-1}),
+            // h_{n-2} M_{n-2} + 2 h_{n-2} M_{n-1} = 6 (0 - d_{n-2}), d_i the slopes.
             let h: Vec<f64> = points.windows(2).map(|w| w[1].0 - w[0].0).collect();
             let slope = slopes(&points);
             let mut diag = vec![0.0; n];
@@ -134,11 +145,7 @@ impl<const D: usize> ClampedSpline<D> {
                 } else {
                     SVector::zeros()
                 };
-                let s_left = if i > 0 {
-                    slope[i - 1]
-                } else {
-                    SVector::zeros()
-                };
+                let s_left = if i > 0 { slope[i - 1] } else { start };
                 rhs[i] = 6.0 * (s_right - s_left);
             }
             // Thomas algorithm.
