@@ -14,12 +14,13 @@ the string), plan the right hand ``--horizon`` s ahead (1 s, ``--keyframes`` 3, 
 2 cm of it ``--early`` s ahead (0.5 s) and never off the string, drive the real right stick
 along the first ``--execute`` s of the planned spline, and plan again.
 
-The real stick is moving at a replan: the task starts the planned stick where it is, moving as
-it moves (``initial.right`` with its velocity; the planned spline leaves it with that velocity,
-``"start_velocity"``), and the real stick is driven along exactly that spline
-(``set_hand(path=..., path_velocity=...)``). ``--reset`` instead sets the stick at rest at every
-replan (a velocity jump) and plans from rest. The aim is the target minus the measured offset between the real diabolo and
-its projection (the stretched string's sag) plus integral action on the lasting error
+The real stick is moving at a replan. By default the plan starts the stick at rest and the real
+stick goes on from its own velocity along the C2 spline through the planned keyframes that
+leaves the first at that velocity (``set_hand(path=..., path_velocity=...)``), a mismatch the
+replanning absorbs. ``--plan-moving`` plans from the measured velocity instead (the task's
+``initial.right`` with its velocity: the planned spline is then exactly the one the real stick
+follows). ``--reset`` sets the stick at rest at every replan (a velocity jump). The aim is the
+target minus the measured offset between the real diabolo and its projection (the stretched string's sag) plus integral action on the lasting error
 (``--ki`` 1/s, clamped to 5 cm): offset-free predictive control, for the friction's drift that
 the model gets wrong.
 
@@ -100,12 +101,12 @@ def scenario(
 
 
 def task(state: Dict[str, Any], horizon: float, keyframes: int, aim: Tuple[float, float],
-         early: float = 0.0, reset: bool = False):
+         early: float = 0.0, moving: bool = False):
     """The planning task from a measured state: the model's start nearest it (the right stick
-    moving as measured, or at rest with `reset`), the target aimed at `aim` at the horizon's
+    at rest, or moving as measured with `moving`), the target aimed at `aim` at the horizon's
     end."""
     right = tuple(float(v) for v in state["stick_positions"][1])
-    right_vel = None if reset else [float(v) for v in state["stick_velocities"][1]]
+    right_vel = [float(v) for v in state["stick_velocities"][1]] if moving else None
     pos = state["positions"][0]
     start = on_string(float(pos[0]), state["velocities"][0], right)
     doc = scenario(start["x"], start["vel"], float(state["spins"][0]), right, horizon, right_vel)
@@ -160,7 +161,7 @@ def closed_loop(sim: diabolo.Simulation, args: argparse.Namespace) -> Dict[str, 
                            0.05 / max(args.ki, 1e-9))
         aim = np.asarray(TARGET) - offset(state, start) + args.ki * integral
         doc, _ = task(state, args.horizon, args.keyframes, (float(aim[0]), float(aim[1])),
-                      args.early, args.reset)
+                      args.early, args.plan_moving)
         planned = diabolo.plan(doc, max_simulations=args.budget, jobs=args.jobs)
         plans += 1
         runs += planned.report["simulations"]
@@ -238,6 +239,9 @@ def main() -> None:
     parser.add_argument("--reset", action="store_true",
                         help="start each executed piece at rest (the planner's start)")
     parser.add_argument("--open-only", action="store_true")
+    parser.add_argument("--plan-moving", action="store_true",
+                        help="plan each replan from the stick's measured velocity (a moving "
+                        "start) instead of from rest")
     parser.add_argument("--closed-only", action="store_true")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()

@@ -19,7 +19,7 @@ const KICK: f64 = 0.05;
 /// the least effort among them.
 const EFFORT_STARTS: usize = 4;
 
-/// Random steps tried before each Jacobian.
+/// Random steps tried before a Jacobian where the cost is rough.
 const RANDOM_TRIES: usize = 4;
 
 /// The search's own settings.
@@ -199,6 +199,7 @@ pub fn search(
         // Staged: the deferred checks (a catch after a throw) are graded once the others are
         // met, from the plan that meets them.
         let mut whole = !current.checks.iter().any(|c| c.stage != Stage::Always);
+        let mut rough = false;
         let mut iteration = 0;
         while iteration < options.max_iterations {
             keep_best(&mut best, &current);
@@ -224,11 +225,13 @@ pub fn search(
             if simulations + 2 * x.len() + 1 > options.max_simulations {
                 break 'starts Stopped::Budget;
             }
-            // While a check is missed, a few random steps first, as the anchor takes them:
-            // cheap where the cost is rough (a catch, an impulse); the Jacobian only when none
-            // of them helps. The effort alone is lowered by the Jacobian.
+            // Where the cost is rough (the last Gauss-Newton step failed or gained under 1 %:
+            // a catch, an impulse, a limit's maximum) and a check is missed, a few random steps
+            // first, as the anchor takes them; the Jacobian only when none of them helps. A
+            // smooth cost, and the effort alone, are lowered by the Jacobian.
             let missed = current.staged_cost(whole, false) > 0.0;
-            let tried = (0..if missed { RANDOM_TRIES } else { 0 }).find_map(|_| {
+            let tries = if rough && missed { RANDOM_TRIES } else { 0 };
+            let tried = (0..tries).find_map(|_| {
                 let trial = kick(&x, &mut random);
                 let candidate = (problem.evaluate)(&trial);
                 simulations += 1;
@@ -275,11 +278,13 @@ pub fn search(
                     damping = (damping / 3.0).max(1e-9);
                     improved = true;
                     quiet = if gain < 1e-4 { quiet + 1 } else { 0 };
+                    rough = gain < 1e-2;
                     break;
                 }
                 damping *= 4.0;
             }
             if !improved {
+                rough = true;
                 // The linearisation helps no more (an event straddled, a kink): random steps
                 // around the plan, as the anchor takes them, one kept if it lowers the cost.
                 for _ in 0..x.len() {

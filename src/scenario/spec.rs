@@ -288,7 +288,7 @@ pub struct PathSpec {
     /// first keyframe at t <= 0, at least two keyframes, `"interpolation": "cubic"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(inner(range(min = super::ranges::VELOCITY.min, max = super::ranges::VELOCITY.max)))]
-    pub start_velocity: Option<Vector>,
+    pub start_velocity: Option<Box<Vector>>,
     /// A sinusoid per axis.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sine: Option<SineSpec>,

@@ -65,8 +65,16 @@ fn plan_and_run(name: &str, jobs: &str, tag: &str) -> (PlannedRun, String) {
         !planned_text.contains("\"plan\""),
         "the plan object is left out"
     );
-    let csv = dir.join("run.csv");
-    let events = dir.join("run.jsonl");
+    let task: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&task).unwrap()).unwrap();
+    (run_planned(&planned, task["plan"].clone()), planned_text)
+}
+
+/// Runs a planned scenario (`diabolo run`, exit 0, every 1 ms) beside it, with its task's
+/// `plan` object.
+fn run_planned(planned: &Path, plan: serde_json::Value) -> PlannedRun {
+    let csv = planned.with_file_name("run.csv");
+    let events = planned.with_file_name("run.jsonl");
     let out = diabolo(&[
         "run",
         planned.to_str().unwrap(),
@@ -78,22 +86,19 @@ fn plan_and_run(name: &str, jobs: &str, tag: &str) -> (PlannedRun, String) {
         events.to_str().unwrap(),
         "--quiet",
     ]);
-    assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+    assert!(out.status.success(), "{}", text(&out.stderr));
     let (header, rows) = table(&csv);
     let events = std::fs::read_to_string(&events)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let task: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&task).unwrap()).unwrap();
-    let run = PlannedRun {
+    PlannedRun {
         header,
         rows,
         events,
-        plan: task["plan"].clone(),
-    };
-    (run, planned_text)
+        plan,
+    }
 }
 
 /// Every limit of the plan on each planned stick, from the trajectory: inside its box, its
@@ -282,24 +287,7 @@ fn a_moving_start_is_planned_from_the_sticks_velocity() {
         scenario["drive"]["right"]["start_velocity"],
         serde_json::json!([0.6, -0.2])
     );
-    let csv = planned.with_file_name("run.csv");
-    let out = diabolo(&[
-        "run",
-        planned.to_str().unwrap(),
-        "--set",
-        "sim.output_interval=0.001",
-        "-o",
-        csv.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let (header, rows) = table(&csv);
-    let run = PlannedRun {
-        header,
-        rows,
-        events: Vec::new(),
-        plan: serde_json::Value::Null,
-    };
+    let run = run_planned(&planned, serde_json::Value::Null);
     assert_eq!(run.at("right_vx", 0.0), 0.6);
     assert_eq!(run.at("right_vy", 0.0), -0.2);
     // No jump: the first millisecond's velocity change is an acceleration within the limit.

@@ -350,46 +350,21 @@ mod tests {
         ((c - a) / (2.0 * h), (c - 2.0 * b + a) / (h * h))
     }
 
-    #[test]
-    fn clamped_spline_passes_through_keyframes_starts_and_ends_at_rest_and_is_c2() {
-        let keys = vec![
+    /// The keyframes of the clamped spline tests.
+    fn spline_keys() -> Vec<(f64, Vector2<f64>)> {
+        vec![
             (0.0, v(0.0, 0.0)),
             (0.4, v(0.3, 0.1)),
             (1.0, v(-0.2, 0.5)),
             (1.3, v(0.0, 0.2)),
-        ];
-        let spline = ClampedSpline::new(keys.clone()).unwrap();
-        for (t, p) in &keys {
-            assert!((spline.at(*t).pos - p).norm() < 1e-14);
-        }
-        assert!(spline.at(0.0).vel.norm() < 1e-13 && spline.at(1.3 - 1e-12).vel.norm() < 1e-9);
-        for t in [0.4, 1.0] {
-            let (before, after) = (spline.at(t - 1e-9), spline.at(t + 1e-9));
-            assert!((before.vel - after.vel).norm() < 1e-6);
-            assert!((before.acc - after.acc).norm() < 1e-6);
-        }
-        let path = Path::Keyframes(spline);
-        for t in [0.1, 0.5, 0.77, 1.2] {
-            let (vel, acc) = finite_difference(&path, t);
-            assert!((path.at(t).vel - vel).norm() < 1e-7);
-            assert!((path.at(t).acc - acc).norm() < 1e-3);
-        }
-        assert_eq!(path.at(-1.0).pos, keys[0].1);
-        assert_eq!(path.at(5.0).pos, keys[3].1);
+        ]
     }
 
-    // `"start_velocity"`: the spline leaves its first keyframe at the given velocity, is at rest
-    // at its last, passes through every keyframe and stays C2; its derivatives are those of
-    // the positions (central differences); at rest it is `new`'s spline.
-    #[test]
-    fn a_clamped_spline_leaving_at_a_velocity_starts_with_it_and_stays_c2() {
-        let keys = vec![
-            (0.0, v(0.0, 0.0)),
-            (0.4, v(0.3, 0.1)),
-            (1.0, v(-0.2, 0.5)),
-            (1.3, v(0.0, 0.2)),
-        ];
-        let start = v(1.5, -0.7);
+    /// The spline leaving `spline_keys` at `start`: through every keyframe, leaving the first at
+    /// `start` and at rest at the last, C2 at the interior keyframes, its derivatives those of
+    /// its positions (central differences), held at its ends outside them.
+    fn check_clamped_spline(start: Vector2<f64>) {
+        let keys = spline_keys();
         let spline = ClampedSpline::leaving(keys.clone(), start).unwrap();
         for (t, p) in &keys {
             assert!((spline.at(*t).pos - p).norm() < 1e-14);
@@ -407,10 +382,24 @@ mod tests {
             assert!((path.at(t).vel - vel).norm() < 1e-7);
             assert!((path.at(t).acc - acc).norm() < 1e-3);
         }
+        assert_eq!(path.at(-1.0).pos, keys[0].1);
+        assert_eq!(path.at(5.0).pos, keys[3].1);
+    }
+
+    #[test]
+    fn clamped_spline_passes_through_keyframes_starts_and_ends_at_rest_and_is_c2() {
+        check_clamped_spline(v(0.0, 0.0));
         assert_eq!(
-            ClampedSpline::leaving(keys.clone(), v(0.0, 0.0)).unwrap(),
-            ClampedSpline::new(keys).unwrap()
+            ClampedSpline::new(spline_keys()).unwrap(),
+            ClampedSpline::leaving(spline_keys(), v(0.0, 0.0)).unwrap()
         );
+    }
+
+    // `"start_velocity"`: the spline leaves its first keyframe at the given velocity, is at rest
+    // at its last, passes through every keyframe and stays C2.
+    #[test]
+    fn a_clamped_spline_leaving_at_a_velocity_starts_with_it_and_stays_c2() {
+        check_clamped_spline(v(1.5, -0.7));
     }
 
     #[test]
