@@ -92,6 +92,7 @@
 #![warn(missing_docs)]
 
 pub mod check;
+pub mod clock;
 pub mod display;
 pub mod fit;
 pub mod input_limits;

@@ -85,6 +85,7 @@ enum Destination {
 /// canonical folder and name of a new one.
 #[derive(Debug, PartialEq, Eq)]
 enum Identity {
+    #[cfg_attr(not(unix), allow(dead_code))]
     Inode(u64, u64),
     New(PathBuf),
 }

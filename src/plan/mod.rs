@@ -31,8 +31,6 @@ pub mod search;
 pub mod targets;
 pub mod task;
 
-use std::time::Instant;
-
 use nalgebra::Vector2;
 use serde::Serialize;
 use serde_json::Value;
@@ -285,7 +283,7 @@ fn planned_by(
     minimize_effort: bool,
     search: impl FnOnce(&search::Problem) -> search::Outcome,
 ) -> Planned {
-    let started = Instant::now();
+    let started = crate::clock::Stopwatch::start();
     let hands = motions(task);
     let evaluate = |free: &[f64]| candidate(task, &hands, free);
     let problem = search::Problem {

@@ -7,8 +7,8 @@
 //! uninterrupted run), and [`Session::set_drive`] changes a hand's drive at the time reached.
 //! [`run`] is a session advanced to the end at once.
 
+use crate::clock::Stopwatch;
 use std::borrow::Cow;
-use std::time::Instant;
 
 use super::rows::{fill_row, Rows};
 use super::Hybrid;
@@ -395,7 +395,7 @@ struct Budget {
     /// Steps (accepted and rejected) of both phases counted so far.
     steps_counted: u64,
     /// When the run started (for `max_wall`).
-    started: Instant,
+    started: Stopwatch,
 }
 
 impl Budget {
@@ -406,7 +406,7 @@ impl Budget {
             events: WindowCount::default(),
             steps: WindowCount::default(),
             steps_counted: 0,
-            started: Instant::now(),
+            started: Stopwatch::start(),
         }
     }
 

@@ -75,7 +75,7 @@ pub(super) struct Run<H: SpaceHand> {
     /// Transitions so far (counted against the event budget).
     pub(super) transitions: u64,
     /// When the run started, for `max_wall`.
-    pub(super) started: std::time::Instant,
+    pub(super) started: crate::clock::Stopwatch,
 }
 
 pub(super) fn failed(t: f64, e: impl std::fmt::Display) -> Stop {
@@ -134,7 +134,7 @@ impl<H: SpaceHand + Clone> Run<H> {
             cascade: 0,
             t: 0.0,
             transitions: 0,
-            started: std::time::Instant::now(),
+            started: crate::clock::Stopwatch::start(),
         };
         run.plan_breakpoints();
         run
@@ -151,7 +151,7 @@ impl<H: SpaceHand + Clone> Run<H> {
     /// Enters the phase of the initial state and emits the first row.
     pub(super) fn start(&mut self, sink: &mut impl FnMut(&SpaceRow)) -> Result<(), Stop> {
         self.t = 0.0;
-        self.started = std::time::Instant::now();
+        self.started = crate::clock::Stopwatch::start();
         self.start_phase(0.0)?;
         self.emit_rows(0.0, sink, true)
     }
