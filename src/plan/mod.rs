@@ -40,7 +40,8 @@ pub use search::{Progress, SearchOptions, Stopped};
 pub use targets::{evaluate, Check};
 pub use task::{PlanError, PlanSpec, Target, Task};
 
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, ScenarioError};
+use crate::simulation::Simulation;
 
 /// How to plan.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -127,8 +128,7 @@ fn first_start(task: &Task, hands: &[HandMotion]) -> Vec<f64> {
 /// Where diabolo `k`, thrown by the plan of `free`, first falls through the sticks' mean
 /// height (m, at an output row), if it does.
 fn where_it_falls(task: &Task, hands: &[HandMotion], free: &[f64], k: usize) -> Option<f64> {
-    let text = planned_text(&planned_document(task, hands, free));
-    let sim = Scenario::parse(&text, &[]).ok()?.build(&task.base).ok()?;
+    let sim = planned_simulation(task, hands, free).ok()?;
     let mut session = sim.session();
     let mut fall = None;
     let _ = session.advance(
@@ -148,13 +148,33 @@ fn where_it_falls(task: &Task, hands: &[HandMotion], free: &[f64], k: usize) -> 
 /// The planned scenario's document for the hands' free numbers `free`.
 fn planned_document(task: &Task, hands: &[HandMotion], free: &[f64]) -> Value {
     let mut document = task.document.clone();
-    let mut at = 0;
-    for hand in hands {
-        let side = ["left", "right"][hand.side];
-        document["drive"][side] = hand.drive(&free[at..at + hand.size()]);
-        at += hand.size();
+    for (hand, numbers) in per_hand(hands, free) {
+        document["drive"][["left", "right"][hand.side]] = hand.drive(numbers);
     }
     document
+}
+
+/// Each planned hand with its part of the free numbers.
+fn per_hand<'a>(
+    hands: &'a [HandMotion],
+    free: &'a [f64],
+) -> impl Iterator<Item = (&'a HandMotion, &'a [f64])> {
+    hands.iter().scan(0, move |at, hand| {
+        let numbers = &free[*at..*at + hand.size()];
+        *at += hand.size();
+        Some((hand, numbers))
+    })
+}
+
+/// The planned scenario of `free`, built from its written text exactly as `diabolo run` builds
+/// it.
+fn planned_simulation(
+    task: &Task,
+    hands: &[HandMotion],
+    free: &[f64],
+) -> Result<Simulation, ScenarioError> {
+    let text = planned_text(&planned_document(task, hands, free));
+    Scenario::parse(&text, &[])?.build(&task.base)
 }
 
 /// The limits' checks of the planned hands' `bounds`: speed, acceleration and box, each at
@@ -187,20 +207,11 @@ fn limit_checks(task: &Task, hands: &[HandMotion], bounds: &[Bounds]) -> Vec<Che
 /// Runs the plan of `free` exactly as it is written (the document's text parsed and built) and
 /// checks it.
 fn candidate(task: &Task, hands: &[HandMotion], free: &[f64]) -> search::Candidate {
-    let bounds: Vec<Bounds> = {
-        let mut at = 0;
-        hands
-            .iter()
-            .map(|hand| {
-                let b = hand.bounds_of(&free[at..at + hand.size()]);
-                at += hand.size();
-                b
-            })
-            .collect()
-    };
+    let bounds: Vec<Bounds> = per_hand(hands, free)
+        .map(|(hand, numbers)| hand.bounds_of(numbers))
+        .collect();
     let effort = bounds.iter().map(|b| b.effort).sum();
-    let text = planned_text(&planned_document(task, hands, free));
-    let mut checks = match Scenario::parse(&text, &[]).and_then(|s| s.build(&task.base)) {
+    let mut checks = match planned_simulation(task, hands, free) {
         Ok(sim) => evaluate(&sim, &task.plan.targets, task.plan.limits.span),
         Err(e) => vec![Check {
             what: format!("scenario: {e}"),
@@ -213,12 +224,7 @@ fn candidate(task: &Task, hands: &[HandMotion], free: &[f64]) -> search::Candida
     };
     checks.extend(limit_checks(task, hands, &bounds));
     let minimize = task.plan.minimize == task::Minimize::Effort;
-    search::Candidate {
-        free: free.to_vec(),
-        cost: search::cost(&checks, effort, minimize),
-        checks,
-        effort,
-    }
+    search::Candidate::new(free.to_vec(), checks, effort, minimize)
 }
 
 /// A task's plans as the search sees them: its free numbers (the planned hands' keyframes,

@@ -60,6 +60,19 @@ pub struct Candidate {
 }
 
 impl Candidate {
+    /// The plan of `free` with its checks and effort, its cost the whole search's (every check
+    /// but the guides, and the effort if it is minimised).
+    pub fn new(free: Vec<f64>, checks: Vec<Check>, effort: f64, minimize_effort: bool) -> Self {
+        let mut candidate = Self {
+            free,
+            checks,
+            effort,
+            cost: 0.0,
+        };
+        candidate.cost = candidate.staged_cost(true, minimize_effort);
+        candidate
+    }
+
     /// Whether every check holds.
     pub fn feasible(&self) -> bool {
         self.checks.iter().all(Check::met)
@@ -374,21 +387,6 @@ const EFFORT_WEIGHT: f64 = 1e-4;
 /// The effort's residual, whose square is its part of the cost.
 fn effort_residual(effort: f64) -> f64 {
     (EFFORT_WEIGHT * effort).sqrt()
-}
-
-/// The cost of checks and effort: the sum of the residuals' squares (the guides' aside).
-pub fn cost(checks: &[Check], effort: f64, minimize_effort: bool) -> f64 {
-    let violations: f64 = checks
-        .iter()
-        .filter(|c| c.stage != Stage::Guide)
-        .map(|c| c.violation * c.violation)
-        .sum();
-    violations
-        + if minimize_effort {
-            EFFORT_WEIGHT * effort
-        } else {
-            0.0
-        }
 }
 
 /// The residuals' Jacobian by central differences (each free number moved by 1e-3 of its

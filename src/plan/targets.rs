@@ -198,6 +198,13 @@ pub fn evaluate(sim: &Simulation, targets: &[Target], span: Option<f64>) -> Vec<
             .and_then(|(_, s)| s.as_ref())
     };
     let end_modes = session.state().ok().map(|row| row.modes.clone());
+    // A catch follows a throw: while the throw is searched, the catch and the drop are not
+    // graded yet (and a guide, below, asks for a throw early enough to be caught).
+    let after_throw = if targets.iter().any(|t| matches!(t, Target::Apex { .. })) {
+        Stage::Deferred
+    } else {
+        Stage::Always
+    };
     let mut checks = Vec::new();
     for target in targets {
         match *target {
@@ -233,7 +240,10 @@ pub fn evaluate(sim: &Simulation, targets: &[Target], span: Option<f64>) -> Vec<
                         (None, -(0.1 + near.min(10.0)))
                     }
                 };
-                checks.push(check("catch", Some(diabolo), value, margin, 0.1));
+                checks.push(Check {
+                    stage: after_throw,
+                    ..check("catch", Some(diabolo), value, margin, 0.1)
+                });
             }
             Target::State {
                 diabolo,
@@ -306,7 +316,7 @@ pub fn evaluate(sim: &Simulation, targets: &[Target], span: Option<f64>) -> Vec<
         value: Some(dropped as f64),
         margin: -(dropped as f64),
         violation: 10.0 * dropped as f64,
-        stage: Stage::Always,
+        stage: after_throw,
     });
     checks.push(check(
         "sticks_apart",
@@ -334,14 +344,8 @@ pub fn evaluate(sim: &Simulation, targets: &[Target], span: Option<f64>) -> Vec<
         span - watch.widest,
         0.1 * span,
     ));
-    // A catch follows a throw: while the throw is searched, the catch and the drop are not
-    // graded yet, and a guide asks for a throw early enough to be caught.
-    if targets.iter().any(|t| matches!(t, Target::Apex { .. })) {
-        for c in &mut checks {
-            if c.what == "catch" || c.what == "dropped" {
-                c.stage = Stage::Deferred;
-            }
-        }
+    // The guide to a throw that can be caught in time.
+    if after_throw == Stage::Deferred {
         for target in targets {
             if let Target::Catch { diabolo, before } = *target {
                 checks.push(in_time_guide(&watch, diabolo, before, gravity));

@@ -15,26 +15,24 @@ pub mod space_elastic_reference;
 use diabolo::model::{
     Body, CartesianState, DiaboloState, FrictionLaw, ParamValues, Params, StickInput,
 };
+use diabolo::random::SplitMix64;
 use nalgebra::Vector2;
 use std::f64::consts::{PI, TAU};
 
-/// SplitMix64: small, seeded, deterministic.
-pub struct SplitMix(u64);
+/// The library's SplitMix64 (`diabolo::random`) with the tests' draws: small, seeded,
+/// deterministic.
+pub struct SplitMix(SplitMix64);
 
 impl SplitMix {
     pub fn new(seed: u64) -> Self {
-        Self(seed)
+        Self(SplitMix64(seed))
     }
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     /// Uniform in [lo, hi).
     pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
+        lo + (hi - lo) * self.0.unit()
     }
     /// Uniform integer in lo..=hi.
     pub fn int(&mut self, lo: i64, hi: i64) -> i64 {
