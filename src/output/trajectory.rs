@@ -178,6 +178,11 @@ impl<W: Write> TrajectoryWriter<W> {
     pub fn get_mut(&mut self) -> &mut W {
         &mut self.out
     }
+
+    /// The sink, to read between rows.
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
 }
 
 /// The values of one trajectory column.

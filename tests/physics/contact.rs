@@ -380,3 +380,57 @@ fn a_glancing_contact_within_one_long_step_is_found() {
     let t = (1.0 - dx) / 20.0;
     assert!((contact.t - t).abs() < 1e-9, "{} vs {t}", contact.t);
 }
+
+#[test]
+fn four_diabolos_settle_touching_and_the_hands_carry_the_whole_chain() {
+    // The shipped four_side_by_side: after the first impacts the four hang as one chain, every
+    // neighbour 2R apart and pressed (never pulled); the string and the contacts are internal,
+    // so the hands' forces balance gravity and the diabolos' accelerations (Newton's second
+    // law for the whole system, the sticks held still): sum F_hand - (2 m_s + 4 m_d) g =
+    // m_d sum a_K, the accelerations by central differences of the rows 1 ms apart (their
+    // error is O(h^2): about 2e-2 N at 10 ms, 2.2e-4 N at 1 ms).
+    let sim = common::shipped("four_side_by_side", &[("sim.output_interval", "0.001")]);
+    let p = sim.params;
+    let mut rows = Vec::new();
+    let report = sim.run(&mut |row| rows.push(row.clone()));
+    assert!(report.failure.is_none(), "{:?}", report.failure);
+    assert!(report.stats.rows > 4000);
+    let contacts = report
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::Contact);
+    assert!(contacts.clone().count() >= 10 && contacts.clone().all(|e| e.t < 1.5));
+    let weight = (2.0 * p.stick_mass + 4.0 * p.diabolo_mass) * p.gravity;
+    let h = 1e-3;
+    let (mut worst, mut drift): (f64, f64) = (0.0, 0.0);
+    for k in 1..rows.len() - 1 {
+        let row = &rows[k];
+        if row.t < 1.5 {
+            continue;
+        }
+        assert_eq!(row.resting.len(), 3, "t = {}", row.t);
+        for (_, force) in &row.resting {
+            assert!(*force >= 0.0, "t = {}: {force}", row.t);
+        }
+        let d = &row.state.diabolos;
+        for pair in d.windows(2) {
+            let gap = (pair[1].pos - pair[0].pos).norm() - 2.0 * p.diabolo_radius;
+            drift = drift.max(gap.abs());
+        }
+        let accel: Vector2<f64> = (0..4)
+            .map(|i| {
+                (rows[k + 1].state.diabolos[i].vel - rows[k - 1].state.diabolos[i].vel) / (2.0 * h)
+            })
+            .sum();
+        let hands = row.hand_forces[0] + row.hand_forces[1];
+        let residual = hands - Vector2::new(0.0, weight) - p.diabolo_mass * accel;
+        worst = worst.max(residual.norm());
+    }
+    assert!(
+        worst < 5e-4 * weight,
+        "Newton's law off by {worst} N of {weight} N"
+    );
+    // The held distance drifts with the integration (rtol 1e-9): 1.0e-9 m after 2.5 s.
+    assert!(drift < 1e-8, "the chain's contacts drift {drift} m from 2R");
+    eprintln!("residual {worst:.2e} N of {weight} N; contact drift {drift:.2e} m");
+}

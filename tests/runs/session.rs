@@ -88,6 +88,35 @@ fn a_session_without_state_reads_takes_the_runs_steps() {
     }
 }
 
+#[test]
+fn a_session_advanced_a_few_steps_at_a_time_gives_the_runs_rows_and_events() {
+    // The page's frame budget (web/): pieces of at most 3 steps, each reaching no further
+    // than the time asked for, pause between steps and change nothing.
+    for name in ["whip", "shower", "two_side_by_side", "stretchy_catch"] {
+        let sim = shipped(name, &[]);
+        let (expected, report) = rows(&sim);
+        let mut got = Vec::new();
+        let mut session = sim.session();
+        let mut pieces = 0;
+        let mut reached = 0.0;
+        while !session.finished() {
+            let until = reached + 0.05;
+            let now = session
+                .advance_steps(until, 3, Some(&mut |row: &Row| got.push(row.clone())))
+                .unwrap();
+            assert!(now <= until && now >= reached, "{name}: {reached} -> {now}");
+            reached = now;
+            pieces += 1;
+        }
+        let stepped = session.report();
+        assert!(pieces > report.stats.steps / 3, "{name}: {pieces} pieces");
+        assert_eq!(got.len(), expected.len(), "{name}");
+        assert!(got.iter().zip(&expected).all(|(a, b)| same(a, b)), "{name}");
+        assert_eq!(stepped.stats.steps, report.stats.steps, "{name}");
+        assert_eq!(stepped.events, report.events, "{name}");
+    }
+}
+
 /// The ledger: E - E0 = hand work - the losses.
 fn imbalance(row: &Row, e0: f64) -> f64 {
     let ledger = row.hand_work

@@ -139,8 +139,28 @@ impl<'a> Session<'a> {
             return Err(failure.clone());
         }
         let until = until.min(self.hybrid.sim.settings.duration).max(self.now);
-        let result = self.advance_loop(until, on_row);
-        self.fail_on(result)
+        let result = self.advance_loop(until, usize::MAX, on_row);
+        self.fail_on(result.map(|_| ()))
+    }
+
+    /// [`Session::advance`] taking at most `max_steps` integration steps (at least one): it
+    /// pauses at the end of the last step it took when `until` lies further, and returns the
+    /// time reached, s. A caller that must answer in time (a page drawing 60 frames a second)
+    /// advances in such pieces and checks its clock between them; pausing between steps
+    /// changes nothing, so the steps, events and rows are those of one uninterrupted run.
+    pub fn advance_steps(
+        &mut self,
+        until: f64,
+        max_steps: usize,
+        on_row: Option<&mut dyn FnMut(&Row)>,
+    ) -> Result<f64, RunError> {
+        if let Some(failure) = &self.failure {
+            return Err(failure.clone());
+        }
+        let until = until.min(self.hybrid.sim.settings.duration).max(self.now);
+        let result = self.advance_loop(until, max_steps.max(1), on_row);
+        self.fail_on(result.map(|_| ()))?;
+        Ok(self.now)
     }
 
     /// Replaces the drive of the left (`side` 0) or the right (1) hand from the time reached
@@ -219,21 +239,25 @@ impl<'a> Session<'a> {
     }
 
     /// The loop: step, locate, rows up to the event or the step's end, apply; paused at
-    /// `until` with the stretch reaching past it pending.
+    /// `until` with the stretch reaching past it pending, or at the end of the `max_steps`-th
+    /// step.
     fn advance_loop(
         &mut self,
         until: f64,
+        max_steps: usize,
         mut on_row: Option<&mut dyn FnMut(&Row)>,
     ) -> Result<(), RunError> {
         self.start()?;
         let end = self.hybrid.sim.settings.duration;
         let passed = self.hybrid.tolerances.breakpoint_passed;
+        let mut steps = 0;
         loop {
             let hybrid = &mut self.hybrid;
             if self.pending.is_none() {
-                if hybrid.t >= until {
+                if hybrid.t >= until || steps == max_steps {
                     break;
                 }
+                steps += 1;
                 // A velocity jump is taken at its own keyframe: a step after an event just
                 // before it still ends there, however short (entered anew before it, a path
                 // stick would be put back to its velocity from before).
