@@ -11,8 +11,10 @@ The same Rust core as the ``diabolo`` command line, called in process:
   parallel and returns the summary table, one row per point in point order.
 - :class:`Simulation` steps a scenario for control: change the hands' inputs between steps,
   read the state, snapshot it with :meth:`Simulation.copy`.
+- :class:`Batch` steps N simulations of one scenario together, each with parameters of its
+  own, on Rust threads: the hands' inputs and the observations as numpy arrays (docs/batch.md).
 - :mod:`diabolo.gym` (with ``gymnasium`` installed) wraps it as a reinforcement-learning
-  environment.
+  environment, single (``DiaboloEnv``) or vectorized (``DiaboloVectorEnv``).
 
 A scenario is a dict (the JSON scenario format of docs/interface.md), a JSON text, or the
 path of a scenario file; ``overrides`` are the command line's ``--set`` dotted paths, as a dict
@@ -45,6 +47,9 @@ __all__ = [
     "Run",
     "Plan",
     "Simulation",
+    "Batch",
+    "BatchStep",
+    "InvalidBatch",
     "DiaboloError",
     "InvalidScenario",
     "InvalidTask",
@@ -575,3 +580,6 @@ def _keyframes(path: Sequence[Sequence[float]]) -> List[Tuple[float, float, floa
             ) from None
         out.append((t, x, y))
     return out
+
+
+from .batch import Batch, BatchStep, InvalidBatch  # noqa: E402  (it builds on the above)

@@ -3,6 +3,7 @@
 //! hands the trajectory out as columns of numbers, and keeps a [`Session`] for step-by-step
 //! control. The Python half (`diabolo/__init__.py`) gives these their user-facing shape.
 
+mod batch;
 mod plan;
 
 use std::path::PathBuf;
@@ -788,6 +789,7 @@ fn _diabolo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan::plan, m)?)?;
     m.add_function(wrap_pyfunction!(plan::set_path, m)?)?;
     m.add_class::<Stepper>()?;
+    m.add_class::<batch::Batch>()?;
     m.add("DiaboloError", py.get_type::<DiaboloError>())?;
     m.add("InvalidScenario", py.get_type::<InvalidScenario>())?;
     m.add("RunFailed", py.get_type::<RunFailed>())?;
