@@ -47,8 +47,11 @@ def sweep(
     samples: Optional[int],
     seed: int,
     jobs: Optional[int],
-) -> Tuple[str, int]:
-    """The summary CSV text of a sweep and its number of failed points."""
+    points: Optional[Tuple[int, int]] = None,
+) -> Tuple[str, int, int]:
+    """The summary CSV text of a sweep (of the points start..end of `points`, each row with its
+    index in the whole sweep; default all), its number of failed points, and the number of
+    points of the whole sweep."""
 
 def plan(
     text: Optional[str],
