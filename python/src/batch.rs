@@ -293,17 +293,18 @@ impl Batch {
         let members = &mut self.members;
         let (observations, values, flags) =
             (&mut self.observations, &mut self.values, &mut self.flags);
-        match &self.pool {
-            Some(pool) if members.len() > 1 => py.detach(|| {
-                pool.install(|| {
-                    members
-                        .par_iter_mut()
-                        .zip(observations.par_chunks_mut(size))
-                        .zip(values.par_chunks_mut(VALUES))
-                        .zip(flags.par_chunks_mut(FLAGS))
-                        .enumerate()
-                        .for_each(task)
-                })
+        // The interpreter is released whatever the threads (0.1 us; a member's step is
+        // microseconds): other Python threads run while the members step.
+        let pool = &self.pool;
+        py.detach(|| match pool {
+            Some(pool) if members.len() > 1 => pool.install(|| {
+                members
+                    .par_iter_mut()
+                    .zip(observations.par_chunks_mut(size))
+                    .zip(values.par_chunks_mut(VALUES))
+                    .zip(flags.par_chunks_mut(FLAGS))
+                    .enumerate()
+                    .for_each(task)
             }),
             _ => members
                 .iter_mut()
@@ -312,7 +313,7 @@ impl Batch {
                 .zip(flags.chunks_mut(FLAGS))
                 .enumerate()
                 .for_each(task),
-        }
+        })
     }
 
     /// The hands' input of a call: `kind` and `values` (`2 * dim` numbers per chosen member,

@@ -205,3 +205,51 @@ def test_make_vec_returns_the_vector_env_and_its_spaces_hold_what_it_returns():
     obs, _ = space.reset(seed=1)
     assert obs.shape == (2, 20) and space.single_action_space.shape == (6,)
     env.close()
+
+
+def test_a_batch_member_in_space_is_the_simulation_stepped_alone_bit_for_bit():
+    from diabolo.gym import default_space_scenario
+
+    scenario = default_space_scenario(10.0)
+    rng = np.random.default_rng(5)
+    accels = rng.uniform(-2.0, 2.0, size=(25, 2, 2, 3))
+    batch = diabolo.Batch(scenario, params={"params.spin_inertia": [20, 40]}, jobs=2)
+    assert batch.space and batch.observation_size == 20
+    for accel in accels:
+        out = batch.step(0.01, accel)
+    assert (out.status == RUNNING).all()
+    for i, inertia in enumerate([20, 40]):
+        sim = diabolo.Simulation(scenario, {"params.spin_inertia": inertia})
+        for accel in accels:
+            sim.set_hand("left", accel=tuple(accel[i, 0]))
+            sim.set_hand("right", accel=tuple(accel[i, 1]))
+            sim.step(0.01)
+        state = sim.state
+        assert out.tilt[i] == state["tilts"][0] and out.spin[i] == state["spins"][0]
+        assert np.array_equal(out.observations[i, 18], np.float32(np.radians(state["tilts"][0])))
+        for key, value in state.items():
+            assert same(batch.simulation(i).state[key], value), key
+
+
+def test_stepping_releases_the_interpreter_on_one_thread_too():
+    import threading
+    import time
+
+    batch = diabolo.Batch(gym_scenario(), 64, jobs=1)
+    hands = np.full((64, 2, 2), 0.5)
+    done = threading.Event()
+
+    def work():
+        for _ in range(100):
+            batch.step(0.01, hands)
+        done.set()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    counted = 0
+    while not done.is_set():
+        counted += 1
+        time.sleep(0)
+    thread.join()
+    # With the interpreter held through each step this thread would count about once a step.
+    assert counted > 300, counted
