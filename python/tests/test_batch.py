@@ -182,7 +182,7 @@ def test_the_vector_env_plays_what_sync_vector_env_of_single_envs_plays_bit_for_
     assert np.array_equal(vector.reset(seed=4)[0], obs_v)
 
 
-def test_make_vec_returns_the_vector_env_and_its_spaces_hold_what_it_returns():
+def test_make_vec_returns_the_vector_env_its_spaces_hold_what_it_returns_and_seeds_repeat_it():
     gym = pytest.importorskip("gymnasium")
     from diabolo.gym import DiaboloEnv, DiaboloVectorEnv
 
@@ -201,10 +201,20 @@ def test_make_vec_returns_the_vector_env_and_its_spaces_hold_what_it_returns():
         assert env.observation_space.contains(obs)
     # The single environment keeps its registration under the same id.
     assert isinstance(gym.make("Diabolo-v0").unwrapped, DiaboloEnv)
+    env.close()
+    # The same seeds and actions, the same episodes, on one thread or two.
+    runs = []
+    for jobs in (1, 2):
+        env = DiaboloVectorEnv(num_envs=3, task="toss", episode_seconds=0.2, jobs=jobs)
+        env.action_space.seed(1)
+        steps = [env.reset(seed=9)[0]]
+        steps += [env.step(env.action_space.sample())[:4] for _ in range(40)]
+        runs.append(steps)
+    for a, b in zip(*runs):
+        assert all(np.array_equal(x, y) for x, y in zip(a, b))
     space = DiaboloVectorEnv(num_envs=2, task="level", space=True)
     obs, _ = space.reset(seed=1)
     assert obs.shape == (2, 20) and space.single_action_space.shape == (6,)
-    env.close()
 
 
 def test_a_batch_member_in_space_is_the_simulation_stepped_alone_bit_for_bit():
