@@ -216,6 +216,14 @@ class Batch:
         """The threads that step the members."""
         return self._native.threads
 
+    def _index(self, member: Any) -> int:
+        """``member`` as an index of the batch, or a ``ValueError`` naming it and the range."""
+        if isinstance(member, bool) or not isinstance(member, numbers.Integral):
+            raise ValueError(f"member must be a whole number, got {member!r}")
+        if not 0 <= member < self._n:
+            raise ValueError(f"member {member}: the batch has members 0..{self._n - 1}")
+        return int(member)
+
     def _mask(self, members: Members) -> Optional[List[bool]]:
         """``members`` (None, a bool mask or indices) as a bool list, or None for all."""
         if members is None:
@@ -297,16 +305,16 @@ class Batch:
 
     def events(self, member: int) -> List[Dict[str, Any]]:
         """Member ``member``'s events since the last call (dicts, as in ``Run.events``)."""
-        events = self._native.events(int(member))
+        events = self._native.events(self._index(member))
         return json.loads(events) if events else []
 
     def failure(self, member: int) -> Optional[str]:
         """Why member ``member``'s run stopped (the time and the object), or None."""
-        return self._native.failure(int(member))
+        return self._native.failure(self._index(member))
 
     def simulation(self, member: int) -> Simulation:
         """An independent copy of a member as a :class:`Simulation`, to step on alone."""
-        return Simulation._wrap(self._native.member_copy(int(member)))
+        return Simulation._wrap(self._native.member_copy(self._index(member)))
 
     def __repr__(self) -> str:
         return f"Batch(n={self._n}, space={self.space}, threads={self.threads})"

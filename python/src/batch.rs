@@ -29,6 +29,9 @@ pub const VALUES: usize = 8;
 /// and `drop` events of the step.
 pub const FLAGS: usize = 4;
 
+/// The most members a batch takes (a million members take about 40 GB).
+const MAX_MEMBERS: usize = 1_000_000;
+
 /// Failed: the member's run stopped (its message in `failure`).
 const FAILED: i32 = 1;
 /// Finished: the member reached its duration.
@@ -454,10 +457,10 @@ impl Batch {
         members: Vec<(String, Vec<String>)>,
         jobs: Option<usize>,
     ) -> PyResult<Self> {
-        if count == 0 {
-            return Err(PyValueError::new_err(
-                "a batch needs at least one member; give count >= 1",
-            ));
+        if count == 0 || count > MAX_MEMBERS {
+            return Err(PyValueError::new_err(format!(
+                "a batch of {count} members: give 1 to {MAX_MEMBERS} (a member takes about 40 KB)"
+            )));
         }
         if let Some((key, values)) = members.iter().find(|(_, v)| v.len() != count) {
             return Err(PyValueError::new_err(format!(
