@@ -55,7 +55,8 @@ what ``gymnasium.vector.SyncVectorEnv`` of N ``DiaboloEnv`` plays), bit for bit.
 rewards (:class:`Play`).
 
 ``import diabolo.gym`` registers ``Diabolo-v0``: ``gymnasium.make("Diabolo-v0", task=...)`` and
-``gymnasium.make_vec("Diabolo-v0", num_envs=N, vectorization_mode="vector_entry_point")``.
+``gymnasium.make_vec("Diabolo-v0", num_envs=N, vectorization_mode="vector_entry_point")``
+(or the id ``"diabolo.gym:Diabolo-v0"``, which imports the module first).
 """
 
 from __future__ import annotations

@@ -203,6 +203,7 @@ def test_make_vec_returns_the_vector_env_its_spaces_hold_what_it_returns_and_see
         assert reward.shape == (4,) and reward.dtype == np.float64 and np.isfinite(reward).all()
         assert terminated.dtype == bool and truncated.dtype == bool
         assert env.observation_space.contains(obs)
+    assert isinstance(gym.make_vec("diabolo.gym:Diabolo-v0", num_envs=2), DiaboloVectorEnv)
     # The single environment keeps its registration under the same id.
     assert isinstance(gym.make("Diabolo-v0").unwrapped, DiaboloEnv)
     env.close()
