@@ -11,8 +11,10 @@ The same Rust core as the ``diabolo`` command line, called in process:
   parallel and returns the summary table, one row per point in point order.
 - :class:`Simulation` steps a scenario for control: change the hands' inputs between steps,
   read the state, snapshot it with :meth:`Simulation.copy`.
+- :class:`Batch` steps N simulations of one scenario together, each with parameters of its
+  own, on Rust threads: the hands' inputs and the observations as numpy arrays (docs/batch.md).
 - :mod:`diabolo.gym` (with ``gymnasium`` installed) wraps it as a reinforcement-learning
-  environment.
+  environment, single (``DiaboloEnv``) or vectorized (``DiaboloVectorEnv``).
 
 A scenario is a dict (the JSON scenario format of docs/interface.md), a JSON text, or the
 path of a scenario file; ``overrides`` are the command line's ``--set`` dotted paths, as a dict
@@ -45,6 +47,9 @@ __all__ = [
     "Run",
     "Plan",
     "Simulation",
+    "Batch",
+    "BatchStep",
+    "InvalidBatch",
     "DiaboloError",
     "InvalidScenario",
     "InvalidTask",
@@ -257,6 +262,8 @@ def sweep(
     jobs: Optional[int] = None,
     overrides: Optional[Mapping[str, Any]] = None,
     frame: bool = False,
+    executor: Any = None,
+    chunk: Optional[int] = None,
 ) -> Union[Dict[str, np.ndarray], "Any"]:
     """Runs a scenario over parameter values in parallel, as ``diabolo sweep`` does.
 
@@ -270,6 +277,14 @@ def sweep(
         jobs: threads (default: one per core); the rows do not depend on it.
         overrides: ``--set`` dotted paths fixed for every point.
         frame: True for a pandas DataFrame instead of a dict of arrays.
+        executor: where to run the points instead of this process's threads: any
+            ``concurrent.futures.Executor`` or a ``dask.distributed.Client`` (anything with
+            ``submit(fn, *args)`` returning a future with ``result()``). The points go out in
+            chunks of consecutive points, each run by ``diabolo`` on the worker (on ``jobs``
+            threads there, default 1); the table is the local sweep's, row for row. A path
+            scenario (and the files it names) must be readable at the same path by the workers.
+        chunk: points per chunk (default: the points split into 32 chunks, at least 1 point
+            each).
 
     Returns:
         The summary table, one row per point in point order: ``index``, the swept values,
@@ -288,15 +303,51 @@ def sweep(
         jobs = _count(jobs, "jobs (threads; None for one per core)", 1)
     if not grid_axes and not list_axes:
         raise InvalidScenario("sweep: give at least one axis (grid={...} or lists={...})")
-    csv_text, _failed = _diabolo.sweep(
-        text, label, _sets(overrides), grid_axes, list_axes, samples, int(seed), jobs
-    )
+    args = (text, label, _sets(overrides), grid_axes, list_axes, samples, int(seed))
+    if executor is None:
+        csv_text, _failed, _total = _diabolo.sweep(*args, jobs)
+    else:
+        csv_text = _spread(executor, args, jobs, chunk)
     table = _table(csv_text)
     if frame:
         import pandas as pd
 
         return pd.DataFrame(table)
     return table
+
+
+CHUNKS = 32
+"""The chunks a sweep is split into on an executor by default."""
+
+
+def _sweep_points(args: Tuple[Any, ...], jobs: int, start: int, end: int) -> Tuple[str, str]:
+    """Runs the points ``start..end`` of a sweep (on a worker): ``("ok", rows)`` (the CSV rows
+    without the header) or ``("invalid", message)`` (the message crosses processes as text)."""
+    try:
+        text, _failed, _total = _diabolo.sweep(*args, jobs, (start, end))
+    except InvalidScenario as error:
+        return "invalid", str(error)
+    return "ok", text.split("\n", 1)[1]
+
+
+def _spread(executor: Any, args: Tuple[Any, ...], jobs: Optional[int], chunk: Optional[int]) -> str:
+    """The summary CSV of a sweep whose points ran in chunks on ``executor``."""
+    header, _failed, total = _diabolo.sweep(*args, 1, (0, 0))
+    if chunk is None:
+        chunk = max(1, -(-total // CHUNKS))
+    chunk = _count(chunk, "chunk (points per task)", 1)
+    threads = 1 if jobs is None else jobs
+    futures = [
+        executor.submit(_sweep_points, args, threads, start, min(start + chunk, total))
+        for start in range(0, total, chunk)
+    ]
+    parts = [header]
+    for future in futures:
+        status, text = future.result()
+        if status != "ok":
+            raise InvalidScenario(text)
+        parts.append(text)
+    return "".join(parts)
 
 
 def _table(csv_text: str) -> Dict[str, np.ndarray]:
@@ -575,3 +626,6 @@ def _keyframes(path: Sequence[Sequence[float]]) -> List[Tuple[float, float, floa
             ) from None
         out.append((t, x, y))
     return out
+
+
+from .batch import Batch, BatchStep, InvalidBatch  # noqa: E402  (it builds on the above)

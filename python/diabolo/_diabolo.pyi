@@ -47,8 +47,11 @@ def sweep(
     samples: Optional[int],
     seed: int,
     jobs: Optional[int],
-) -> Tuple[str, int]:
-    """The summary CSV text of a sweep and its number of failed points."""
+    points: Optional[Tuple[int, int]] = None,
+) -> Tuple[str, int, int]:
+    """The summary CSV text of a sweep (of the points start..end of `points`, each row with its
+    index in the whole sweep; default all), its number of failed points, and the number of
+    points of the whole sweep."""
 
 def plan(
     text: Optional[str],
@@ -106,3 +109,58 @@ class Stepper:
     def report(self) -> str: ...
     def reset(self) -> None: ...
     def copy(self) -> "Stepper": ...
+
+class Batch:
+    """N simulations of one scenario stepped together by Rust threads (`diabolo.Batch`'s native
+    half); each member a `Stepper`. The arrays out: observations (N, size) float32, values
+    (N, 8) float64 (t, x, y, hands_x, speed, spin, tilt, hands_y), flags (N, 4) int32 (status,
+    mode, lands, drops)."""
+
+    def __init__(
+        self,
+        text: Optional[str],
+        label: str,
+        sets: List[Tuple[str, str]],
+        count: int,
+        members: List[Tuple[str, List[str]]],
+        jobs: Optional[int] = None,
+    ) -> None:
+        """`count` members; `members[k] = (key, values)` gives member i `--set key=values[i]`;
+        raises InvalidScenario naming the member, the field and the value."""
+    def step(
+        self,
+        dt: float,
+        kind: Optional[str] = None,
+        values: Optional[npt.NDArray[np.float64]] = None,
+        gains: Optional[Tuple[float, float, float]] = None,
+        chosen: Optional[List[bool]] = None,
+    ) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.int32]]:
+        """Sets both hands of the chosen members (`kind` "accel", "force" or "target" with
+        `gains`; `values` (chosen, 2, dim), C-contiguous) and advances them by dt, s."""
+    def reset(
+        self,
+        chosen: Optional[List[bool]] = None,
+        kind: Optional[str] = None,
+        values: Optional[npt.NDArray[np.float64]] = None,
+        gains: Optional[Tuple[float, float, float]] = None,
+    ) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.int32]]:
+        """Starts the chosen members over at t = 0 (then sets their hands when given)."""
+    def observe(
+        self,
+    ) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.int32]]: ...
+    def __len__(self) -> int: ...
+    @property
+    def space(self) -> bool: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def threads(self) -> int: ...
+    @property
+    def diabolos(self) -> int: ...
+    @property
+    def stick_mass(self) -> float: ...
+    def events(self, i: int) -> str:
+        """Member i's events not handed out yet, as a JSON array text ("" when none)."""
+    def failure(self, i: int) -> Optional[str]: ...
+    def member_copy(self, i: int) -> Stepper:
+        """An independent copy of member i."""

@@ -3,7 +3,9 @@
 //! hands the trajectory out as columns of numbers, and keeps a [`Session`] for step-by-step
 //! control. The Python half (`diabolo/__init__.py`) gives these their user-facing shape.
 
+mod batch;
 mod plan;
+mod sweep;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -14,11 +16,9 @@ use diabolo::output::{
     event_json, space_event_json, space_stop_message, ColumnValues, SpaceSummary, Summary,
     TrajectoryColumns,
 };
-use diabolo::scenario::plausible::with_likely_mistake;
 use diabolo::scenario::{Built, Limits, Scenario, ScenarioError, Source};
 use diabolo::simulation::drive::{Drive, Path as HandPath, Polyline, Schedule, Tracking};
 use diabolo::simulation::space::{SpaceEvent, SpaceSession, SpaceSimulation};
-use diabolo::sweep::{Axis, Sampling, Sweep, SweepError};
 use diabolo::{Event, Row, RunError, Session, Simulation};
 use nalgebra::{SVector, Vector2, Vector3};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
@@ -238,69 +238,6 @@ fn validate(
 #[pyfunction]
 fn schema() -> String {
     serde_json::to_string_pretty(&Scenario::schema()).unwrap_or_default()
-}
-
-/// Runs a sweep as `diabolo sweep` does, with the interpreter released: the summary CSV text
-/// (header and one row per point in point order) and the number of failed points. `grid`:
-/// `(key, start, stop, count)`; `lists`: `(key, JSON array of values)`.
-#[pyfunction]
-#[pyo3(signature = (text, label, sets, grid, lists, samples, seed, jobs))]
-#[allow(clippy::too_many_arguments)]
-fn sweep(
-    py: Python<'_>,
-    text: Option<String>,
-    label: &str,
-    sets: Vec<(String, String)>,
-    grid: Vec<(String, f64, f64, usize)>,
-    lists: Vec<(String, String)>,
-    samples: Option<usize>,
-    seed: u64,
-    jobs: Option<usize>,
-) -> PyResult<(String, usize)> {
-    let (document, base) = document(text, label, &sets).map_err(invalid)?;
-    let mut axes = Vec::new();
-    for (key, start, stop, count) in grid {
-        let spec = format!("{key}={start:?}:{stop:?}:{count}");
-        axes.push(Axis::parse_grid(&spec).map_err(invalid)?);
-    }
-    for (key, values) in lists {
-        let values: Vec<serde_json::Value> =
-            serde_json::from_str(&values).map_err(|e| invalid(format!("lists[{key:?}]: {e}")))?;
-        if values.is_empty() {
-            return Err(invalid(format!(
-                "lists[{key:?}]: no values; give at least one"
-            )));
-        }
-        axes.push(Axis::List { key, values });
-    }
-    let sampling = samples.map(|samples| Sampling { samples, seed });
-    let point_error = |e: SweepError| match e {
-        SweepError::Point {
-            index,
-            values,
-            error,
-        } => invalid(SweepError::Point {
-            index,
-            values,
-            error: Box::new(with_likely_mistake(*error)),
-        }),
-        other => invalid(other),
-    };
-    let sweep = Sweep::new(document, &base, axes, sampling).map_err(point_error)?;
-    let jobs = match jobs {
-        Some(0) => return Err(PyValueError::new_err("jobs: at least one thread is needed")),
-        Some(j) => j,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    py.detach(|| -> PyResult<(String, usize)> {
-        sweep.check(0..sweep.len(), jobs).map_err(point_error)?;
-        let mut out = Vec::new();
-        let outcome = sweep
-            .run(0..sweep.len(), jobs, &mut out, None, &mut |_, _| {})
-            .map_err(|e| DiaboloError::new_err(e.to_string()))?;
-        let text = String::from_utf8(out).map_err(|e| DiaboloError::new_err(e.to_string()))?;
-        Ok((text, outcome.failed))
-    })
 }
 
 /// The run a [`Stepper`] advances: in the plane or in space. (One per `Simulation` object: the
@@ -784,10 +721,11 @@ fn _diabolo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
-    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep, m)?)?;
     m.add_function(wrap_pyfunction!(plan::plan, m)?)?;
     m.add_function(wrap_pyfunction!(plan::set_path, m)?)?;
     m.add_class::<Stepper>()?;
+    m.add_class::<batch::Batch>()?;
     m.add("DiaboloError", py.get_type::<DiaboloError>())?;
     m.add("InvalidScenario", py.get_type::<InvalidScenario>())?;
     m.add("RunFailed", py.get_type::<RunFailed>())?;

@@ -326,25 +326,34 @@ def test_the_environment_passes_the_checker_and_a_random_policy_runs_ten_thousan
 
 
 def test_toss_pays_for_a_catch_by_how_near_its_apex_was_the_target():
+    from diabolo.batch import FLYING, ON_STRING, BatchStep
     from diabolo.gym import DiaboloEnv
 
     env = DiaboloEnv(task="toss", target_height=0.5)
     env.reset(seed=0)
-    hands = env._hand_height
+    play = env._play  # the rewards of DiaboloEnv and DiaboloVectorEnv
+    hands = float(play.hand_height[0])
+    one = np.ones(1, dtype=bool)
 
-    def state(y, mode):
-        return {"positions": np.array([[0.0, y]]), "modes": [mode]}
+    def state(y, mode, lands=0):
+        values = np.zeros((1, 8))
+        values[0, 2] = y
+        flags = np.array([[0, mode, lands, 0]], dtype=np.int32)
+        return BatchStep(np.zeros((1, 13), dtype=np.float32), values, flags)
 
-    on = state(hands - 0.6, "string")
+    def reward(before, after):
+        return float(play._reward(before, after, one)[0])
+
+    on = state(hands - 0.6, ON_STRING)
     # Up to 0.5 m above the hands and caught: the full reward, paid at the catch only.
-    assert env._reward(on, state(hands + 0.3, "flying"), []) == 0.0
-    assert env._reward(on, state(hands + 0.5, "flying"), []) == 0.0
-    assert env._reward(on, state(hands - 0.5, "string"), [{"kind": "land"}]) == pytest.approx(1.0)
+    assert reward(on, state(hands + 0.3, FLYING)) == 0.0
+    assert reward(on, state(hands + 0.5, FLYING)) == 0.0
+    assert reward(on, state(hands - 0.5, ON_STRING, lands=1)) == pytest.approx(1.0)
     # Only 0.25 m: half of it.
-    env._reward(on, state(hands + 0.25, "flying"), [])
-    assert env._reward(on, state(hands - 0.5, "string"), [{"kind": "land"}]) == pytest.approx(0.5)
+    reward(on, state(hands + 0.25, FLYING))
+    assert reward(on, state(hands - 0.5, ON_STRING, lands=1)) == pytest.approx(0.5)
     # A landing with no flight seen pays nothing.
-    assert env._reward(on, on, [{"kind": "land"}]) == 0.0
+    assert reward(on, state(hands - 0.6, ON_STRING, lands=1)) == 0.0
 
 
 def test_bad_arguments_are_named_with_their_value_and_the_fix():
