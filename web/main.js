@@ -263,7 +263,7 @@ async function main() {
   if (fromLink) { $('editor').value = fromLink; try { load(fromLink); } catch (e) { message(e.message || e); } }
   else await open(names.includes('whip') ? 'whip' : names[0]);
   window.diabolo = {
-    load: (t) => { load(t); $('editor').value = t; $('menu').value = ''; play(true); return true; },
+    load: (t) => { load(t); $('editor').value = JSON.stringify(JSON.parse(t), null, 2); $('menu').value = ''; play(true); return true; },
     step: (seconds, drawing = true) => { step(seconds); if (drawing) draw(); },
     state: () => state(),
     setHand: (side, x, y) => sim.setHand(side === 'left' ? 0 : side === 'right' ? 1 : side, x, y),

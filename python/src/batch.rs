@@ -29,8 +29,8 @@ pub const VALUES: usize = 8;
 /// and `drop` events of the step.
 pub const FLAGS: usize = 4;
 
-/// The most members a batch takes (a million members take about 40 GB).
-const MAX_MEMBERS: usize = 1_000_000;
+/// The most members a batch takes: about 4 GB of members (a member takes about 40 KB).
+const MAX_MEMBERS: usize = 100_000;
 
 /// Failed: the member's run stopped (its message in `failure`).
 const FAILED: i32 = 1;

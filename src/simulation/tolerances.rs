@@ -82,6 +82,11 @@ pub const RESTING_DRIFT: f64 = 1e-6;
 /// An approach speed below this (m/s) is round-off, not an impact.
 pub const TOUCH_SPEED: f64 = 1e-9;
 
+/// The most passes of the Filippov rule over the axles at zero slip when the taut phase is
+/// entered: each pass decides every such axle once, given the others' modes, until a pass
+/// changes none.
+pub const MODE_PASSES: usize = 8;
+
 /// The most impacts one instant may cascade into after an event before the run goes on (a
 /// longer cascade is left to the event location of the next step).
 pub const MAX_CASCADE: usize = 16;

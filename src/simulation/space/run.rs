@@ -11,7 +11,7 @@ use crate::model::friction::{AxleMode, SlipDirection};
 use crate::model::space::{space_energy, space_tensing_impulse, SpaceState};
 use crate::simulation::ode::events::{Crossing, Direction, EventLocator, EventOptions, EventSpec};
 use crate::simulation::ode::integrate::Stepper;
-use crate::simulation::tolerances::{STRAIGHT, TOUCH_GAP, TOUCH_SPEED};
+use crate::simulation::tolerances::{MODE_PASSES, STRAIGHT, TOUCH_GAP, TOUCH_SPEED};
 
 /// A rebound slower than this (m/s) counts as none: the string stays taut.
 pub(super) const ZENO_RATE: f64 = 1e-12;
@@ -568,7 +568,9 @@ impl<H: SpaceHand + Clone> Run<H> {
         Ok(())
     }
 
-    /// Each axle's mode at t: the way its slip points, the Filippov rule at zero slip.
+    /// Each axle's mode at t: the way its slip points, the Filippov rule at zero slip; the
+    /// axles at zero slip decided together, pass after pass until none changes (as in the
+    /// plane: `Hybrid::decide_modes`).
     fn decide_modes(&mut self, t: f64) -> Result<(), Stop> {
         let n = self.system.on_string();
         self.system.phase = SpacePhase::Taut;
@@ -576,14 +578,25 @@ impl<H: SpaceHand + Clone> Run<H> {
             self.system.modes[k - 1] = AxleMode::Slipping(SlipDirection::Positive);
         }
         self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
+        let mut at_zero = Vec::new();
         for k in 1..=n {
             let slip = self.system.tension.contact(k).slip_speed;
-            let mode = if slip != 0.0 || !self.system.switching {
-                AxleMode::from_slip(slip)
-            } else {
-                self.system.decide_mode(k).map_err(|e| failed(t, e))?
-            };
-            self.system.modes[k - 1] = mode;
+            self.system.modes[k - 1] = AxleMode::from_slip(slip);
+            if slip == 0.0 && self.system.switching {
+                at_zero.push(k);
+            }
+        }
+        for _ in 0..MODE_PASSES {
+            let mut changed = false;
+            for &k in &at_zero {
+                let before = self.system.modes[k - 1];
+                let mode = self.system.decide_mode(k).map_err(|e| failed(t, e))?;
+                self.system.modes[k - 1] = mode;
+                changed |= mode != before;
+            }
+            if !changed {
+                break;
+            }
         }
         Ok(())
     }

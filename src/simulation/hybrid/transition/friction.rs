@@ -3,10 +3,18 @@
 //! capstan bound (slip reversal, stick, unstick).
 
 use super::*;
+use crate::simulation::tolerances::MODE_PASSES;
 
 impl Hybrid<'_> {
     /// Friction modes on entering the taut phase at (t, y): the way each axle slips; the
     /// Filippov rule where a slip is zero (a grip is logged).
+    ///
+    /// Several axles at zero slip are decided together: the rule is applied to each in turn,
+    /// the others' modes as decided so far, and again until no mode changes, so that every
+    /// axle's mode is the rule's given the others' (decided one by one against provisional
+    /// neighbours, a slipping axle could end up driven against its own friction once its
+    /// neighbours grip: friction would make energy). A decision that does not settle within
+    /// [`MODE_PASSES`] passes keeps the last pass's modes; the energy ledger watches them.
     pub(crate) fn decide_modes(&mut self, t: f64, y: &[f64]) -> Result<(), RunError> {
         let n = self.n;
         self.phases.taut.system.axle_modes = vec![AxleMode::from_slip(0.0); n];
@@ -16,14 +24,25 @@ impl Hybrid<'_> {
         for (k, slip) in slips.iter().enumerate() {
             self.phases.taut.system.axle_modes[k] = AxleMode::from_slip(*slip);
         }
-        for (k, slip) in slips.iter().enumerate() {
-            if slip.abs() <= self.tolerances.slip_at_zero {
-                let mode = self.decide_axle(t, y, k + 1)?;
-                self.phases.taut.system.axle_modes[k] = mode;
-                let k = self.roster.diabolo_in(k + 1);
-                if mode == AxleMode::Stuck && !self.gripping_before.contains(&k) {
-                    self.log(Event::new(t, EventKind::Stick, Some(k)));
-                }
+        let at_zero: Vec<usize> = (1..=n)
+            .filter(|k| slips[k - 1].abs() <= self.tolerances.slip_at_zero)
+            .collect();
+        for _ in 0..MODE_PASSES {
+            let mut changed = false;
+            for &k in &at_zero {
+                let mode = self.decide_axle(t, y, k)?;
+                changed |= mode != self.phases.taut.system.axle_modes[k - 1];
+                self.phases.taut.system.axle_modes[k - 1] = mode;
+            }
+            if !changed {
+                break;
+            }
+        }
+        for &k in &at_zero {
+            let diabolo = self.roster.diabolo_in(k);
+            let stuck = self.phases.taut.system.axle_modes[k - 1] == AxleMode::Stuck;
+            if stuck && !self.gripping_before.contains(&diabolo) {
+                self.log(Event::new(t, EventKind::Stick, Some(diabolo)));
             }
         }
         Ok(())
