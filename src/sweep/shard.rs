@@ -481,3 +481,78 @@ pub fn content_of(input: &mut dyn Read) -> io::Result<Content> {
     io::copy(input, &mut digest)?;
     Ok(digest.finish().1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::Sampling;
+
+    fn sweep(friction: &str, samples: Option<Sampling>) -> Sweep {
+        let axes = vec![Axis::parse_grid(&format!("params.friction={friction}")).unwrap()];
+        let base = serde_json::to_value(crate::Scenario::default()).unwrap();
+        Sweep::new(base, std::path::Path::new("."), axes, samples).unwrap()
+    }
+
+    fn stamp(sweep: &Sweep, k: usize, n: usize) -> ShardStamp {
+        let content = Content {
+            bytes: 0,
+            sha256: String::new(),
+        };
+        sweep.stamp(k, n, &content)
+    }
+
+    #[test]
+    fn a_fingerprint_changes_with_the_axes_and_the_seed_and_not_with_key_order() {
+        let a = sweep("0.1:0.3:4", None);
+        assert_eq!(a.fingerprint(), sweep("0.1:0.3:4", None).fingerprint());
+        assert_ne!(a.fingerprint(), sweep("0.1:0.3:5", None).fingerprint());
+        let seeded = |seed| Some(Sampling { samples: 4, seed });
+        assert_ne!(
+            sweep("0.1:0.3:4", seeded(1)).fingerprint(),
+            sweep("0.1:0.3:4", seeded(2)).fingerprint()
+        );
+        let document = |text: &str| {
+            let value: Value = serde_json::from_str(text).unwrap();
+            sorted(&value).to_string()
+        };
+        assert_eq!(
+            document(r#"{"sim": {"duration": 1, "rtol": 1e-8}, "params": {}}"#),
+            document(r#"{"params": {}, "sim": {"rtol": 1e-8, "duration": 1}}"#)
+        );
+    }
+
+    #[test]
+    fn merge_order_names_the_missing_and_the_doubled_shards() {
+        let s = sweep("0.1:0.3:10", None);
+        let stamps = vec![stamp(&s, 3, 4), stamp(&s, 1, 4), stamp(&s, 1, 4)];
+        let names: Vec<String> = ["c", "a", "b"].map(String::from).to_vec();
+        let e = merge_order(&names, &stamps).unwrap_err().to_string();
+        assert!(e.contains("2 of 4 shards missing: 2/4, 4/4"), "{e}");
+        assert!(e.contains("shard 1/4 is given 2 times (a, b)"), "{e}");
+        let all: Vec<ShardStamp> = (1..=4).rev().map(|k| stamp(&s, k, 4)).collect();
+        let names: Vec<String> = (1..=4).map(|k| k.to_string()).collect();
+        assert_eq!(merge_order(&names, &all).unwrap(), vec![3, 2, 1, 0]);
+    }
+
+    #[test]
+    fn a_stamp_that_contradicts_itself_is_refused() {
+        let s = sweep("0.1:0.3:10", None);
+        let good = stamp(&s, 2, 3);
+        assert_eq!(ShardStamp::parse(&good.to_text()).unwrap(), good);
+        let mut moved = good.clone();
+        moved.points = [0, 3];
+        let mut edited = good.clone();
+        edited.description["points"] = json!(11);
+        let mut newer = good.clone();
+        newer.format = "diabolo-sweep-shard/2".into();
+        for (bad, reason) in [
+            (moved, "not those of shard 2/3"),
+            (edited, "fingerprint is not that of its description"),
+            (newer, "format"),
+        ] {
+            let e = ShardStamp::parse(&bad.to_text()).unwrap_err().to_string();
+            assert!(e.contains(reason), "{e}");
+        }
+        assert!(ShardStamp::parse("{}").is_err());
+    }
+}
