@@ -26,6 +26,18 @@ pub fn merge(args: &MergeArgs) -> Result<(), CliError> {
         .map(|path| read_stamp(path))
         .collect::<Result<Vec<_>, _>>()?;
     let order = merge_order(&names, &stamps)?;
+    // The output must not replace a shard (its stamp would then describe another text).
+    for shard in &args.shards {
+        let named = [("-o", args.output.as_path()), ("a shard", shard.as_path())];
+        if diabolo::output::shared_destination(&named).is_some() {
+            return Err(CliError::SharedDestination {
+                flag: "-o",
+                path: args.output.clone(),
+                other_flag: "the shard",
+                other: shard.clone(),
+            });
+        }
+    }
     // A shard cut short shows in its length before anything is written (a compressed one's
     // text is checked as it is copied).
     for &i in &order {
