@@ -314,6 +314,11 @@ pub fn parse_shard_numbers(spec: &str) -> Result<(usize, usize), SweepError> {
     if n == 0 || k == 0 || k > n {
         return Err(fail("K must be between 1 and N, and N at least 1"));
     }
+    if n > MAX_POINTS {
+        return Err(fail(&format!(
+            "N is more than {MAX_POINTS}, the most points a sweep has; give fewer shards"
+        )));
+    }
     Ok((k, n))
 }
 

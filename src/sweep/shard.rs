@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use super::{shard_range, Axis, Sweep};
+use super::{shard_range, Axis, Sweep, MAX_POINTS};
 
 /// The `format` of the stamps this version writes and reads.
 pub const STAMP_FORMAT: &str = "diabolo-sweep-shard/1";
@@ -212,9 +212,9 @@ impl ShardStamp {
             ));
         }
         let (k, n) = (stamp.shard, stamp.shards);
-        if k == 0 || k > n {
+        if k == 0 || k > n || n > MAX_POINTS {
             return Err(StampError::Inconsistent(format!(
-                "shard {k}/{n}: K must be between 1 and N"
+                "shard {k}/{n}: K must be between 1 and N, and N at most {MAX_POINTS}"
             )));
         }
         let points = stamp.description["points"].as_u64().ok_or_else(|| {
@@ -344,42 +344,47 @@ pub fn merge_order(names: &[String], stamps: &[ShardStamp]) -> Result<Vec<usize>
         }
     }
     let n = first.shards;
-    let mut by_shard: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut by_shard: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (i, stamp) in stamps.iter().enumerate() {
-        by_shard[stamp.shard - 1].push(i);
+        by_shard.entry(stamp.shard).or_default().push(i);
     }
-    let missing: Vec<String> = (1..=n)
-        .filter(|&k| by_shard[k - 1].is_empty())
-        .map(|k| format!("{k}/{n}"))
-        .collect();
+    let missing_count = n - by_shard.len();
+    // The missing shards, the first MAX_LISTED of them: the gaps between the shards given.
+    let mut missing = Vec::new();
+    let mut previous = 0;
+    for k in by_shard.keys().copied().chain([n + 1]) {
+        missing.extend((previous + 1..k).take(MAX_LISTED - missing.len()));
+        previous = k;
+    }
     let twice: Vec<String> = by_shard
         .iter()
-        .enumerate()
         .filter(|(_, given)| given.len() > 1)
         .map(|(k, given)| {
             let files: Vec<&str> = given.iter().map(|&i| names[i].as_str()).collect();
             format!(
-                "shard {}/{n} is given {} times ({})",
-                k + 1,
+                "shard {k}/{n} is given {} times ({})",
                 given.len(),
                 files.join(", ")
             )
         })
         .collect();
-    if missing.is_empty() && twice.is_empty() {
-        return Ok(by_shard.into_iter().map(|given| given[0]).collect());
+    if missing_count == 0 && twice.is_empty() {
+        return Ok(by_shard.into_values().map(|given| given[0]).collect());
     }
     let mut problems = Vec::new();
-    if !missing.is_empty() {
+    if missing_count > 0 {
+        let more = if missing_count > missing.len() {
+            format!(" and {} more", missing_count - missing.len())
+        } else {
+            String::new()
+        };
+        let listed = |f: &dyn Fn(usize) -> String| {
+            missing.iter().map(|&k| f(k)).collect::<Vec<_>>().join(",")
+        };
         problems.push(format!(
-            "{} of {n} shards missing: {} (run them, e.g. sbatch --array={}, or give their files)",
-            missing.len(),
-            missing.join(", "),
-            missing
-                .iter()
-                .map(|m| m.split('/').next().unwrap_or_default())
-                .collect::<Vec<_>>()
-                .join(",")
+            "{missing_count} of {n} shards missing: {}{more} (run them, e.g. sbatch --array={}, or give their files)",
+            listed(&|k| format!("{k}/{n}")).replace(',', ", "),
+            listed(&|k| k.to_string()),
         ));
     }
     problems.extend(twice);
@@ -388,6 +393,9 @@ pub fn merge_order(names: &[String], stamps: &[ShardStamp]) -> Result<Vec<usize>
         problems.join("; ")
     )))
 }
+
+/// The most missing shards a merge error lists.
+const MAX_LISTED: usize = 20;
 
 /// The top-level fields in which two descriptions differ, comma-separated.
 fn differences(a: &Value, b: &Value) -> String {
@@ -529,6 +537,15 @@ mod tests {
         let e = merge_order(&names, &stamps).unwrap_err().to_string();
         assert!(e.contains("2 of 4 shards missing: 2/4, 4/4"), "{e}");
         assert!(e.contains("shard 1/4 is given 2 times (a, b)"), "{e}");
+        // A hundred million shards, one given: the first 20 missing are listed, not all.
+        let lone = merge_order(&["a".into()], &[stamp(&s, 1, MAX_POINTS)]);
+        let e = lone.unwrap_err().to_string();
+        assert!(
+            e.starts_with("99999999 of 100000000 shards missing: 2/100000000, 3/100000000"),
+            "{e}"
+        );
+        assert!(e.contains("21/100000000 and 99999979 more"), "{e}");
+        assert!(e.len() < 1000, "{e}");
         let all: Vec<ShardStamp> = (1..=4).rev().map(|k| stamp(&s, k, 4)).collect();
         let names: Vec<String> = (1..=4).map(|k| k.to_string()).collect();
         assert_eq!(merge_order(&names, &all).unwrap(), vec![3, 2, 1, 0]);
