@@ -2,7 +2,8 @@
 //! byte the one-machine sweep for any number of shards (more shards than points too, and
 //! compressed shards); a missing shard, a doubled one, and shards of another sweep or split are
 //! named (exit 2, nothing written); a finished shard is skipped when run again, one cut short or
-//! without its stamp is run again; the one-machine sweep writes no stamp.
+//! without its stamp is run again; a shard killed while running leaves nothing that looks
+//! finished; the one-machine sweep writes no stamp.
 
 use crate::common;
 use common::command::{diabolo, scratch, text};
@@ -264,4 +265,47 @@ fn the_one_machine_sweep_and_a_shard_on_standard_output_write_no_stamp() {
     let out = sweep(&args, &["--shard", "1/2"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.starts_with(b"index,"));
+}
+
+#[test]
+fn a_shard_killed_while_running_leaves_no_file_that_looks_finished() {
+    let dir = scratch("shards", "killed");
+    let path = dir.join("shard-1.csv");
+    let let_go = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/let_go.json");
+    // 100,000 points: long enough to be killed while its rows stream out.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_diabolo"))
+        .args(["sweep", let_go.to_str().unwrap(), "--quiet", "--jobs", "1"])
+        .args(["--grid", "params.friction=0.1:0.4:400"])
+        .args(["--grid", "params.spin_inertia=20:80:500"])
+        .args(["--shard", "1/2", "-o", path.to_str().unwrap()])
+        .spawn()
+        .unwrap();
+    // Killed (SIGKILL: no clean-up) once its temporary file has rows in it.
+    let writing = || {
+        std::fs::read_dir(&dir).unwrap().any(|e| {
+            let e = e.unwrap();
+            e.file_name().to_string_lossy().ends_with(".tmp")
+                && e.metadata().unwrap().len() > 100_000
+        })
+    };
+    for _ in 0..600 {
+        if writing() || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the shard ended before it was killed"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!path.exists() && !dir.join("shard-1.csv.json").exists());
+    let out = merge(&[path], &dir.join("all.csv"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("shard-1.csv: no such file"),
+        "{}",
+        text(&out.stderr)
+    );
 }
