@@ -19,7 +19,11 @@ use crate::output::table::CsvLine;
 use crate::output::{AtomicFile, Summary, TrajectoryWriter};
 use crate::scenario::{overrides, Limits, Scenario, ScenarioError, Warning};
 use crate::simulation::Simulation;
-use crate::simulation::{EventKind, RunReport};
+
+mod row;
+pub mod shard;
+
+use row::show_value;
 
 /// The largest number of points a sweep may have.
 pub const MAX_POINTS: usize = 100_000_000;
@@ -286,6 +290,12 @@ fn grid_value(start: f64, stop: f64, count: usize, i: usize) -> f64 {
 
 /// `K/N`: the K-th (1-based) of N contiguous blocks of `points`, sizes differing by at most one.
 pub fn parse_shard(spec: &str, points: usize) -> Result<std::ops::Range<usize>, SweepError> {
+    let (k, n) = parse_shard_numbers(spec)?;
+    Ok(shard_range(k, n, points))
+}
+
+/// `K/N` as the numbers K and N, K between 1 and N.
+pub fn parse_shard_numbers(spec: &str) -> Result<(usize, usize), SweepError> {
     let fail = |reason: &str| SweepError::Shard {
         spec: spec.to_string(),
         reason: reason.to_string(),
@@ -304,7 +314,12 @@ pub fn parse_shard(spec: &str, points: usize) -> Result<std::ops::Range<usize>, 
     if n == 0 || k == 0 || k > n {
         return Err(fail("K must be between 1 and N, and N at least 1"));
     }
-    Ok(shard_range(k, n, points))
+    if n > MAX_POINTS {
+        return Err(fail(&format!(
+            "N is more than {MAX_POINTS}, the most points a sweep has; give fewer shards"
+        )));
+    }
+    Ok((k, n))
 }
 
 /// Points [floor((k-1) P / N), floor(k P / N)).
@@ -486,50 +501,6 @@ impl Sweep {
         Scenario::from_value(document)
     }
 
-    /// The header of the summary CSV.
-    pub fn header(&self) -> Vec<String> {
-        let mut h = vec!["index".to_string()];
-        h.extend(self.axes.iter().map(|a| a.key().to_string()));
-        for name in [
-            "status",
-            "error",
-            "end_time",
-            "steps",
-            "rejected_steps",
-            "derivative_evaluations",
-            "rows",
-        ] {
-            h.push(name.into());
-        }
-        h.extend(
-            EventKind::ALL
-                .iter()
-                .map(|k| format!("events_{}", k.name())),
-        );
-        for name in [
-            "max_tension",
-            "min_t0",
-            "energy_initial",
-            "energy_final",
-            "energy_change",
-            "grip_needed",
-        ] {
-            h.push(name.into());
-        }
-        for k in 1..=self.diabolos {
-            for f in ["x", "y", "vx", "vy", "w"] {
-                h.push(format!("d{k}_{f}_final"));
-            }
-        }
-        h.push("contacts".into());
-        for k in 1..=self.diabolos {
-            for f in ["leaves", "landings", "airtime", "max_height", "dropped"] {
-                h.push(format!("d{k}_{f}"));
-            }
-        }
-        h
-    }
-
     /// Runs point `i`: its summary row, and whether it succeeded. With `save`, its trajectory
     /// goes to `save/point_IIIIII.csv`.
     pub fn run_point(&self, i: usize, save: Option<&Path>) -> (Vec<String>, bool) {
@@ -589,65 +560,6 @@ impl Sweep {
         (row, ok)
     }
 
-    fn metrics(&self, report: &RunReport, summary: &Summary, row: &mut Vec<String>) {
-        let number = |v: f64| format!("{v:?}");
-        row.push(number(report.end_time));
-        for v in [
-            report.stats.steps,
-            report.stats.rejected_steps,
-            report.stats.derivative_evaluations,
-            report.stats.rows,
-        ] {
-            row.push(v.to_string());
-        }
-        for kind in EventKind::ALL {
-            row.push(
-                report
-                    .events
-                    .iter()
-                    .filter(|e| e.kind == kind)
-                    .count()
-                    .to_string(),
-            );
-        }
-        let (e0, e1) = report.energy;
-        row.push(number(summary.max_tension));
-        row.push(if summary.min_base_tension.is_finite() {
-            number(summary.min_base_tension)
-        } else {
-            String::new()
-        });
-        row.push(number(e0));
-        row.push(number(e1));
-        row.push(number(e1 - e0));
-        row.push(report.grip_needed.map(number).unwrap_or_default());
-        let last = summary.final_diabolos.as_ref();
-        for k in 0..self.diabolos {
-            match last.and_then(|ds| ds.get(k)) {
-                Some(d) => {
-                    for v in [d.pos.x, d.pos.y, d.vel.x, d.vel.y, d.spin] {
-                        row.push(number(v));
-                    }
-                }
-                None => row.extend(std::iter::repeat_n(String::new(), 5)),
-            }
-        }
-        row.push(report.contacts.to_string());
-        let heights = summary.max_heights(report);
-        for k in 0..self.diabolos {
-            match report.flights.get(k) {
-                Some(f) => {
-                    row.push(f.leaves.to_string());
-                    row.push(f.landings.to_string());
-                    row.push(number(f.airtime));
-                    row.push(heights.get(k).map(|&h| number(h)).unwrap_or_default());
-                    row.push(f.dropped.to_string());
-                }
-                None => row.extend(std::iter::repeat_n(String::new(), 5)),
-            }
-        }
-    }
-
     /// Runs the points of `range` on `jobs` threads (at most one per point and per core),
     /// writing the header and one row per point in index order to `out`; `progress(done,
     /// total)` after each block.
@@ -685,17 +597,6 @@ impl Sweep {
         }
         out.flush()?;
         Ok(outcome)
-    }
-}
-
-fn show_value(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Number(n) => match n.as_f64() {
-            Some(f) if n.is_f64() => format!("{f:?}"),
-            _ => n.to_string(),
-        },
-        other => other.to_string(),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, FromArgMatches, Parser, Subcommand};
 
 use diabolo::scenario::{Limits, ScenarioError};
 
@@ -48,7 +48,7 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  diabolo sweep scenarios/whip.json --grid params.friction=0.1:0.3:5 --list params.spin_inertia=20,50 -o sweep.csv\n  diabolo sweep scenarios/swing.json --grid params.friction=0.05:0.4:100 --samples 1000 --seed 7 --jobs 2 -o random.csv\n  diabolo sweep scenarios/whip.json --grid params.friction=0.1:0.3:64 --shard 2/4 -o part2.csv"
     )]
-    Sweep(SweepArgs),
+    Sweep(SweepCommand),
     /// Compare two trajectory CSVs column by column; exit 1 when any deviates beyond tolerance.
     #[command(
         after_help = "Example (the golden files are on a 0.05 s grid: write the run on it too, or the\nvalues are interpolated and a warning says how far that alone can be off):\n  diabolo run scenarios/whip.json --set sim.output_interval=0.05 -o new.csv\n  diabolo check new.csv tests/golden/whip.csv --rtol 1e-7 --atol 1e-9 --columns d1_x,d1_y,d1_w"
@@ -266,6 +266,83 @@ pub struct AnimateArgs {
     pub window: WindowArgs,
     #[command(flatten)]
     pub progress: ProgressArgs,
+}
+
+// `diabolo sweep SCENARIO ...` runs a sweep; `diabolo sweep merge SHARDS... -o FILE` merges
+// the shards of one: either a subcommand or the sweep's arguments (their required scenario
+// then not required), read by hand below since clap's derive cannot make a flattened struct
+// with flattened parts of its own optional. (Not a doc comment: see `Command`.)
+#[derive(Debug)]
+pub struct SweepCommand {
+    pub action: Option<SweepAction>,
+    pub run: Option<SweepArgs>,
+}
+
+impl FromArgMatches for SweepCommand {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Self::from_arg_matches_mut(&mut matches.clone())
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.update_from_arg_matches_mut(&mut matches.clone())
+    }
+
+    fn from_arg_matches_mut(matches: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
+        if matches.subcommand_name().is_some() {
+            Ok(Self {
+                action: Some(SweepAction::from_arg_matches_mut(matches)?),
+                run: None,
+            })
+        } else {
+            Ok(Self {
+                action: None,
+                run: Some(SweepArgs::from_arg_matches_mut(matches)?),
+            })
+        }
+    }
+
+    fn update_from_arg_matches_mut(
+        &mut self,
+        matches: &mut clap::ArgMatches,
+    ) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches_mut(matches)?;
+        Ok(())
+    }
+}
+
+impl Args for SweepCommand {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        SweepAction::augment_subcommands(SweepArgs::augment_args(command))
+            .args_conflicts_with_subcommands(true)
+            .subcommand_negates_reqs(true)
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
+}
+
+// What `diabolo sweep` does besides running a sweep. (Not a doc comment: see `Command`.)
+#[derive(Debug, Subcommand)]
+pub enum SweepAction {
+    /// Merge the shards of one sweep (written by diabolo sweep --shard K/N -o FILE) into the
+    /// file the sweep writes on one machine, byte for byte.
+    ///
+    /// Every shard from 1 to N must be given once, all of one sweep (each shard's stamp
+    /// FILE.json says which); the missing and the doubled ones are named, and nothing is
+    /// written (exit 2).
+    #[command(after_help = "Example:\n  diabolo sweep merge shard-*.csv -o sweep.csv")]
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shards' summary CSVs, in any order (each with its stamp FILE.json beside it).
+    #[arg(required = true, value_name = "SHARD.csv")]
+    pub shards: Vec<PathBuf>,
+    /// The merged summary CSV.
+    #[arg(short, long, value_name = "SWEEP.csv")]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Args)]

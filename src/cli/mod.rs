@@ -9,6 +9,7 @@ mod args;
 mod check;
 mod completions;
 mod input;
+mod merge;
 mod orbit;
 mod plan;
 mod plot;
@@ -92,6 +93,9 @@ pub enum CliError {
     /// A plan that does not meet every target (exit 1; the best plan is written).
     #[error("the plan misses {0}")]
     Unmet(String),
+    /// Shards that do not merge into one sweep (exit 2), or a merge that cannot be written (1).
+    #[error("{0}")]
+    Merge(#[from] diabolo::sweep::shard::MergeError),
     /// Sweep points failed (their rows say why).
     #[error("{failed} of {points} sweep points failed (see their status and error columns)")]
     PointsFailed { failed: usize, points: usize },
@@ -107,6 +111,7 @@ impl CliError {
             Self::Output { what, .. } if what.starts_with("cannot create") => 2,
             Self::Plot(e) if e.is_input() => 2,
             Self::Orbit(e) => e.exit_code(),
+            Self::Merge(e) if e.is_input() => 2,
             Self::Stabilize(e) => e.exit_code(),
             _ => 1,
         }
@@ -162,7 +167,7 @@ pub fn execute(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Validate(args) => validate::validate(&args),
-        Command::Sweep(args) => sweep::sweep(&args),
+        Command::Sweep(command) => sweep::command(command),
         Command::Check(args) => check::check(&args),
         Command::Plot(args) => plot::plot(&args),
         Command::Animate(args) => plot::animate(&args),

@@ -4,11 +4,25 @@ use std::io::{self, IsTerminal, Write};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::args::SweepArgs;
+use super::args::{SweepAction, SweepArgs, SweepCommand};
 use super::input::{read_document, report_warnings};
+use super::merge::{finished, remove_stamp, write_stamp};
+use super::note;
 use super::{commit, create, write_error, CliError};
 use diabolo::scenario::plausible::with_likely_mistake;
-use diabolo::sweep::{parse_shard, Axis, Sampling, Sweep, SweepError, SweepRunError};
+use diabolo::sweep::shard::Digesting;
+use diabolo::sweep::{
+    parse_shard_numbers, shard_range, Axis, Sampling, Sweep, SweepError, SweepRunError,
+};
+
+/// `diabolo sweep`: merges shards, or runs a sweep.
+pub fn command(command: SweepCommand) -> Result<(), CliError> {
+    match (command.action, command.run) {
+        (Some(SweepAction::Merge(args)), _) => super::merge::merge(&args),
+        (None, Some(args)) => sweep(&args),
+        (None, None) => Err(CliError::Run("give a scenario (diabolo sweep SCENARIO.json --grid ...) or merge (diabolo sweep merge SHARDS... -o FILE)".into())),
+    }
+}
 
 /// Runs the points (all valid, or none runs), streams their summary rows in point order and
 /// reports failed points as [`CliError::PointsFailed`]; a progress bar on a terminal.
@@ -29,11 +43,32 @@ pub fn sweep(args: &SweepArgs) -> Result<(), CliError> {
     let sweep = Sweep::new(document, &base, axes, sampling)
         .map_err(point_with_likely_mistake)?
         .within(limits);
-    let range = match &args.shard {
-        Some(spec) => parse_shard(spec, sweep.len())?,
-        None => 0..sweep.len(),
-    };
+    let shard = args.shard.as_deref().map(parse_shard_numbers).transpose()?;
+    let range = shard.map_or(0..sweep.len(), |(k, n)| shard_range(k, n, sweep.len()));
     let jobs = jobs(args.jobs)?;
+    // A shard written to a file: skipped when finished, its stamp written after it.
+    let stamped = shard.zip(args.output.as_deref());
+    if let Some(((k, n), path)) = stamped {
+        match finished(&sweep, k, n, path) {
+            Ok(()) => {
+                if !args.input.quiet {
+                    note(format!(
+                        "shard {k}/{n}: {} is finished (its stamp {}.json is this shard's of this sweep, and its text the stamp's): skipped",
+                        path.display(),
+                        path.display()
+                    ))?;
+                }
+                return Ok(());
+            }
+            Err(Some(reason)) if !args.input.quiet => {
+                note(format!(
+                    "shard {k}/{n}: {} {reason}: running it again",
+                    path.display()
+                ))?;
+            }
+            Err(_) => {}
+        }
+    }
     // Every point of the run is valid, or nothing runs and nothing is written.
     let warnings = sweep
         .check(range.clone(), jobs)
@@ -46,12 +81,17 @@ pub fn sweep(args: &SweepArgs) -> Result<(), CliError> {
             source,
         })?;
     }
+    if let Some((_, path)) = stamped {
+        remove_stamp(path)?;
+    }
     let mut file = args.output.as_deref().map(create).transpose()?;
+    // A device or FIFO written through is never finished: no stamp.
+    let stamped = stamped.filter(|_| file.as_ref().is_some_and(|f| !f.writes_through()));
     let stdout = io::stdout();
-    let mut sink: Box<dyn Write> = match file.as_mut() {
-        Some(f) => Box::new(f),
+    let mut sink = Digesting::new(match file.as_mut() {
+        Some(f) => Box::new(f) as Box<dyn Write>,
         None => Box::new(io::BufWriter::new(stdout.lock())),
-    };
+    });
     let bar = (!args.input.quiet)
         .then(|| points_bar(range.len()))
         .flatten();
@@ -74,9 +114,13 @@ pub fn sweep(args: &SweepArgs) -> Result<(), CliError> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    let (sink, content) = sink.finish();
     drop(sink);
     if let Some(file) = file {
         commit(file)?;
+    }
+    if let Some(((k, n), path)) = stamped {
+        write_stamp(path, &sweep.stamp(k, n, &content))?;
     }
     if outcome.failed > 0 {
         return Err(CliError::PointsFailed {

@@ -130,6 +130,12 @@ impl AtomicFile {
         Ok(Self::open(target)?)
     }
 
+    /// True when the bytes go straight to the target (a device, FIFO or open descriptor), which
+    /// is then never renamed: there is no moment at which it becomes complete.
+    pub fn writes_through(&self) -> bool {
+        self.temp.is_none()
+    }
+
     /// The target's name.
     pub fn target(&self) -> &Path {
         &self.target

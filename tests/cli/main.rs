@@ -17,6 +17,7 @@ mod paths;
 mod plan;
 mod progress;
 mod schema;
+mod shards;
 mod space;
 mod tables;
 mod warnings;
