@@ -168,10 +168,19 @@ impl<'a> Session<'a> {
     /// stick's jump is a tensing impulse, a string no longer held taut loosens, the friction
     /// modes are decided again; gripping axles go on gripping without a new event).
     pub fn set_drive(&mut self, side: usize, drive: Drive) -> Result<(), RunError> {
+        let mut drives = [None, None];
+        drives[side] = Some(drive);
+        self.set_drives(drives)
+    }
+
+    /// [`Session::set_drive`] for both hands at once (`None` keeps a hand's drive): the string
+    /// entered again once, from the state now, with both new drives (what two hands changing
+    /// together do; one at a time, the string would be entered between the two changes too).
+    pub fn set_drives(&mut self, drives: [Option<Drive>; 2]) -> Result<(), RunError> {
         if let Some(failure) = &self.failure {
             return Err(failure.clone());
         }
-        let result = self.change_drive(side, drive);
+        let result = self.change_drives(drives);
         self.fail_on(result)
     }
 
@@ -331,12 +340,12 @@ impl<'a> Session<'a> {
         fill_row(&mut self.state, &mut self.hybrid, self.now, &self.y_now)
     }
 
-    fn change_drive(&mut self, side: usize, drive: Drive) -> Result<(), RunError> {
+    fn change_drives(&mut self, drives: [Option<Drive>; 2]) -> Result<(), RunError> {
         self.load_now()?;
         let (t, y) = (self.now, std::mem::take(&mut self.y_now));
         self.pending = None;
         self.hybrid.t = t;
-        let changed = self.hybrid.change_drive(side, drive, t, &y);
+        let changed = self.hybrid.change_drives(drives, t, &y);
         self.y_now = y;
         changed?;
         let drives = &self.hybrid.sim.drives;

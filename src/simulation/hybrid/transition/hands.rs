@@ -39,16 +39,15 @@ impl Hybrid<'_> {
         }
     }
 
-    /// A hand's drive replaced at t (a session between steps), with the active mode's state y
+    /// The hands' drives replaced at t (a session between steps), with the active mode's state y
     /// at t: the string is entered again in its phase from the state now, as at a velocity
     /// jump ([`Hybrid::jump_velocities`]), and axles that grip go on gripping without a new event. The
     /// phases are built anew when the drive changes whether the stick's motion is prescribed
     /// (which components are imposed, which guards exist); otherwise the new drive is written
-    /// into them.
-    pub(crate) fn change_drive(
+    /// into them. `None` keeps a hand's drive: both hands change with one re-entry.
+    pub(crate) fn change_drives(
         &mut self,
-        side: usize,
-        drive: Drive,
+        drives: [Option<Drive>; 2],
         t: f64,
         y: &[f64],
     ) -> Result<(), RunError> {
@@ -59,8 +58,13 @@ impl Hybrid<'_> {
             Phase::Loose => self.phases.state(t, y),
         };
         let kept = self.friction_modes();
-        let rebuild = drive.prescribes_motion() != self.sim.drives[side].prescribes_motion();
-        self.sim.to_mut().drives[side] = drive;
+        let mut rebuild = false;
+        for (side, drive) in drives.into_iter().enumerate() {
+            if let Some(drive) = drive {
+                rebuild |= drive.prescribes_motion() != self.sim.drives[side].prescribes_motion();
+                self.sim.to_mut().drives[side] = drive;
+            }
+        }
         if rebuild {
             self.reenter(phase, state, &accounts, t, kept)?;
         } else {
