@@ -48,7 +48,7 @@ impl Default for Tolerances {
             overstretch_time: 1e-14,
             impact_speed: 1e-10,
             slip_at_zero: 1e-12,
-            slip_rate_at_zero: 1e-9,
+            slip_rate_at_zero: SLIP_RATE_AT_ZERO,
             reduce: 1e-8,
             flight_pieces: 8.0,
             shortest_flight_step: 1e-12,
@@ -81,6 +81,11 @@ pub const RESTING_DRIFT: f64 = 1e-6;
 
 /// An approach speed below this (m/s) is round-off, not an impact.
 pub const TOUCH_SPEED: f64 = 1e-9;
+
+/// A slip acceleration within this of zero (m/s^2) drives neither way: the default of
+/// `Tolerances::slip_rate_at_zero`, and the band within which a joint decision of several axles
+/// leaves an axle's mode as it is.
+pub const SLIP_RATE_AT_ZERO: f64 = 1e-9;
 
 /// The most passes of the Filippov rule over the axles at zero slip when the taut phase is
 /// entered: each pass decides every such axle once, given the others' modes, until a pass

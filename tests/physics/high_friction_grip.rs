@@ -407,7 +407,7 @@ fn axles_gripping_together_are_decided_together_and_friction_never_makes_energy(
     // the other three gripped, driven against its own friction: friction_loss fell by 4.6e-5 J
     // (c = 0.65) to 4.0e-3 J (c = 2) within 10 ms and the run stopped with the ledger open.
     // Decided together, each by the Filippov rule given the others' modes, they run to the end
-    // and the friction loss never decreases.
+    // and the friction loss never decreases beyond round-off (1e-9 J).
     for friction in ["0.65", "1", "2", "5"] {
         let (report, rows) = run_to_end("four_side_by_side", friction, "0.001");
         let grips = report
@@ -418,7 +418,7 @@ fn axles_gripping_together_are_decided_together_and_friction_never_makes_energy(
         for pair in rows.windows(2) {
             let (before, after) = (pair[0].friction_loss, pair[1].friction_loss);
             assert!(
-                after >= before - 1e-12,
+                after >= before - 1e-9,
                 "c = {friction}, t = {}: {before} -> {after}",
                 pair[1].t
             );

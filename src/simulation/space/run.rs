@@ -7,11 +7,11 @@ pub use super::rows::SpaceRow;
 use super::system::{Body, Layout, SpaceGuard, SpacePhase, SpaceSystem};
 use super::{SpaceHand, SpaceSimulation};
 use crate::model::energy::LedgerWatch;
-use crate::model::friction::{AxleMode, SlipDirection};
+use crate::model::friction::AxleMode;
 use crate::model::space::{space_energy, space_tensing_impulse, SpaceState};
 use crate::simulation::ode::events::{Crossing, Direction, EventLocator, EventOptions, EventSpec};
 use crate::simulation::ode::integrate::Stepper;
-use crate::simulation::tolerances::{MODE_PASSES, STRAIGHT, TOUCH_GAP, TOUCH_SPEED};
+use crate::simulation::tolerances::{STRAIGHT, TOUCH_GAP, TOUCH_SPEED};
 
 /// A rebound slower than this (m/s) counts as none: the string stays taut.
 pub(super) const ZENO_RATE: f64 = 1e-12;
@@ -81,6 +81,8 @@ pub(super) struct Run<H: SpaceHand> {
 pub(super) fn failed(t: f64, e: impl std::fmt::Display) -> Stop {
     (t, SpaceStop::Failed(format!("at t = {t:.6} s: {e}")))
 }
+
+mod friction;
 
 impl<H: SpaceHand + Clone> Run<H> {
     pub(super) fn new(sim: &SpaceSimulation<H>) -> Self {
@@ -568,39 +570,6 @@ impl<H: SpaceHand + Clone> Run<H> {
         Ok(())
     }
 
-    /// Each axle's mode at t: the way its slip points, the Filippov rule at zero slip; the
-    /// axles at zero slip decided together, pass after pass until none changes (as in the
-    /// plane: `Hybrid::decide_modes`).
-    fn decide_modes(&mut self, t: f64) -> Result<(), Stop> {
-        let n = self.system.on_string();
-        self.system.phase = SpacePhase::Taut;
-        for k in 1..=n {
-            self.system.modes[k - 1] = AxleMode::Slipping(SlipDirection::Positive);
-        }
-        self.system.load(t, &self.y).map_err(|e| failed(t, e))?;
-        let mut at_zero = Vec::new();
-        for k in 1..=n {
-            let slip = self.system.tension.contact(k).slip_speed;
-            self.system.modes[k - 1] = AxleMode::from_slip(slip);
-            if slip == 0.0 && self.system.switching {
-                at_zero.push(k);
-            }
-        }
-        for _ in 0..MODE_PASSES {
-            let mut changed = false;
-            for &k in &at_zero {
-                let before = self.system.modes[k - 1];
-                let mode = self.system.decide_mode(k).map_err(|e| failed(t, e))?;
-                self.system.modes[k - 1] = mode;
-                changed |= mode != before;
-            }
-            if !changed {
-                break;
-            }
-        }
-        Ok(())
-    }
-
     /// Applies what fired at t. A diabolo that leaves, lands or drops renumbers the string's
     /// slots: the phase is entered anew from there, and any other guard of the same instant
     /// that still holds fires again at once.
@@ -610,7 +579,11 @@ impl<H: SpaceHand + Clone> Run<H> {
             return Err((t, stop));
         }
         let mut phase = self.system.phase;
+        let mut friction = Vec::new();
         for &(guard, crossing) in fired {
+            if let SpaceGuard::SlipZero(k) | SpaceGuard::GripLimit(k) = guard {
+                friction.push(k);
+            }
             match guard {
                 SpaceGuard::Loosen => {
                     self.event(t, SpaceEventKind::Loosen);
@@ -657,6 +630,7 @@ impl<H: SpaceHand + Clone> Run<H> {
                 _ => {}
             }
         }
+        self.settle_friction(t, &friction)?;
         self.enter(t, phase)
     }
 

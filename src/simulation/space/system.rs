@@ -481,6 +481,15 @@ impl<H: SpaceHand> SpaceSystem<H> {
 
     /// The Filippov rule at axle K (its slip at zero) on the loaded state.
     pub(super) fn decide_mode(&mut self, k: usize) -> Result<AxleMode, SpaceModelError> {
+        let (positive, negative) = self.slip_trends(k)?;
+        Ok(filippov_mode(positive, negative))
+    }
+
+    /// Axle K's slip acceleration w'' (m/s^2) if it slipped the positive way and if it slipped
+    /// the negative way, the other axles in their modes, on the loaded state (axle K's own mode
+    /// is left as it was).
+    pub(super) fn slip_trends(&mut self, k: usize) -> Result<(f64, f64), SpaceModelError> {
+        let kept = self.modes[k - 1];
         let mut trend = |direction| -> Result<f64, SpaceModelError> {
             self.modes[k - 1] = AxleMode::Slipping(direction);
             let law = self.length_law();
@@ -494,9 +503,12 @@ impl<H: SpaceHand> SpaceSystem<H> {
             )?;
             Ok(self.tension.slip_acceleration(k, &self.string))
         };
-        let positive = trend(SlipDirection::Positive)?;
-        let negative = trend(SlipDirection::Negative)?;
-        Ok(filippov_mode(positive, negative))
+        let trends = (
+            trend(SlipDirection::Positive),
+            trend(SlipDirection::Negative),
+        );
+        self.modes[k - 1] = kept;
+        Ok((trends.0?, trends.1?))
     }
 }
 
