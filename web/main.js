@@ -55,9 +55,8 @@ function state() { return JSON.parse(sim.state()); }
 
 // The events since the last call, into the list; a drop or a failure raises the notice.
 function report() {
-  const events = JSON.parse(sim.events());
-  for (; shown < events.length; shown++) {
-    const e = events[shown];
+  for (const e of JSON.parse(sim.eventsFrom(shown))) {
+    shown += 1;
     const line = document.createElement('div');
     line.textContent = `${e.t.toFixed(3)} s  ${e.kind}${e.object ? ' ' + e.object : ''}`;
     $('events').appendChild(line);

@@ -146,7 +146,15 @@ impl Player {
 
     /// The events so far, as the command line's event log writes them.
     pub fn events(&self) -> Value {
-        Value::Array(self.session.events().iter().map(event_json).collect())
+        self.events_from(0)
+    }
+
+    /// The events from the `start`-th on (0-based): what a frame shows that it has not shown
+    /// yet, without the whole log each frame.
+    pub fn events_from(&self, start: usize) -> Value {
+        let events = self.session.events();
+        let new = &events[start.min(events.len())..];
+        Value::Array(new.iter().map(event_json).collect())
     }
 
     /// The trajectory CSV of what was played so far: the command line's columns and number
@@ -215,6 +223,12 @@ impl Diabolo {
     /// The events so far as JSON text.
     pub fn events(&self) -> String {
         self.0.events().to_string()
+    }
+
+    /// The events from the `start`-th on as JSON text.
+    #[wasm_bindgen(js_name = eventsFrom)]
+    pub fn events_from(&self, start: usize) -> String {
+        self.0.events_from(start).to_string()
     }
 
     /// The trajectory CSV of what was played so far.
@@ -361,6 +375,22 @@ mod tests {
         let csv = String::from_utf8(writer.into_inner()).unwrap();
         assert_eq!(player.trajectory(), csv);
         assert!(csv.lines().count() > 250);
+    }
+
+    // The events a frame has not shown yet are the log's tail.
+    #[test]
+    fn the_events_from_a_point_are_the_logs_tail() {
+        let mut player = Player::load(&shipped("whip")).unwrap();
+        player.step(3.0).unwrap();
+        let all = player.events();
+        let all = all.as_array().unwrap();
+        assert!(all.len() > 4);
+        assert_eq!(player.events_from(3).as_array().unwrap()[..], all[3..]);
+        assert!(player
+            .events_from(all.len() + 5)
+            .as_array()
+            .unwrap()
+            .is_empty());
     }
 
     // A failed run still shows where it stopped: the last row of its trajectory.

