@@ -131,8 +131,7 @@ function drawDiabolo(d, k) {
   ctx.stroke();
 }
 
-function draw() {
-  const s = state();
+function draw(s = state()) {
   ctx.clearRect(0, 0, canvas.width, canvas.height);
   if (geometry.floor !== null) {
     const [, fy] = toScreen(0, geometry.floor);
@@ -160,16 +159,17 @@ function draw() {
 }
 
 function frame() {
+  let s;
   if (sim && playing) {
     try {
       moveKeyHands(FRAME * speed);
-      const s = frameStep(FRAME * speed);
+      s = frameStep(FRAME * speed);
       if (s.t >= sim.duration() - 1e-12 && !ended) notice(`The scenario ends at t = ${s.t.toFixed(2)} s.`);
     } catch (e) {
       if (!ended) notice(`${e.message || e}`);
     }
   }
-  if (sim) { try { draw(); } catch (e) { if (!ended) notice(`${e.message || e}`); } }
+  if (sim) { try { draw(s); } catch (e) { if (!ended) notice(`${e.message || e}`); } }
   requestAnimationFrame(frame);
 }
 

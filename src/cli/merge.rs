@@ -116,17 +116,24 @@ fn read_stamp(path: &Path) -> Result<ShardStamp, MergeError> {
     if !path.exists() {
         return Err(unstamped("no such file".into()));
     }
-    let text = compress::read_to_string(&stamp, Records::Whole).map_err(|e| {
-        unstamped(if e.kind() == std::io::ErrorKind::NotFound {
+    load_stamp(&stamp).map_err(|(missing, why)| {
+        unstamped(if missing {
             format!(
                 "its stamp {} is missing: the shard did not finish, or was not written by diabolo sweep --shard K/N -o FILE",
                 stamp.display()
             )
         } else {
-            format!("its stamp {}: {}", stamp.display(), read_failure(&e))
+            format!("its stamp {}: {why}", stamp.display())
         })
-    })?;
-    ShardStamp::parse(&text).map_err(|e| unstamped(format!("its stamp {}: {e}", stamp.display())))
+    })
+}
+
+/// The stamp file `stamp` read and parsed; else whether it is missing, and why it cannot be
+/// used.
+fn load_stamp(stamp: &Path) -> Result<ShardStamp, (bool, String)> {
+    let text = compress::read_to_string(stamp, Records::Whole)
+        .map_err(|e| (e.kind() == std::io::ErrorKind::NotFound, read_failure(&e)))?;
+    ShardStamp::parse(&text).map_err(|e| (false, e.to_string()))
 }
 
 /// Whether the shard `k`/`n` of `sweep` is already finished in `path`: `Ok(())` when its stamp
@@ -141,10 +148,8 @@ pub fn finished(sweep: &Sweep, k: usize, n: usize, path: &Path) -> Result<(), Op
         (false, true) => return Err(Some("is missing (its stamp is there)".into())),
         (true, true) => {}
     }
-    let stamp = compress::read_to_string(&stamp_file, Records::Whole)
-        .map_err(|e| read_failure(&e))
-        .and_then(|text| ShardStamp::parse(&text).map_err(|e| e.to_string()))
-        .map_err(|e| Some(format!("has a stamp that cannot be used ({e})")))?;
+    let stamp = load_stamp(&stamp_file)
+        .map_err(|(_, e)| Some(format!("has a stamp that cannot be used ({e})")))?;
     if stamp.sweep != sweep.fingerprint() {
         return Err(Some("is a shard of another sweep".into()));
     }

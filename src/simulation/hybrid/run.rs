@@ -135,12 +135,7 @@ impl<'a> Session<'a> {
         until: f64,
         on_row: Option<&mut dyn FnMut(&Row)>,
     ) -> Result<(), RunError> {
-        if let Some(failure) = &self.failure {
-            return Err(failure.clone());
-        }
-        let until = until.min(self.hybrid.sim.settings.duration).max(self.now);
-        let result = self.advance_loop(until, usize::MAX, on_row);
-        self.fail_on(result.map(|_| ()))
+        self.advance_steps(until, usize::MAX, on_row).map(|_| ())
     }
 
     /// [`Session::advance`] taking at most `max_steps` integration steps (at least one): it
@@ -159,7 +154,7 @@ impl<'a> Session<'a> {
         }
         let until = until.min(self.hybrid.sim.settings.duration).max(self.now);
         let result = self.advance_loop(until, max_steps.max(1), on_row);
-        self.fail_on(result.map(|_| ()))?;
+        self.fail_on(result)?;
         Ok(self.now)
     }
 

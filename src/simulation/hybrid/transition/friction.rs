@@ -34,7 +34,8 @@ impl Hybrid<'_> {
                 changed |= mode != self.phases.taut.system.axle_modes[k - 1];
                 self.phases.taut.system.axle_modes[k - 1] = mode;
             }
-            if !changed {
+            // One axle's decision depends on the others' modes only: a second pass would repeat it.
+            if !changed || at_zero.len() == 1 {
                 break;
             }
         }

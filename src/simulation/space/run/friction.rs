@@ -35,7 +35,8 @@ impl<H: SpaceHand + Clone> Run<H> {
                 self.system.modes[k - 1] = mode;
                 changed |= mode != before;
             }
-            if !changed {
+            // One axle's decision depends on the others' modes only: a second pass would repeat it.
+            if !changed || at_zero.len() == 1 {
                 break;
             }
         }
