@@ -24,6 +24,9 @@
 //! fast-top axle), rows every 0.01 s collected; the ratio of its time to the planar whip's is
 //! printed to standard error (the price of the 3D path on a planar scenario).
 //!
+//! `env_1000_steps`: the Gymnasium environment's job (1,000 steps of 10 ms with both hands
+//! set each step, random or gentle hands), the core of `diabolo.Batch`'s per-member cost.
+//!
 //! Run: `cargo bench --bench run`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -232,6 +235,65 @@ fn session(c: &mut Criterion) {
     group.finish();
 }
 
+/// The Gymnasium environment's job in Rust (python/diabolo/gym.py, the hold task's default
+/// scenario): one diabolo on a 1.46 m string, both hands' accelerations drawn uniform in
+/// +-`scale` (m/s^2, a seeded generator) and set with one re-entry every 10 ms, the session
+/// started over when the run fails or the diabolo drops, 1,000 env steps per iteration. `random`
+/// is the policy of the 3,760 env steps/s (+-30 m/s^2; the hands pull the string straight
+/// every hundred steps or so), `gentle` +-3 m/s^2. The failures per 1,000 steps are printed.
+fn env(c: &mut Criterion) {
+    let text = r#"{"name": "gym", "params": {"string_length": 1.46},
+        "initial": {"left": {"pos": [-0.4, 1.5], "vel": [0, 0]},
+                    "right": {"pos": [0.4, 1.5], "vel": [0, 0]},
+                    "diabolos": [{"x": 0.0, "spin": 0.3}]},
+        "drive": {"left": {"type": "accel", "value": [0, 0]},
+                  "right": {"type": "accel", "value": [0, 0]}},
+        "sim": {"duration": 10.01, "output_interval": 10.0, "floor": 0.1}}"#;
+    let sim = Scenario::parse(text, &[])
+        .unwrap()
+        .build(std::path::Path::new("."))
+        .unwrap();
+    let play = |scale: f64| {
+        let mut rng = diabolo::random::SplitMix64(1);
+        let mut session = sim.session();
+        let mut failures = 0;
+        for _ in 0..1000 {
+            let mut accel = || {
+                Vector2::new(
+                    scale * (2.0 * rng.unit() - 1.0),
+                    scale * (2.0 * rng.unit() - 1.0),
+                )
+            };
+            let drives = [0, 1].map(|_| {
+                Some(Drive::Accel(
+                    diabolo::simulation::drive::Schedule::Constant(accel()),
+                ))
+            });
+            let stepped = session
+                .set_drives(drives)
+                .and_then(|_| session.advance(session.time() + 0.01, None));
+            let dropped = session.state().map_or(true, |row| {
+                row.modes.contains(&diabolo::DiaboloMode::Dropped)
+            });
+            failures += usize::from(stepped.is_err());
+            if stepped.is_err() || dropped || session.finished() {
+                session = sim.session();
+            }
+        }
+        failures
+    };
+    eprintln!(
+        "env_1000_steps: failures per 1,000 steps: random {}, gentle {}",
+        play(30.0),
+        play(3.0)
+    );
+    let mut group = c.benchmark_group("env_1000_steps");
+    group.sample_size(20);
+    group.bench_function("random", |b| b.iter(|| black_box(play(30.0))));
+    group.bench_function("gentle", |b| b.iter(|| black_box(play(3.0))));
+    group.finish();
+}
+
 /// The whip for 3 s at rtol 1e-9 with rows every 1 ms (3,001), formatted as the trajectory CSV
 /// into a sink: on the run's thread (`TrajectoryWriter`) and on two threads
 /// (`ParallelTrajectoryWriter`, what `diabolo run` uses). The ratio is printed.
@@ -307,5 +369,5 @@ fn space_whip(c: &mut Criterion) {
     eprintln!("space_whip_10s: space / planar = {ratio:.2}");
 }
 
-criterion_group!(benches, run, whip, whip_rows, high_toss, session, space_whip);
+criterion_group!(benches, run, whip, whip_rows, high_toss, session, env, space_whip);
 criterion_main!(benches);

@@ -503,46 +503,60 @@ class Simulation:
         side = {"left": 0, "right": 1}.get(hand)
         if side is None:
             raise ValueError(f"hand must be 'left' or 'right', got {hand!r}")
-        given = [
-            name
-            for name, v in (
-                ("force", force),
-                ("accel", accel),
-                ("path_target", path_target),
-                ("path", path),
-            )
-            if v is not None
-        ] + (["released"] if released else [])
         if path_velocity is not None and path is None:
             raise ValueError("set_hand: path_velocity= goes with path=")
-        if len(given) != 1:
-            raise ValueError(
-                "set_hand: give exactly one of force=, accel=, path_target=, path=,"
-                " released=True"
-                f" (got {', '.join(given) or 'none'})"
-            )
-        if released:
-            self._native.set_hand(side, "released")
-        elif path is not None:
+        name, kind, value = _one_input("set_hand", force, accel, path_target, path, released)
+        if kind == "path":
             velocity = None
             if path_velocity is not None:
                 vx, vy = _pair(path_velocity, "path_velocity")[:2]
                 velocity = (vx, vy)
             _diabolo.set_path(self._native, side, _keyframes(path), velocity)
-        elif force is not None:
-            self._native.set_hand(side, "force", _pair(force, "force"))
-        elif accel is not None:
-            self._native.set_hand(side, "accel", _pair(accel, "accel"))
+        elif kind == "released":
+            self._native.set_hand(side, "released")
         else:
-            stiffness = _gain(stiffness, "stiffness", "N/m")
-            if damping is None:
-                damping = 2.0 * (stiffness * self._native.stick_mass) ** 0.5
-            self._native.set_hand(
-                side,
-                "target",
-                _pair(path_target, "path_target"),
-                (stiffness, _gain(damping, "damping", "N s/m"), _gain(max_force, "max_force", "N")),
-            )
+            gains = self._gains(stiffness, damping, max_force) if kind == "target" else None
+            self._native.set_hand(side, kind, _pair(value, name), gains)
+
+    def set_hands(
+        self,
+        *,
+        force: Optional[Sequence[Sequence[float]]] = None,
+        accel: Optional[Sequence[Sequence[float]]] = None,
+        path_target: Optional[Sequence[Sequence[float]]] = None,
+        released: bool = False,
+        stiffness: float = 400.0,
+        damping: Optional[float] = None,
+        max_force: float = 50.0,
+    ) -> None:
+        """Changes both hands' inputs at once (exactly one kind of input, as
+        :meth:`set_hand`'s): ``force``, ``accel`` and ``path_target`` are pairs (left, right)
+        of (x, y) values ((x, y, z) in space). In the plane the string is entered again once,
+        not once per hand: cheaper, and what :class:`Batch` does, bit for bit (two
+        ``set_hand`` calls give the same motion within round-off, not the same bits)."""
+        name, kind, value = _one_input("set_hands", force, accel, path_target, None, released)
+        if kind == "released":
+            self._native.set_hands("released")
+            return
+        try:
+            left, right = value
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"set_hands: {name} must be a pair (left, right) of (x, y) values, got {value!r}"
+            ) from None
+        pair = [list(_pair(left, name)), list(_pair(right, name))]
+        gains = self._gains(stiffness, damping, max_force) if kind == "target" else None
+        self._native.set_hands(kind, pair, gains)
+
+    def _gains(
+        self, stiffness: float, damping: Optional[float], max_force: float
+    ) -> Tuple[float, float, float]:
+        """A target hand's (stiffness, damping, max force), checked; damping critical by
+        default, 2 sqrt(k M)."""
+        stiffness = _gain(stiffness, "stiffness", "N/m")
+        if damping is None:
+            damping = 2.0 * (stiffness * self._native.stick_mass) ** 0.5
+        return (stiffness, _gain(damping, "damping", "N s/m"), _gain(max_force, "max_force", "N"))
 
     @property
     def state(self) -> Dict[str, Any]:
@@ -599,6 +613,28 @@ class Simulation:
 
     def __repr__(self) -> str:
         return f"Simulation(t={self.time!r}, finished={self.finished!r})"
+
+
+def _one_input(
+    where: str, force: Any, accel: Any, path_target: Any, path: Any, released: bool
+) -> Tuple[str, str, Any]:
+    """The one input given to ``where`` as (its argument's name, the native kind, its value):
+    the kind "force", "accel", "target", "path" or "released" (value None)."""
+    given = [
+        (name, kind, v)
+        for name, kind, v in (
+            ("force", "force", force),
+            ("accel", "accel", accel),
+            ("path_target", "target", path_target),
+            ("path", "path", path),
+        )
+        if v is not None
+    ] + ([("released", "released", None)] if released else [])
+    if len(given) != 1:
+        names = ", ".join(name for name, _, _ in given) or "none"
+        options = "force=, accel=, path_target=, path=" if where == "set_hand" else "force=, accel=, path_target="
+        raise ValueError(f"{where}: give exactly one of {options}, released=True (got {names})")
+    return given[0]
 
 
 def _pair(value: Sequence[float], name: str) -> Tuple[float, ...]:

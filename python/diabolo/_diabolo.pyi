@@ -91,6 +91,14 @@ class Stepper:
     ) -> None:
         """`kind`: "force" (N), "accel" (m/s^2), "target" (m, with gains k N/m, b N s/m,
         max force N) or "released"; `value` (x, y), or (x, y, z) in space."""
+    def set_hands(
+        self,
+        kind: str,
+        values: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
+        gains: Optional[Tuple[float, float, float]] = None,
+    ) -> None:
+        """Both hands at once (one re-entry of the string in the plane): `kind` and `gains` as
+        `set_hand`'s, `values` the left and the right hand's value."""
     @property
     def space(self) -> bool: ...
     @property

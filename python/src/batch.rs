@@ -192,24 +192,34 @@ impl Member {
         }
     }
 
+    /// Sets both hands: in the plane with one re-entry of the string (as
+    /// `Simulation.set_hands`), in space one after the other.
     fn set_hands(&mut self, input: Input, hands: &[f64]) -> Result<(), String> {
         let dim = hands.len() / 2;
-        for side in 0..2 {
-            let value = &hands[side * dim..(side + 1) * dim];
-            match &mut self.stepper.stepped {
-                Stepped::Plane { session, .. } => {
-                    let drive = drive(input, Vector2::from_column_slice(value), session.time())?;
-                    session.set_drive(side, drive).map_err(|e| e.to_string())?;
+        let value = |side: usize| &hands[side * dim..(side + 1) * dim];
+        match &mut self.stepper.stepped {
+            Stepped::Plane { session, .. } => {
+                let t = session.time();
+                let mut drives = [None, None];
+                for (side, slot) in drives.iter_mut().enumerate() {
+                    *slot = Some(drive(input, Vector2::from_column_slice(value(side)), t)?);
                 }
-                Stepped::Space { session, .. } => {
-                    let drive = drive(input, Vector3::from_column_slice(value), session.time())?;
+                session.set_drives(drives).map_err(|e| e.to_string())
+            }
+            Stepped::Space { session, .. } => {
+                for side in 0..2 {
+                    let drive = drive(
+                        input,
+                        Vector3::from_column_slice(value(side)),
+                        session.time(),
+                    )?;
                     session
                         .set_hand(side, drive)
                         .map_err(|(t, r)| crate::space_stop_message(t, &r))?;
                 }
+                Ok(())
             }
         }
-        Ok(())
     }
 
     fn advance(&mut self, dt: f64) -> Result<(), String> {

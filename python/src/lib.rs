@@ -325,6 +325,75 @@ fn hand_drive<const D: usize>(
 }
 
 impl Stepper {
+    /// Sets the hands given in `values` (`None`: kept; `Some(None)`: the input without a
+    /// value) to inputs of `kind`: in the plane with one re-entry of the string, in space one
+    /// hand after the other.
+    fn set_hands_of(
+        &mut self,
+        kind: &str,
+        values: [Option<Option<Vec<f64>>>; 2],
+        gains: Option<[f64; 3]>,
+    ) -> PyResult<()> {
+        for v in values.iter().flatten().flatten() {
+            if !v.iter().all(|x| x.is_finite()) {
+                return Err(PyValueError::new_err(format!(
+                    "set_hand: {kind} must be finite, got {v:?}"
+                )));
+            }
+        }
+        match &mut self.stepped {
+            Stepped::Plane { session, .. } => {
+                let t = session.time();
+                let mut drives = [None, None];
+                for (drive, value) in drives.iter_mut().zip(values) {
+                    if let Some(value) = value {
+                        *drive = Some(hand_drive(kind, plane_value(kind, value)?, gains, t)?);
+                    }
+                }
+                session.set_drives(drives).map_err(|e| run_failed(&e))
+            }
+            Stepped::Space { session, .. } => {
+                for (side, value) in values.into_iter().enumerate() {
+                    if let Some(value) = value {
+                        let drive =
+                            hand_drive(kind, space_value(kind, value)?, gains, session.time())?;
+                        session
+                            .set_hand(side, drive)
+                            .map_err(|stop| space_failed(&stop))?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A hand's value (x, y) in the plane.
+fn plane_value(kind: &str, value: Option<Vec<f64>>) -> PyResult<Option<Vector2<f64>>> {
+    match value.as_deref() {
+        None => Ok(None),
+        Some([x, y]) => Ok(Some(Vector2::new(*x, *y))),
+        Some(other) => Err(PyValueError::new_err(format!(
+            "set_hand: {kind} needs (x, y) in the plane, got {} numbers; a scenario in space takes (x, y, z)",
+            other.len()
+        ))),
+    }
+}
+
+/// A hand's value (x, y, z) in space ((x, y) meaning z = 0).
+fn space_value(kind: &str, value: Option<Vec<f64>>) -> PyResult<Option<Vector3<f64>>> {
+    match value.as_deref() {
+        None => Ok(None),
+        Some([x, y]) => Ok(Some(Vector3::new(*x, *y, 0.0))),
+        Some([x, y, z]) => Ok(Some(Vector3::new(*x, *y, *z))),
+        Some(other) => Err(PyValueError::new_err(format!(
+            "set_hand: {kind} needs (x, y, z), got {} numbers",
+            other.len()
+        ))),
+    }
+}
+
+impl Stepper {
     fn start(built: Built) -> Self {
         let stepped = match built {
             Built::Plane(simulation) => {
@@ -440,49 +509,28 @@ impl Stepper {
         if side > 1 {
             return Err(PyValueError::new_err("side must be 0 (left) or 1 (right)"));
         }
-        if let Some(v) = &value {
-            if !v.iter().all(|x| x.is_finite()) {
-                return Err(PyValueError::new_err(format!(
-                    "set_hand: {kind} must be finite, got {v:?}"
-                )));
-            }
-        }
-        match &mut self.stepped {
-            Stepped::Plane { session, .. } => {
-                let value = match value.as_deref() {
-                    None => None,
-                    Some([x, y]) => Some(Vector2::new(*x, *y)),
-                    Some(other) => {
-                        return Err(PyValueError::new_err(format!(
-                            "set_hand: {kind} needs (x, y) in the plane, got {} numbers; a scenario in space takes (x, y, z)",
-                            other.len()
-                        )))
-                    }
-                };
-                let drive = hand_drive(kind, value, gains, session.time())?;
-                session.set_drive(side, drive).map_err(|e| run_failed(&e))
-            }
-            Stepped::Space { session, .. } => {
-                let value = match value.as_deref() {
-                    None => None,
-                    Some([x, y]) => Some(Vector3::new(*x, *y, 0.0)),
-                    Some([x, y, z]) => Some(Vector3::new(*x, *y, *z)),
-                    Some(other) => {
-                        return Err(PyValueError::new_err(format!(
-                            "set_hand: {kind} needs (x, y, z), got {} numbers",
-                            other.len()
-                        )))
-                    }
-                };
-                let drive = hand_drive(kind, value, gains, session.time())?;
-                session
-                    .set_hand(side, drive)
-                    .map_err(|stop| space_failed(&stop))
-            }
-        }
+        let mut values = [None, None];
+        values[side] = Some(value);
+        self.set_hands_of(kind, values, gains)
     }
 
-    /// Whether the scenario runs in space.
+    /// Replaces both hands' inputs from now on with one re-entry of the string: `kind` and
+    /// `gains` as `set_hand`'s, `values` the left and the right hand's value.
+    #[pyo3(signature = (kind, values = None, gains = None))]
+    fn set_hands(
+        &mut self,
+        kind: &str,
+        values: Option<[Vec<f64>; 2]>,
+        gains: Option<[f64; 3]>,
+    ) -> PyResult<()> {
+        let values = match values {
+            Some([left, right]) => [Some(Some(left)), Some(Some(right))],
+            None => [Some(None), Some(None)],
+        };
+        self.set_hands_of(kind, values, gains)
+    }
+
+    /// Whether the scenario runs in space.    /// Whether the scenario runs in space.
     #[getter]
     fn space(&self) -> bool {
         matches!(self.stepped, Stepped::Space { .. })

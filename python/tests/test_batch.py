@@ -49,8 +49,7 @@ def test_a_batch_member_is_the_simulation_stepped_alone_bit_for_bit_whatever_the
     for i, friction in enumerate(FRICTIONS):
         sim = alone(friction)
         for k, accel in enumerate(accels):
-            sim.set_hand("left", accel=tuple(accel[i, 0]))
-            sim.set_hand("right", accel=tuple(accel[i, 1]))
+            sim.set_hands(accel=(accel[i, 0], accel[i, 1]))
             sim.step(0.01)
             state = sim.state
             out = history[k]
@@ -74,8 +73,7 @@ def test_a_target_input_is_set_hands_path_target_bit_for_bit():
     for i in range(2):
         sim = diabolo.Simulation(gym_scenario())
         for _ in range(20):
-            sim.set_hand("left", path_target=tuple(targets[i, 0]))
-            sim.set_hand("right", path_target=tuple(targets[i, 1]))
+            sim.set_hands(path_target=(targets[i, 0], targets[i, 1]))
             sim.step(0.01)
         assert out.x[i] == sim.state["positions"][0][0]
         assert np.array_equal(batch.simulation(i).state["stick_positions"], sim.state["stick_positions"])
@@ -120,13 +118,13 @@ def test_bad_inputs_are_named_with_their_value_and_the_fix():
 def test_a_failing_member_stops_alone_with_its_message_and_the_others_go_on():
     batch = diabolo.Batch(gym_scenario(), params={"params.friction": [0.1, 0.2, 0.3]})
     apart = np.zeros((3, 2, 2))
-    apart[1] = [[-300.0, 0.0], [300.0, 0.0]]  # the hands torn apart: the run cannot follow
+    apart[1] = [[-300.0, 0.0], [300.0, 0.0]]  # the hands torn apart: they pull the string straight
     for _ in range(10):
         out = batch.step(0.01, apart)
     assert out.status.tolist() == [RUNNING, FAILED, RUNNING]
     assert out.t[0] == out.t[2] == pytest.approx(0.1)
     message = batch.failure(1)
-    assert message is not None and "integration steps" in message
+    assert message is not None and "pull the string straight" in message, message
     assert batch.failure(0) is None and batch.events(1)[-1]["kind"] == "failure"
     before = out.observations[1].copy()
     out = batch.step(0.01, np.zeros((3, 2, 2)))

@@ -185,6 +185,29 @@ def test_set_hand_changes_the_hand_and_the_ledger_stays_balanced():
         sim.set_hand("middle", released=True)
 
 
+def test_set_hands_moves_both_hands_as_two_set_hand_calls_do_within_round_off():
+    scenario = ROOT / "scenarios" / "swing.json"
+    both, each = diabolo.Simulation(scenario), diabolo.Simulation(scenario)
+    for k in range(100):
+        left, right = (-2.0 * math.sin(0.3 * k), 1.0), (2.0 * math.cos(0.2 * k), -1.0)
+        both.set_hands(accel=(left, right))
+        each.set_hand("left", accel=left)
+        each.set_hand("right", accel=right)
+        both.step(0.01)
+        each.step(0.01)
+    a, b = both.state, each.state
+    assert a["t"] == b["t"] and a["modes"] == b["modes"]
+    # One re-entry of the string instead of two: the same motion, round-off apart.
+    assert np.abs(np.asarray(a["positions"]) - b["positions"]).max() < 1e-9
+    assert np.abs(np.asarray(a["stick_positions"]) - b["stick_positions"]).max() < 1e-9
+    with pytest.raises(ValueError, match="exactly one"):
+        both.set_hands(force=((0, 1), (0, 1)), accel=((0, 0), (0, 0)))
+    with pytest.raises(ValueError, match="accel must be a pair"):
+        both.set_hands(accel=(0.0, 1.0, 2.0))
+    both.set_hands(released=True)
+    assert both.state["hand_forces"] is not None
+
+
 def test_copy_is_independent():
     sim = diabolo.Simulation(ROOT / "scenarios" / "swing.json")
     sim.step(0.2)

@@ -351,6 +351,20 @@ pub enum RunError {
         /// L: string length, m.
         length: f64,
     },
+    #[error("t = {t:.6} s: the hands pull the string straight (the sticks {span:.4} m apart, string length {length:.4} m{motion}): both hands impose their stick's acceleration (accel or path drives, no force limit) and the force to go on diverges; give a hand a force limit (a force drive, or a path with tracking and max_force) or keep the hands closer", motion = fastest_words(fastest))]
+    /// Both hands impose their acceleration and pull the inextensible string straight
+    /// ([`crate::simulation::tolerances::PULLED_STRAIGHT`]).
+    PulledStraight {
+        /// Time, s.
+        t: f64,
+        /// Distance between the sticks, m.
+        span: f64,
+        /// L: string length, m.
+        length: f64,
+        /// The fastest diabolo on the string (1..N) and its speed, m/s; `None` with no diabolo
+        /// on the string.
+        fastest: Option<(usize, f64)>,
+    },
     #[error("t = {t:.6} s: the stick matrix is singular (the string is straight) and both sticks are acceleration-driven: the hand force needed exceeds the regularisation")]
     /// The stick matrix is singular (a straight string) with both sticks acceleration-driven.
     SingularStickMatrix {
@@ -514,6 +528,15 @@ impl RunError {
             Self::EventFlood { object, .. } | Self::NonFinite { object, .. } => *object,
             _ => None,
         }
+    }
+}
+
+/// "; diabolo K at V m/s" for the fastest diabolo on a string pulled straight, or "; no
+/// diabolo on it".
+fn fastest_words(fastest: &Option<(usize, f64)>) -> String {
+    match fastest {
+        Some((diabolo, speed)) => format!("; diabolo {diabolo} at {speed:.3} m/s"),
+        None => "; no diabolo on it".to_string(),
     }
 }
 

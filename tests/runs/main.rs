@@ -15,6 +15,7 @@ static GLOBAL: counting_allocator::Counting = counting_allocator::Counting;
 mod columns;
 mod hybrid_runs;
 mod parallel_rows;
+mod pulled_straight;
 mod run_budget;
 mod run_events;
 mod scenarios;

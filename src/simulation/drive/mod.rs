@@ -250,6 +250,13 @@ impl<const D: usize> Drive<D> {
         matches!(self, Self::Path(_))
     }
 
+    /// Whether the hand imposes the stick's acceleration (an `accel` or `path` drive): it has
+    /// no force limit, and with both sticks so driven the force to hold a straight string
+    /// diverges (docs/model.md, "Both sticks acceleration-driven").
+    pub fn imposes_acceleration(&self) -> bool {
+        matches!(self, Self::Accel(_) | Self::Path(_))
+    }
+
     /// Times where the drive's input is not smooth (keyframes, samples), s, unsorted: the
     /// integrator ends its steps there instead of stepping over a jump in a derivative.
     pub fn breakpoints(&self) -> Vec<f64> {

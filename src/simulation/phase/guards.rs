@@ -20,6 +20,7 @@ use nalgebra::Vector2;
 
 use crate::model::{grip, AxleMode, Kinematics, TautDynamics};
 use crate::simulation::ode::events::{Direction, EventSpec};
+use crate::simulation::tolerances::PULLED_STRAIGHT;
 
 use super::shared::{FlightView, Object, SharedGuard};
 
@@ -71,6 +72,10 @@ pub struct Hit {
 pub enum TautGuard {
     /// T_0, N: the string loosens.
     Loosen,
+    /// sum_i sin^2 psi_i - [`PULLED_STRAIGHT`] (dimensionless) while both hands impose their
+    /// sticks' acceleration on an inextensible string, else 1: the hands pull the string
+    /// straight, where the force to go on diverges, and the run stops.
+    Straighten,
     /// The slip speed of slipping axle k (1..N) along its direction, m/s: the slip stops or
     /// reverses.
     Slip { k: usize },
@@ -86,6 +91,22 @@ pub enum TautGuard {
     /// lambda, N: the force of the contact resting across `segment` (the `index`-th resting
     /// contact) would pull: the pair separates.
     Separate { segment: usize, index: usize },
+}
+
+/// The [`TautGuard::Straighten`] value: sum_i sin^2 psi_i less [`PULLED_STRAIGHT`] while both
+/// hands impose their sticks' acceleration on an inextensible string (the one case where a
+/// straight string is singular: docs/model.md, "Pulled straight"), else 1.
+pub fn straightness(watch: &TautWatch) -> f64 {
+    let dynamics = watch.dynamics;
+    let imposed = watch.flight.drives.iter().all(|d| d.imposes_acceleration());
+    if !imposed || dynamics.elastic_string().is_some() {
+        return 1.0;
+    }
+    let objects = dynamics.kinematics().objects();
+    let bend: f64 = (1..=dynamics.layout().diabolos())
+        .map(|i| objects[i].sin_psi * objects[i].sin_psi)
+        .sum();
+    bend - PULLED_STRAIGHT
 }
 
 /// A slot of the taut layout: a guard of its own, a shared one, or an axle's pair of slots
@@ -155,7 +176,10 @@ impl TautGuards {
         resting: &[usize],
         shared: &[SharedGuard],
     ) -> Self {
-        let mut slots = vec![TautSlot::Own(TautGuard::Loosen)];
+        let mut slots = vec![
+            TautSlot::Own(TautGuard::Loosen),
+            TautSlot::Own(TautGuard::Straighten),
+        ];
         if switching_friction {
             for k in 1..=n {
                 slots.push(TautSlot::Axle { k, second: false });
@@ -268,6 +292,7 @@ impl TautGuard {
         let floor = |k: usize| TAU * f64::from(watch.knots[k - 1]);
         match self {
             Self::Loosen => dynamics.tension().base_tension,
+            Self::Straighten => straightness(watch),
             Self::Slip { k } => {
                 let contact = &dynamics.axles().contacts()[k - 1];
                 match watch.axle_modes[k - 1] {
@@ -305,6 +330,7 @@ impl TautGuard {
         let k = |slot: usize| view.slots[slot - 1];
         match self {
             Self::Loosen => ("the string's tension".to_string(), None),
+            Self::Straighten => ("the bend of the string".to_string(), None),
             Self::Slip { k: slot } => (format!("the slip of {}", diabolo(slot)), Some(k(slot))),
             Self::GripBound { k: slot, upper } => (
                 format!(

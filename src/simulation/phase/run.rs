@@ -107,6 +107,7 @@ impl Phases {
     /// motion as before: the layouts, the imposed components and the guards stay).
     pub fn set_drives(&mut self, drives: &[Drive; 2]) {
         self.taut.system.drives = drives.clone();
+        self.taut.system.forget_evaluation();
         self.taut.system.flight.drives = drives.clone();
         self.loose.system.drives = drives.clone();
         self.loose.system.flight.drives = drives.clone();

@@ -34,6 +34,37 @@ pub struct TautSystem {
     event_time: f64,
     /// Puts the state back on the sticks' paths after each step.
     paths: TautPaths,
+    /// What the dynamics were last evaluated on: t and y (bit patterns) and the axles' modes,
+    /// `None` when unknown. The same evaluation again is skipped (the end of a step is
+    /// evaluated by its last stage, then by the event sample, then on a restart).
+    evaluated: Option<Evaluated>,
+}
+
+/// The inputs of an evaluation of the taut dynamics, bit for bit.
+#[derive(Clone, Debug, PartialEq)]
+struct Evaluated {
+    t: u64,
+    y: Vec<u64>,
+    axle_modes: Vec<AxleMode>,
+}
+
+impl Evaluated {
+    /// Whether these were the inputs (t, y, modes), bit for bit.
+    fn matches(&self, t: f64, y: &[f64], axle_modes: &[AxleMode]) -> bool {
+        self.t == t.to_bits()
+            && self.y.len() == y.len()
+            && self.y.iter().zip(y).all(|(a, b)| *a == b.to_bits())
+            && self.axle_modes == axle_modes
+    }
+
+    /// Records the inputs (t, y, modes) in place.
+    fn record(&mut self, t: f64, y: &[f64], axle_modes: &[AxleMode]) {
+        self.t = t.to_bits();
+        self.y.clear();
+        self.y.extend(y.iter().map(|v| v.to_bits()));
+        self.axle_modes.clear();
+        self.axle_modes.extend_from_slice(axle_modes);
+    }
 }
 
 impl TautSystem {
@@ -65,6 +96,15 @@ impl TautSystem {
             path_velocities: [None; 2],
             event_time: 0.0,
             paths: TautPaths::new(n),
+            evaluated: None,
+        }
+    }
+
+    /// Forgets the last evaluation's inputs: the next evaluation is done whatever its inputs
+    /// (after a change the inputs do not show, such as the hands' drives).
+    pub(crate) fn forget_evaluation(&mut self) {
+        if let Some(evaluated) = &mut self.evaluated {
+            evaluated.t = f64::NAN.to_bits();
         }
     }
 
@@ -73,14 +113,48 @@ impl TautSystem {
         &self.dynamics
     }
 
+    /// The [`super::guards::TautGuard::Straighten`] value on the last evaluation: below 0 the
+    /// hands have pulled the string straight.
+    pub fn straightness(&self) -> f64 {
+        super::guards::straightness(&TautWatch {
+            dynamics: &self.dynamics,
+            axle_modes: &self.axle_modes,
+            knots: &self.knots,
+            flight: &self.flight,
+        })
+    }
+
     /// Length of the phase state: 5N + 6 (5N + 8 with a compliant string) + accumulators.
     pub fn dimension(&self) -> usize {
         self.dynamics.layout().len() + accumulators(self.dynamics.params())
     }
 
-    /// Evaluates the dynamics at (t, y) with the current modes.
+    /// Evaluates the dynamics at (t, y) with the current modes (nothing to do when the last
+    /// evaluation had these inputs, bit for bit).
     pub fn evaluate(&mut self, t: f64, y: &[f64]) -> Result<(), DynamicsError> {
         let reduced = &y[..self.dynamics.layout().len()];
+        if let Some(evaluated) = &self.evaluated {
+            if evaluated.matches(t, reduced, &self.axle_modes) {
+                return Ok(());
+            }
+        }
+        let result = self.evaluate_anew(t, reduced);
+        match (&result, &mut self.evaluated) {
+            (Ok(()), Some(evaluated)) => evaluated.record(t, reduced, &self.axle_modes),
+            (Ok(()), None) => {
+                self.evaluated = Some(Evaluated {
+                    t: t.to_bits(),
+                    y: reduced.iter().map(|v| v.to_bits()).collect(),
+                    axle_modes: self.axle_modes.clone(),
+                })
+            }
+            (Err(_), _) => self.forget_evaluation(),
+        }
+        result
+    }
+
+    /// Evaluates the dynamics at (t, reduced state) with the current modes.
+    fn evaluate_anew(&mut self, t: f64, reduced: &[f64]) -> Result<(), DynamicsError> {
         let (drives, path_velocities) = (&self.drives, &mut self.path_velocities);
         let inputs = |sticks: [Body; 2]| {
             [0, 1].map(|s| {

@@ -358,6 +358,25 @@ impl Hybrid<'_> {
         }
     }
 
+    /// Both hands imposing their acceleration pull the taut string straight at t (the state y
+    /// there): the sticks' distance and the fastest diabolo on the string.
+    pub(crate) fn pulled_straight(&mut self, t: f64, y: &[f64]) -> RunError {
+        let state = self.phases.state(t, y);
+        let view = &self.phases.taut.system.flight;
+        let fastest = state
+            .diabolos
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (view.slots.get(i).copied().unwrap_or(i + 1), d.vel.norm()))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        RunError::PulledStraight {
+            t,
+            span: (state.right.pos - state.left.pos).norm(),
+            length: self.sim.params.string_length,
+            fastest,
+        }
+    }
+
     /// The objects at the ends of `segment` meet at t.
     pub(crate) fn collision(&self, t: f64, segment: usize) -> RunError {
         RunError::Collision {

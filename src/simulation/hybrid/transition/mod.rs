@@ -113,6 +113,7 @@ impl Hybrid<'_> {
         for fired in &hit.fired {
             let outcome = match fired.guard {
                 Guard::Taut(TautGuard::Loosen) => self.loosen(at)?,
+                Guard::Taut(TautGuard::Straighten) => return Err(self.pulled_straight(t, &y)),
                 Guard::Loose(LooseGuard::Tense) => self.arrive(at, Arrival::SlackReachedZero)?,
                 Guard::Overstretched => self.arrive(at, Arrival::Overstretched)?,
                 Guard::Taut(TautGuard::Slip { k }) => self.redecide_axle(at, k, true)?,
@@ -159,6 +160,11 @@ impl Hybrid<'_> {
     fn taut_holds(&mut self, t: f64) -> Result<(), RunError> {
         if self.phases.phase != Phase::Taut {
             return Ok(());
+        }
+        let system = &self.phases.taut.system;
+        if system.straightness() < 0.0 {
+            let y = self.phases.stepper().y()[..self.phases.dimension()].to_vec();
+            return Err(self.pulled_straight(t, &y));
         }
         let system = &self.phases.taut.system;
         if system.dynamics.tension().regularised {

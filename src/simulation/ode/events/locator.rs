@@ -249,12 +249,26 @@ impl EventLocator {
         if !continuing {
             self.sample(sys, stepper, t0, Buffer::Start)?;
         }
-        let rates_known = continuing && self.rates_known;
         let need_probe = self.start_tracks(t0, key.generation, !continuing);
+        let h = t1 - t0;
+        // A start without a scanned step before it (a reset: an event, a hand changed) has no
+        // rates from that step: one sample just after the start gives them, so that the
+        // interior samples are skipped where no zero fits, as in a continuing step.
+        let rates_known = if continuing {
+            self.rates_known
+        } else if !need_probe && !self.set.dips {
+            let near = t0 + NEAR_END * h;
+            self.sample(sys, stepper, near, Buffer::Hit)?;
+            for i in 0..m {
+                self.rate_start[i] = (self.hit_values[i] - self.g_start[i]) / (near - t0);
+            }
+            true
+        } else {
+            false
+        };
         self.cached = None;
         self.rates_known = false;
         self.scanned.0 += 1;
-        let h = t1 - t0;
         let tol = ROOT_TOLERANCE * (t0.abs().max(t1.abs()) + h);
         // The end first, and the rate there from a sample just before it.
         self.sample(sys, stepper, t1, Buffer::Sample)?;
