@@ -3,6 +3,7 @@
 //! `PULLED_STRAIGHT`, at the instant and speed the geometry predicts, whatever the step size,
 //! after a few hundred steps (it used to grind through the step budget's 10,000); a hand with
 //! a force instead of an imposed acceleration is pulled in by the string and the run goes on.
+//! The model in space stops the same pull at the same instant.
 
 use diabolo::scenario::Scenario;
 use diabolo::simulation::tolerances::PULLED_STRAIGHT;
@@ -18,18 +19,22 @@ const START: f64 = 0.4;
 /// One diabolo without spin hanging midway between hands 0.8 m apart that accelerate apart at
 /// `PULL` (the right hand as `right`, JSON), with `sim` fields added.
 fn pulled_apart(right: &str, sim: &str) -> Simulation {
-    let text = format!(
+    Scenario::parse(&pulled_apart_text(right, sim), &[])
+        .unwrap()
+        .build(std::path::Path::new("."))
+        .unwrap()
+}
+
+/// The scenario text of [`pulled_apart`].
+fn pulled_apart_text(right: &str, sim: &str) -> String {
+    format!(
         r#"{{"name": "pulled apart", "params": {{"string_length": {LENGTH}}},
         "initial": {{"left": {{"pos": [-{START}, 1.5], "vel": [0, 0]}},
                      "right": {{"pos": [{START}, 1.5], "vel": [0, 0]}},
                      "diabolos": [{{"x": 0.0, "spin": 0.0}}]}},
         "drive": {{"left": {{"type": "accel", "value": [-{PULL}, 0]}}, "right": {right}}},
         "sim": {{"duration": 1.0, "output_interval": 0.01 {sim}}}}}"#
-    );
-    Scenario::parse(&text, &[])
-        .unwrap()
-        .build(std::path::Path::new("."))
-        .unwrap()
+    )
 }
 
 fn run(sim: &Simulation) -> RunReport {
@@ -111,4 +116,40 @@ fn a_hand_with_a_force_is_pulled_in_by_the_string_and_the_run_goes_on() {
     let report = run(&pulled_apart(r#"{"type": "force", "value": [5.0, 0]}"#, ""));
     assert!(report.failure.is_none(), "{:?}", report.failure);
     assert_eq!(report.end_time, 1.0);
+}
+
+#[test]
+fn in_space_the_same_pull_stops_at_the_same_instant_and_a_hand_with_a_force_goes_on() {
+    use diabolo::simulation::space::{SpaceStatus, SpaceStop};
+    let (t_predicted, speed_predicted) = predicted_stop();
+    let sim = crate::common::space::in_space(
+        &pulled_apart_text(BOTH_IMPOSED, ""),
+        &[("sim.space", "true")],
+    );
+    let report = sim.run(|_| {});
+    let SpaceStatus::Stopped {
+        t,
+        reason: SpaceStop::PulledStraight { span, fastest },
+    } = report.status
+    else {
+        panic!(
+            "expected the string pulled straight, got {:?}",
+            report.status
+        );
+    };
+    assert!((t - t_predicted).abs() < 1e-9, "{t} vs {t_predicted}");
+    assert!(
+        (span - 2.0 * (START + 0.5 * PULL * t * t)).abs() < 1e-9,
+        "{span}"
+    );
+    let (diabolo, speed) = fastest.expect("a diabolo on the string");
+    assert_eq!(diabolo, 1);
+    assert!(
+        (speed - speed_predicted).abs() < 1e-4 * speed_predicted,
+        "{speed}"
+    );
+    let force = r#"{"type": "force", "value": [5.0, 0]}"#;
+    let sim =
+        crate::common::space::in_space(&pulled_apart_text(force, ""), &[("sim.space", "true")]);
+    assert_eq!(sim.run(|_| {}).status, SpaceStatus::Finished);
 }

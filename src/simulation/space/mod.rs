@@ -41,6 +41,11 @@ pub trait SpaceHand {
     }
     /// Whether the stick's motion is prescribed (infinitely heavy for tension and impulse).
     fn prescribes_motion(&self) -> bool;
+    /// Whether the hand imposes the stick's acceleration, with no force limit (an `accel` or
+    /// `path` drive): two such hands can pull the string straight.
+    fn imposes_acceleration(&self) -> bool {
+        self.prescribes_motion()
+    }
     /// Times where the input is not smooth, s.
     fn breakpoints(&self) -> Vec<f64>;
     /// Times where the stick's velocity jumps, s, and the velocity just after such a time.
@@ -179,6 +184,9 @@ impl<const D: usize> SpaceHand for crate::simulation::drive::Drive<D> {
     }
     fn prescribes_motion(&self) -> bool {
         crate::simulation::drive::Drive::prescribes_motion(self)
+    }
+    fn imposes_acceleration(&self) -> bool {
+        crate::simulation::drive::Drive::imposes_acceleration(self)
     }
     fn breakpoints(&self) -> Vec<f64> {
         crate::simulation::drive::Drive::breakpoints(self)

@@ -202,6 +202,15 @@ pub enum SpaceStop {
     /// Diabolo K spins too slowly for the fast-top limit (its precession is no longer slow
     /// against its nutation): run it with the rigid axle.
     SlowSpin(usize),
+    /// Both hands impose their acceleration and pull the inextensible string straight
+    /// (docs/model.md, "Pulled straight"): the sticks `span` (m) apart, and the fastest
+    /// diabolo on the string K with its speed (m/s), if any.
+    PulledStraight {
+        /// m.
+        span: f64,
+        /// K and m/s.
+        fastest: Option<(usize, f64)>,
+    },
     /// The energy ledger opened beyond the run's tolerance.
     LedgerOpen {
         /// What opened.
@@ -226,6 +235,7 @@ impl SpaceStop {
             Self::LandingStretch { .. } => "landing_stretch",
             Self::StraightLanding(_) | Self::FromBelow(_) => "failed",
             Self::SlowSpin(_) | Self::FastTopImpact { .. } => "slow_spin",
+            Self::PulledStraight { .. } => "failed",
             Self::Overstretched(_) => "overstretched",
             Self::Budget { .. } | Self::WallClock { .. } => "budget",
             Self::LedgerOpen { .. } => "ledger_open",
@@ -252,6 +262,14 @@ impl std::fmt::Display for SpaceStop {
             Self::WallClock { limit, duration } => write!(f, "the run took longer than sim.max_wall = {limit} s of wall-clock time (of {duration} s simulated); raise sim.max_wall or shorten the run"),
             Self::Budget { what, count } => write!(f, "{count} {what}: more than the run's budget (sim.max_{what}_per_second); the motion is stuck at an instant or far too fast for the tolerances"),
             Self::SlowSpin(k) => write!(f, "diabolo {k} spins too slowly for the fast-top limit; set sim.axle to \"rigid\""),
+            Self::PulledStraight { span, fastest } => {
+                write!(f, "the hands pull the string straight (the sticks {span:.4} m apart")?;
+                match fastest {
+                    Some((k, speed)) => write!(f, "; diabolo {k} at {speed:.3} m/s")?,
+                    None => write!(f, "; no diabolo on it")?,
+                }
+                write!(f, "): both hands impose their stick's acceleration (accel or path drives, no force limit) and the force to go on diverges; give a hand a force limit (a force drive, or a path with tracking and max_force) or keep the hands closer")
+            }
             Self::LedgerOpen { breach, tolerance } => write!(f, "the energy ledger opened: {breach} (tolerance {tolerance:.3e} J)"),
             Self::Impulse(e) => write!(f, "{e}"),
             Self::Failed(message) => write!(f, "{message}"),

@@ -640,6 +640,14 @@ impl<H: SpaceHand + Clone> Run<H> {
         match guard {
             SpaceGuard::Cup(k) => Some(SpaceStop::Cup(diabolo(k))),
             SpaceGuard::SlowSpin(k) => Some(SpaceStop::SlowSpin(diabolo(k))),
+            SpaceGuard::Straighten => {
+                let state = &self.system.state;
+                let fastest = (state.diabolos.iter().enumerate())
+                    .map(|(i, d)| (diabolo(i + 1), d.vel.norm()))
+                    .max_by(|a, b| a.1.total_cmp(&b.1));
+                let span = (state.right.pos - state.left.pos).norm();
+                Some(SpaceStop::PulledStraight { span, fastest })
+            }
             _ => None,
         }
     }

@@ -17,7 +17,7 @@ use crate::model::space::{
 use crate::model::{ElasticString, StickInput};
 use crate::simulation::ode::events::{EventSystem, GapMotion};
 use crate::simulation::ode::integrate::OdeSystem;
-use crate::simulation::tolerances::RESTING_DRIFT;
+use crate::simulation::tolerances::{PULLED_STRAIGHT, RESTING_DRIFT};
 use crate::simulation::DiaboloMode;
 
 /// The slack string reaches its length when its slack falls below minus this fraction of L:
@@ -64,6 +64,10 @@ impl SpacePhase {
 pub enum SpaceGuard {
     /// T_0 falls to zero: the string goes slack (a compliant string: its pull margin).
     Loosen,
+    /// sum_k sin^2 (delta_k / 2) - [`PULLED_STRAIGHT`], delta_k the angle the string turns
+    /// through at the diabolo in slot k: both hands impose their acceleration and pull the
+    /// inextensible string straight (armed only then), and the run stops.
+    Straighten,
     /// The slack L - sum l falls through -SLACK_ROUNDOFF L: the slack string snaps taut (a
     /// compliant string's gap L / EA times minus its pull margin falls through zero: it starts
     /// pulling).
@@ -262,6 +266,10 @@ impl<H: SpaceHand> SpaceSystem<H> {
         match phase {
             SpacePhase::Taut => {
                 self.guards.push(SpaceGuard::Loosen);
+                let imposed = self.hands.iter().all(|h| h.imposes_acceleration());
+                if imposed && self.elastic.is_none() {
+                    self.guards.push(SpaceGuard::Straighten);
+                }
                 for k in 1..=n {
                     if self.switching {
                         self.guards.push(match self.modes[k - 1] {
@@ -669,6 +677,13 @@ impl<H: SpaceHand> EventSystem for SpaceSystem<H> {
                     self.compliant_gap().unwrap_or_else(|| {
                         length - self.string.total_length() + SLACK_ROUNDOFF * length
                     })
+                }
+                SpaceGuard::Straighten => {
+                    let s = self.string.segments();
+                    let bend: f64 = (1..s.len())
+                        .map(|k| 0.5 * (1.0 - s[k - 1].direction.dot(&s[k].direction)))
+                        .sum();
+                    bend - PULLED_STRAIGHT
                 }
                 SpaceGuard::SlipZero(k) => self.tension.contact(k).slip_speed,
                 SpaceGuard::GripLimit(k) => self.tension.grip_margin(k, law, c),
