@@ -34,15 +34,16 @@ pub struct TautSystem {
     event_time: f64,
     /// Puts the state back on the sticks' paths after each step.
     paths: TautPaths,
-    /// What the dynamics were last evaluated on: t and y (bit patterns) and the axles' modes,
-    /// `None` when unknown. The same evaluation again is skipped (the end of a step is
-    /// evaluated by its last stage, then by the event sample, then on a restart).
-    evaluated: Option<Evaluated>,
+    /// What the dynamics were last evaluated on: the same evaluation again is skipped (the end
+    /// of a step is evaluated by its last stage, then by the event sample, then on a restart).
+    evaluated: Evaluated,
 }
 
-/// The inputs of an evaluation of the taut dynamics, bit for bit.
-#[derive(Clone, Debug, PartialEq)]
+/// The inputs of the last evaluation of the taut dynamics, bit for bit: t, the reduced state
+/// and the axles' modes (`valid` false: unknown, or changed in a way they do not show).
+#[derive(Clone, Debug, Default, PartialEq)]
 struct Evaluated {
+    valid: bool,
     t: u64,
     y: Vec<u64>,
     axle_modes: Vec<AxleMode>,
@@ -51,14 +52,16 @@ struct Evaluated {
 impl Evaluated {
     /// Whether these were the inputs (t, y, modes), bit for bit.
     fn matches(&self, t: f64, y: &[f64], axle_modes: &[AxleMode]) -> bool {
-        self.t == t.to_bits()
+        self.valid
+            && self.t == t.to_bits()
             && self.y.len() == y.len()
             && self.y.iter().zip(y).all(|(a, b)| *a == b.to_bits())
             && self.axle_modes == axle_modes
     }
 
-    /// Records the inputs (t, y, modes) in place.
+    /// Records the inputs (t, y, modes) in place (no allocation once the sizes are reached).
     fn record(&mut self, t: f64, y: &[f64], axle_modes: &[AxleMode]) {
+        self.valid = true;
         self.t = t.to_bits();
         self.y.clear();
         self.y.extend(y.iter().map(|v| v.to_bits()));
@@ -96,16 +99,14 @@ impl TautSystem {
             path_velocities: [None; 2],
             event_time: 0.0,
             paths: TautPaths::new(n),
-            evaluated: None,
+            evaluated: Evaluated::default(),
         }
     }
 
     /// Forgets the last evaluation's inputs: the next evaluation is done whatever its inputs
     /// (after a change the inputs do not show, such as the hands' drives).
     pub(crate) fn forget_evaluation(&mut self) {
-        if let Some(evaluated) = &mut self.evaluated {
-            evaluated.t = f64::NAN.to_bits();
-        }
+        self.evaluated.valid = false;
     }
 
     /// The rotating-frame dynamics workspace (its layout, its last evaluation).
@@ -133,22 +134,13 @@ impl TautSystem {
     /// evaluation had these inputs, bit for bit).
     pub fn evaluate(&mut self, t: f64, y: &[f64]) -> Result<(), DynamicsError> {
         let reduced = &y[..self.dynamics.layout().len()];
-        if let Some(evaluated) = &self.evaluated {
-            if evaluated.matches(t, reduced, &self.axle_modes) {
-                return Ok(());
-            }
+        if self.evaluated.matches(t, reduced, &self.axle_modes) {
+            return Ok(());
         }
         let result = self.evaluate_anew(t, reduced);
-        match (&result, &mut self.evaluated) {
-            (Ok(()), Some(evaluated)) => evaluated.record(t, reduced, &self.axle_modes),
-            (Ok(()), None) => {
-                self.evaluated = Some(Evaluated {
-                    t: t.to_bits(),
-                    y: reduced.iter().map(|v| v.to_bits()).collect(),
-                    axle_modes: self.axle_modes.clone(),
-                })
-            }
-            (Err(_), _) => self.forget_evaluation(),
+        match result {
+            Ok(()) => self.evaluated.record(t, reduced, &self.axle_modes),
+            Err(_) => self.forget_evaluation(),
         }
         result
     }

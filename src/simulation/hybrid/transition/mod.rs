@@ -155,14 +155,14 @@ impl Hybrid<'_> {
         self.taut_holds(t)
     }
 
-    /// In the taut phase, with the dynamics last evaluated at t: the stick matrix is regular
-    /// (else the run ends), and the grip each gripping axle needs is recorded.
+    /// In the taut phase, with the dynamics last evaluated at t: the hands have not pulled the
+    /// string straight and the stick matrix is regular (else the run ends), and the grip each
+    /// gripping axle needs is recorded.
     fn taut_holds(&mut self, t: f64) -> Result<(), RunError> {
         if self.phases.phase != Phase::Taut {
             return Ok(());
         }
-        let system = &self.phases.taut.system;
-        if system.straightness() < 0.0 {
+        if self.phases.taut.system.straightness() < 0.0 {
             let y = self.phases.stepper().y()[..self.phases.dimension()].to_vec();
             return Err(self.pulled_straight(t, &y));
         }
