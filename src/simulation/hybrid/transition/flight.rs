@@ -213,11 +213,7 @@ impl Hybrid<'_> {
         t: f64,
         kept: Vec<(usize, AxleMode)>,
     ) -> Result<(), RunError> {
-        self.gripping_before = kept
-            .into_iter()
-            .filter(|(_, m)| *m == AxleMode::Stuck)
-            .map(|(k, _)| k)
-            .collect();
+        self.gripping_before = gripping(&kept);
         let result = match phase {
             Phase::Taut => self.tense(string, accounts, t, Arrival::Start),
             Phase::Loose => self.enter_loose(string, accounts, t),
@@ -250,3 +246,11 @@ impl Hybrid<'_> {
 }
 
 impl Hybrid<'_> {}
+
+/// The diabolos whose axles grip among the friction modes `kept` (diabolo, mode).
+pub(crate) fn gripping(kept: &[(usize, AxleMode)]) -> Vec<usize> {
+    kept.iter()
+        .filter(|(_, m)| *m == AxleMode::Stuck)
+        .map(|(k, _)| *k)
+        .collect()
+}

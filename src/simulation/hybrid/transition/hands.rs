@@ -1,6 +1,7 @@
 //! What the hands do between steps: a path stick's velocity jump at a keyframe, and a drive
 //! replaced in a session.
 
+use super::flight::gripping;
 use super::*;
 
 impl Hybrid<'_> {
@@ -44,7 +45,9 @@ impl Hybrid<'_> {
     /// jump ([`Hybrid::jump_velocities`]), and axles that grip go on gripping without a new event. The
     /// phases are built anew when the drive changes whether the stick's motion is prescribed
     /// (which components are imposed, which guards exist); otherwise the new drive is written
-    /// into them. `None` keeps a hand's drive: both hands change with one re-entry.
+    /// into them. A taut inextensible string with no path-driven stick keeps y as it is (no
+    /// velocity can jump): its friction is decided again and it stays taut or loosens.
+    /// `None` keeps a hand's drive: both hands change with one re-entry.
     pub(crate) fn change_drives(
         &mut self,
         drives: [Option<Drive>; 2],
@@ -53,10 +56,6 @@ impl Hybrid<'_> {
     ) -> Result<(), RunError> {
         let accounts = self.phases.accounts(y);
         let phase = self.phases.phase;
-        let state = match phase {
-            Phase::Taut => self.taut_state(t, y)?,
-            Phase::Loose => self.phases.state(t, y),
-        };
         let kept = self.friction_modes();
         let mut rebuild = false;
         for (side, drive) in drives.into_iter().enumerate() {
@@ -65,11 +64,31 @@ impl Hybrid<'_> {
                 self.sim.to_mut().drives[side] = drive;
             }
         }
-        if rebuild {
-            self.reenter(phase, state, &accounts, t, kept)?;
-        } else {
+        let smooth = phase == Phase::Taut
+            && self.sim.params.string_stiffness.is_none()
+            && !self.sim.drives.iter().any(Drive::prescribes_motion);
+        if smooth && !rebuild {
+            // Forces and accelerations change, the state does not: the taut string is held
+            // from y as it is, its friction decided again, without the round trip through the
+            // Cartesian state that a velocity jump needs.
             self.phases.set_drives(&self.sim.drives);
-            self.enter_again(phase, state, &accounts, t, kept)?;
+            self.gripping_before = gripping(&kept);
+            let held = self.hold_taut(t, y, &accounts);
+            self.gripping_before.clear();
+            held?;
+        } else {
+            // The state (kinematic: the drives' change does not enter it) from the phase's
+            // system as it is, then the string entered again from it.
+            let state = match phase {
+                Phase::Taut => self.taut_state(t, y)?,
+                Phase::Loose => self.phases.state(t, y),
+            };
+            if rebuild {
+                self.reenter(phase, state, &accounts, t, kept)?;
+            } else {
+                self.phases.set_drives(&self.sim.drives);
+                self.enter_again(phase, state, &accounts, t, kept)?;
+            }
         }
         self.settle_contacts()
     }

@@ -362,10 +362,23 @@ impl Hybrid<'_> {
         if let Some(slot) = self.landed {
             self.clamp_landed_theta(&mut y[layout.theta(slot)]);
         }
-        self.decide_modes(t, &y)?;
-        self.phases.evaluate_taut(t, &y)?;
+        self.hold_taut(t, &y, accounts)
+    }
+
+    /// The taut phase's state y at t (its accounts `accounts`): the axles' friction modes
+    /// decided, then taut from there, or loose at once if neither the hands nor the motion keep
+    /// the string taut.
+    pub(crate) fn hold_taut(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        accounts: &[f64; ACCUMULATORS],
+    ) -> Result<(), RunError> {
+        let compliant = self.sim.params.string_stiffness.is_some();
+        self.decide_modes(t, y)?;
+        self.phases.evaluate_taut(t, y)?;
         let dynamics = &self.phases.taut.system.dynamics;
-        let state_now = dynamics.cartesian(&y[..layout.len()]);
+        let state_now = dynamics.cartesian(&y[..dynamics.layout().len()]);
         let slackens = if compliant {
             !self.compliant_string_pulls(&state_now)
         } else {
@@ -377,6 +390,6 @@ impl Hybrid<'_> {
             self.log(Event::new(t, EventKind::Loosen, None));
             return self.enter_loose(state, accounts, t);
         }
-        self.restart(t, &y)
+        self.restart(t, y)
     }
 }
