@@ -248,8 +248,9 @@ def test_stepping_releases_the_interpreter_on_one_thread_too():
     import threading
     import time
 
-    batch = diabolo.Batch(gym_scenario(), 64, jobs=1)
-    hands = np.full((64, 2, 2), 0.5)
+    # 256 members: each step holds about a millisecond of work, whatever the core's speed.
+    batch = diabolo.Batch(gym_scenario(), 256, jobs=1)
+    hands = np.full((256, 2, 2), 0.5)
     done = threading.Event()
 
     def work():
