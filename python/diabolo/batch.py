@@ -293,10 +293,17 @@ class Batch:
         kind, values, gains = self._input(accel, force, target)
         return BatchStep(*self._native.step(float(dt), kind, values, gains, self._mask(members)))
 
-    def reset(self, members: Members = None, *, accel: Any = None, force: Any = None) -> BatchStep:
+    def reset(
+        self,
+        members: Members = None,
+        *,
+        accel: Any = None,
+        force: Any = None,
+        target: Any = None,
+    ) -> BatchStep:
         """Starts members over at t = 0 with the scenario's hands (all by default), then gives
-        them ``accel`` or ``force`` (one row per member reset) when given."""
-        kind, values, gains = self._input(accel, force, None)
+        them ``accel``, ``force`` or ``target`` (one row per member reset) when given."""
+        kind, values, gains = self._input(accel, force, target)
         return BatchStep(*self._native.reset(self._mask(members), kind, values, gains))
 
     def observe(self) -> BatchStep:

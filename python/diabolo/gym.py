@@ -6,7 +6,12 @@ two sticks' accelerations; the observation is the diabolo's and the sticks' stat
 the hands.
 
 Action (``Box(-1, 1, (4,))``): the left and the right stick's acceleration (x, y) as fractions
-of ``max_accel`` (default 30 m/s^2), held for one step.
+of ``max_accel`` (default 30 m/s^2), held for one step. Such hands have no force limit: drawn
+apart, they pull the string straight, which ends the episode (a failure). With
+``hands="target"`` the action is instead each hand's target point relative to where the hand
+starts, as fractions of ``reach`` (default 0.3 m); the hand pulls its stick toward it with
+400 N/m, critical damping and at most ``max_force`` (default 50 N), and the string can pull the
+stick back: a random policy no longer pulls the string straight.
 
 Observation (``Box(-inf, inf, (13,), float32)``):
 
@@ -81,6 +86,7 @@ from gymnasium.vector.utils import batch_space
 from .batch import DROPPED, FAILED, FLYING, Batch, BatchStep
 
 TASKS = ("hold", "spin_up", "toss", "level")
+HANDS = ("accel", "target")
 
 
 def default_scenario(episode_seconds: float) -> Dict[str, Any]:
@@ -141,9 +147,19 @@ class Play:
         start_noise: float = 0.05,
         space: bool = False,
         jobs: Optional[int] = None,
+        hands: str = "accel",
+        reach: float = 0.3,
+        max_force: float = 50.0,
     ) -> None:
         if task not in TASKS:
             raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+        if hands not in HANDS:
+            raise ValueError(f"hands must be one of {HANDS}, got {hands!r}")
+        if not (reach > 0 and max_force > 0):
+            raise ValueError("reach and max_force must be > 0")
+        self.hands = hands
+        self.reach = float(reach)
+        self.max_force = float(max_force)
         if not (dt > 0 and max_accel > 0 and episode_seconds > 0 and target_height > 0):
             raise ValueError("dt, max_accel, episode_seconds and target_height must be > 0")
         self.task = task
@@ -160,7 +176,9 @@ class Play:
         else:
             self.scenario = default_scenario(episode_seconds)
         overrides = {"sim.duration": self.episode_seconds + self.dt}
-        self.batch = Batch(self.scenario, num, overrides=overrides, jobs=jobs)
+        self.batch = Batch(
+            self.scenario, num, overrides=overrides, jobs=jobs, max_force=self.max_force
+        )
         if self.batch._native.diabolos != 1:
             raise ValueError("DiaboloEnv plays one diabolo: the scenario has another number")
         self.dim = 3 if self.batch.space else 2
@@ -169,18 +187,26 @@ class Play:
         self.action_space = spaces.Box(-1.0, 1.0, shape=(2 * self.dim,), dtype=np.float32)
         size = self.batch.observation_size
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
+        # Where each hand starts (2, D), m: a target hand's action is relative to it.
+        self.rest = np.asarray(self.batch.simulation(0).state["stick_positions"], dtype=float)
         self.apex = np.full(num, -np.inf)
         self.hand_height = np.full(num, 1.5)
         self.last: BatchStep = self.batch.observe()
 
     def reset(self, chosen: np.ndarray, rngs: List[np.random.Generator]) -> BatchStep:
         """Starts the members of the mask ``chosen`` over, each pushed by its generator (in
-        order): a random push of the hands' first accelerations."""
+        order): a random push of the hands' first accelerations (or targets)."""
         k = self.dim
-        noise = np.array(
-            [rng.uniform(-1.0, 1.0, size=2 * k) * self.start_noise * self.max_accel for rng in rngs]
-        ).reshape(len(rngs), 2, k)
-        out = self.batch.reset(chosen, accel=noise)
+        if self.hands == "accel":
+            noise = np.array(
+                [rng.uniform(-1.0, 1.0, size=2 * k) * self.start_noise * self.max_accel for rng in rngs]
+            ).reshape(len(rngs), 2, k)
+            out = self.batch.reset(chosen, accel=noise)
+        else:
+            noise = np.array(
+                [rng.uniform(-1.0, 1.0, size=2 * k) * self.start_noise * self.reach for rng in rngs]
+            ).reshape(len(rngs), 2, k)
+            out = self.batch.reset(chosen, target=self.rest + noise)
         self.hand_height[chosen] = out.hands_y[chosen]
         self.apex[chosen] = -np.inf
         self.last = out
@@ -197,9 +223,11 @@ class Play:
         k = self.dim
         a = np.clip(np.asarray(actions, dtype=np.float64).reshape(-1, 2 * k), -1.0, 1.0)
         before = self.last
-        out = self.batch.step(
-            self.dt, (a * self.max_accel).reshape(-1, 2, k), members=chosen
-        )
+        if self.hands == "accel":
+            out = self.batch.step(self.dt, (a * self.max_accel).reshape(-1, 2, k), members=chosen)
+        else:
+            target = self.rest + (a * self.reach).reshape(-1, 2, k)
+            out = self.batch.step(self.dt, target=target, members=chosen)
         self.last = out
         cost = np.zeros(n)
         cost[active] = a[:, 0] * a[:, 0]
@@ -249,10 +277,13 @@ class DiaboloEnv(gym.Env):
         action_cost: float = 1e-3,
         start_noise: float = 0.05,
         space: bool = False,
+        hands: str = "accel",
+        reach: float = 0.3,
+        max_force: float = 50.0,
     ) -> None:
         self._play = Play(
             1, task, scenario, dt, max_accel, episode_seconds, target_height, action_cost,
-            start_noise, space,
+            start_noise, space, None, hands, reach, max_force,
         )
         for name in _SETTINGS:
             setattr(self, name, getattr(self._play, name))
@@ -281,6 +312,7 @@ class DiaboloEnv(gym.Env):
 
 _SETTINGS = (
     "task", "dt", "max_accel", "episode_seconds", "target_height", "action_cost", "start_noise",
+    "hands", "reach", "max_force",
 )
 
 
@@ -304,13 +336,16 @@ class DiaboloVectorEnv(VectorEnv):
         start_noise: float = 0.05,
         space: bool = False,
         jobs: Optional[int] = None,
+        hands: str = "accel",
+        reach: float = 0.3,
+        max_force: float = 50.0,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
         self.num_envs = num_envs
         self._play = Play(
             num_envs, task, scenario, dt, max_accel, episode_seconds, target_height,
-            action_cost, start_noise, space, jobs,
+            action_cost, start_noise, space, jobs, hands, reach, max_force,
         )
         self.batch = self._play.batch
         self.single_action_space = self._play.action_space

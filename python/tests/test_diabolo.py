@@ -321,6 +321,40 @@ def test_no_memory_growth_over_a_hundred_thousand_steps():
     assert grown < 2048, f"RSS grew by {grown} KiB over 10^5 steps"
 
 
+def test_target_hands_pass_the_checker_and_a_random_policy_no_longer_pulls_the_string_straight():
+    pytest.importorskip("gymnasium")
+    from gymnasium.utils.env_checker import check_env
+
+    from diabolo.gym import DiaboloEnv, DiaboloVectorEnv
+
+    for space in (False, True):
+        env = DiaboloEnv(hands="target", space=space)
+        check_env(env, skip_render_check=True)
+        assert env.reach == 0.3 and env.max_force == 50.0
+    # The action moves the target, not the stick: a hand held at its rest point stays there.
+    env = DiaboloEnv(hands="target", start_noise=0.0)
+    env.reset(seed=0)
+    for _ in range(100):
+        env.step(np.zeros(4, dtype=np.float32))
+    left, right = env._play.batch.simulation(0).state["stick_positions"]
+    assert abs(left[0] + 0.4) < 0.02 and abs(right[0] - 0.4) < 0.02
+    straight = {}
+    for hands in ("accel", "target"):
+        envs = DiaboloVectorEnv(num_envs=16, hands=hands)
+        envs.reset(seed=0)
+        rng = np.random.default_rng(0)
+        straight[hands] = 0
+        for _ in range(300):
+            *_, info = envs.step(rng.uniform(-1, 1, size=(16, 4)).astype(np.float32))
+            for message in info.get("failure", []):
+                straight[hands] += bool(message) and "pull the string straight" in message
+    # Acceleration-driven hands have no force limit and pull the string straight (31 of 4,800
+    # steps here); hands with a force limit are pulled back by the string.
+    assert straight["accel"] > 10 and straight["target"] == 0, straight
+    with pytest.raises(ValueError, match="hands must be one of"):
+        DiaboloEnv(hands="tracking")
+
+
 def test_the_environment_passes_the_checker_and_a_random_policy_runs_ten_thousand_steps():
     gym = pytest.importorskip("gymnasium")
     from gymnasium.utils.env_checker import check_env
