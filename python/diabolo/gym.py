@@ -197,15 +197,13 @@ class Play:
         """Starts the members of the mask ``chosen`` over, each pushed by its generator (in
         order): a random push of the hands' first accelerations (or targets)."""
         k = self.dim
+        scale = self.max_accel if self.hands == "accel" else self.reach
+        noise = np.array(
+            [rng.uniform(-1.0, 1.0, size=2 * k) * self.start_noise * scale for rng in rngs]
+        ).reshape(len(rngs), 2, k)
         if self.hands == "accel":
-            noise = np.array(
-                [rng.uniform(-1.0, 1.0, size=2 * k) * self.start_noise * self.max_accel for rng in rngs]
-            ).reshape(len(rngs), 2, k)
             out = self.batch.reset(chosen, accel=noise)
         else:
-            noise = np.array(
-                [rng.uniform(-1.0, 1.0, size=2 * k) * self.start_noise * self.reach for rng in rngs]
-            ).reshape(len(rngs), 2, k)
             out = self.batch.reset(chosen, target=self.rest + noise)
         self.hand_height[chosen] = out.hands_y[chosen]
         self.apex[chosen] = -np.inf
