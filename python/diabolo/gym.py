@@ -45,9 +45,8 @@ Tasks and rewards (per step; all also pay ``-action_cost * |action|^2``):
   the apex is the highest point since the diabolo left the string; otherwise 0.
 
 ``terminated`` is True when the diabolo is dropped (reaches the floor, 0.1 m by default) or the
-run fails (the hands pull the string straight, the sticks meet, ...; the reward is then -1 and
-the observation the one before the step: the hands' accelerations have no force limit, and
-drawn apart they pull the inextensible string straight, where the run stops); ``truncated`` when the episode reaches
+run fails (acceleration hands pull the string straight, the sticks meet, ...; the reward is
+then -1 and the observation the one before the step); ``truncated`` when the episode reaches
 ``episode_seconds``. ``info`` carries the step's events and, on a failure, its message.
 
 ``DiaboloVectorEnv(num_envs=N, task=...)`` is the same environment N times over, a

@@ -8,11 +8,10 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use diabolo::model::axle_angles::tilt;
-use diabolo::simulation::drive::Drive;
 use diabolo::simulation::space::{SpaceEventKind, SpacePhase};
 use diabolo::simulation::{DiaboloMode, EventKind, Phase};
 use diabolo::sweep::thread_count;
-use nalgebra::{SVector, Vector2, Vector3};
+use nalgebra::Vector2;
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArrayDyn};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -192,34 +191,15 @@ impl Member {
         }
     }
 
-    /// Sets both hands: in the plane with one re-entry of the string (as
-    /// `Simulation.set_hands`), in space one after the other.
+    /// Sets both hands as `Simulation.set_hands` does (in the plane with one re-entry of the
+    /// string, in space one after the other). A failure is the member's (`Batch.failure`).
     fn set_hands(&mut self, input: Input, hands: &[f64]) -> Result<(), String> {
         let dim = hands.len() / 2;
-        let value = |side: usize| &hands[side * dim..(side + 1) * dim];
-        match &mut self.stepper.stepped {
-            Stepped::Plane { session, .. } => {
-                let t = session.time();
-                let mut drives = [None, None];
-                for (side, slot) in drives.iter_mut().enumerate() {
-                    *slot = Some(drive(input, Vector2::from_column_slice(value(side)), t)?);
-                }
-                session.set_drives(drives).map_err(|e| e.to_string())
-            }
-            Stepped::Space { session, .. } => {
-                for side in 0..2 {
-                    let drive = drive(
-                        input,
-                        Vector3::from_column_slice(value(side)),
-                        session.time(),
-                    )?;
-                    session
-                        .set_hand(side, drive)
-                        .map_err(|(t, r)| crate::space_stop_message(t, &r))?;
-                }
-                Ok(())
-            }
-        }
+        let (kind, gains) = input.kind();
+        let values = [0, 1].map(|side| Some(Some(&hands[side * dim..(side + 1) * dim])));
+        self.stepper
+            .set_hands_of(kind, values, gains)
+            .map_err(|_| "the hands could not be set".to_string())
     }
 
     fn advance(&mut self, dt: f64) -> Result<(), String> {
@@ -266,14 +246,15 @@ impl Member {
     }
 }
 
-/// A hand's drive of `input` with the value `v`, from time `t`.
-fn drive<const D: usize>(input: Input, v: SVector<f64, D>, t: f64) -> Result<Drive<D>, String> {
-    let (kind, gains) = match input {
-        Input::Accel => ("accel", None),
-        Input::Force => ("force", None),
-        Input::Target(gains) => ("target", Some(gains)),
-    };
-    hand_drive(kind, Some(v), gains, t).map_err(|e| e.to_string())
+impl Input {
+    /// The kind of hand input (`Simulation.set_hand`'s words) and a target's gains.
+    fn kind(self) -> (&'static str, Option<[f64; 3]>) {
+        match self {
+            Input::Accel => ("accel", None),
+            Input::Force => ("force", None),
+            Input::Target(gains) => ("target", Some(gains)),
+        }
+    }
 }
 
 impl Batch {

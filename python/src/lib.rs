@@ -327,11 +327,11 @@ fn hand_drive<const D: usize>(
 impl Stepper {
     /// Sets the hands given in `values` (`None`: kept; `Some(None)`: the input without a
     /// value) to inputs of `kind`: in the plane with one re-entry of the string, in space one
-    /// hand after the other.
-    fn set_hands_of(
+    /// hand after the other (`Simulation.set_hand`, `set_hands` and a `Batch` member's step).
+    pub(crate) fn set_hands_of(
         &mut self,
         kind: &str,
-        values: [Option<Option<Vec<f64>>>; 2],
+        values: [Option<Option<&[f64]>>; 2],
         gains: Option<[f64; 3]>,
     ) -> PyResult<()> {
         for v in values.iter().flatten().flatten() {
@@ -369,8 +369,8 @@ impl Stepper {
 }
 
 /// A hand's value (x, y) in the plane.
-fn plane_value(kind: &str, value: Option<Vec<f64>>) -> PyResult<Option<Vector2<f64>>> {
-    match value.as_deref() {
+fn plane_value(kind: &str, value: Option<&[f64]>) -> PyResult<Option<Vector2<f64>>> {
+    match value {
         None => Ok(None),
         Some([x, y]) => Ok(Some(Vector2::new(*x, *y))),
         Some(other) => Err(PyValueError::new_err(format!(
@@ -381,8 +381,8 @@ fn plane_value(kind: &str, value: Option<Vec<f64>>) -> PyResult<Option<Vector2<f
 }
 
 /// A hand's value (x, y, z) in space ((x, y) meaning z = 0).
-fn space_value(kind: &str, value: Option<Vec<f64>>) -> PyResult<Option<Vector3<f64>>> {
-    match value.as_deref() {
+fn space_value(kind: &str, value: Option<&[f64]>) -> PyResult<Option<Vector3<f64>>> {
+    match value {
         None => Ok(None),
         Some([x, y]) => Ok(Some(Vector3::new(*x, *y, 0.0))),
         Some([x, y, z]) => Ok(Some(Vector3::new(*x, *y, *z))),
@@ -510,7 +510,7 @@ impl Stepper {
             return Err(PyValueError::new_err("side must be 0 (left) or 1 (right)"));
         }
         let mut values = [None, None];
-        values[side] = Some(value);
+        values[side] = Some(value.as_deref());
         self.set_hands_of(kind, values, gains)
     }
 
@@ -523,14 +523,14 @@ impl Stepper {
         values: Option<[Vec<f64>; 2]>,
         gains: Option<[f64; 3]>,
     ) -> PyResult<()> {
-        let values = match values {
-            Some([left, right]) => [Some(Some(left)), Some(Some(right))],
+        let values = match &values {
+            Some([left, right]) => [Some(Some(left.as_slice())), Some(Some(right.as_slice()))],
             None => [Some(None), Some(None)],
         };
         self.set_hands_of(kind, values, gains)
     }
 
-    /// Whether the scenario runs in space.    /// Whether the scenario runs in space.
+    /// Whether the scenario runs in space.
     #[getter]
     fn space(&self) -> bool {
         matches!(self.stepped, Stepped::Space { .. })

@@ -205,7 +205,9 @@ def test_set_hands_moves_both_hands_as_two_set_hand_calls_do_within_round_off():
     with pytest.raises(ValueError, match="accel must be a pair"):
         both.set_hands(accel=(0.0, 1.0, 2.0))
     both.set_hands(released=True)
-    assert both.state["hand_forces"] is not None
+    both.step(0.01)
+    # Released hands apply no force.
+    assert np.array_equal(np.asarray(both.state["hand_forces"]), np.zeros((2, 2)))
 
 
 def test_copy_is_independent():

@@ -351,7 +351,7 @@ pub enum RunError {
         /// L: string length, m.
         length: f64,
     },
-    #[error("t = {t:.6} s: the hands pull the string straight (the sticks {span:.4} m apart, string length {length:.4} m{motion}): both hands impose their stick's acceleration (accel or path drives, no force limit) and the force to go on diverges; give a hand a force limit (a force drive, or a path with tracking and max_force) or keep the hands closer", motion = fastest_words(fastest))]
+    #[error("t = {t:.6} s: the hands pull the string straight (the sticks {span:.4} m apart, string length {length:.4} m{motion}): {PULLED_STRAIGHT_FIX}", motion = fastest_words(fastest))]
     /// Both hands impose their acceleration and pull the inextensible string straight
     /// ([`crate::simulation::tolerances::PULLED_STRAIGHT`]).
     PulledStraight {
@@ -531,9 +531,19 @@ impl RunError {
     }
 }
 
+/// Why a string pulled straight stops the run, and the fix (the plane's and the space's
+/// message).
+pub(crate) const PULLED_STRAIGHT_FIX: &str = "both hands impose their stick's acceleration (accel or path drives, no force limit) and the force to go on diverges; give a hand a force limit (a force drive, or a path with tracking and max_force) or keep the hands closer";
+
+/// The fastest of the diabolos on a string, from (K, speed m/s) pairs: (K, speed), or `None`
+/// with none on it.
+pub(crate) fn fastest(speeds: impl Iterator<Item = (usize, f64)>) -> Option<(usize, f64)> {
+    speeds.max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
 /// "; diabolo K at V m/s" for the fastest diabolo on a string pulled straight, or "; no
 /// diabolo on it".
-fn fastest_words(fastest: &Option<(usize, f64)>) -> String {
+pub(crate) fn fastest_words(fastest: &Option<(usize, f64)>) -> String {
     match fastest {
         Some((diabolo, speed)) => format!("; diabolo {diabolo} at {speed:.3} m/s"),
         None => "; no diabolo on it".to_string(),

@@ -61,9 +61,8 @@ impl Default for Tolerances {
 /// The string's bend sum_i sin^2 psi_i (dimensionless) below which a taut inextensible string
 /// between two hands that both impose their acceleration counts as pulled straight, and the run
 /// stops: the hand force to go on grows as 1 / (2 det B), which vanishes with the bend, and the
-/// diabolos' speed with it (1e-4: one diabolo 7.3 mm off the line of a 1.46 m string, its hands within 73 um of
-/// pulling it straight;
-/// docs/model.md, "Pulled straight").
+/// diabolos' speed with it (1e-4: one diabolo 7.3 mm off the line of a 1.46 m string, its
+/// hands within 73 um of pulling it straight; docs/model.md, "Pulled straight").
 pub const PULLED_STRAIGHT: f64 = 1e-4;
 
 /// A diabolo on the string within this angle (rad) of the straight string is at its chord (a

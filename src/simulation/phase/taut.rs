@@ -117,12 +117,17 @@ impl TautSystem {
     /// The [`super::guards::TautGuard::Straighten`] value on the last evaluation: below 0 the
     /// hands have pulled the string straight.
     pub fn straightness(&self) -> f64 {
-        super::guards::straightness(&TautWatch {
+        super::guards::straightness(&self.watch())
+    }
+
+    /// What the taut guards read on the last evaluation.
+    fn watch(&self) -> TautWatch<'_> {
+        TautWatch {
             dynamics: &self.dynamics,
             axle_modes: &self.axle_modes,
             knots: &self.knots,
             flight: &self.flight,
-        })
+        }
     }
 
     /// Length of the phase state: 5N + 6 (5N + 8 with a compliant string) + accumulators.
@@ -256,13 +261,8 @@ impl TautSystem {
                 self.positions[i + 1] = p;
             }
         }
-        let watch = TautWatch {
-            dynamics: &self.dynamics,
-            axle_modes: &self.axle_modes,
-            knots: &self.knots,
-            flight: &self.flight,
-        };
-        self.guards.write_values(&watch, t, &self.positions, out);
+        self.guards
+            .write_values(&self.watch(), t, &self.positions, out);
     }
 }
 

@@ -2,6 +2,7 @@
 
 use crate::model::energy::LedgerBreach;
 use crate::model::space::SpaceImpulseError;
+use crate::simulation::report::{fastest_words, PULLED_STRAIGHT_FIX};
 
 /// What happened at an event of the run in space.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -262,14 +263,7 @@ impl std::fmt::Display for SpaceStop {
             Self::WallClock { limit, duration } => write!(f, "the run took longer than sim.max_wall = {limit} s of wall-clock time (of {duration} s simulated); raise sim.max_wall or shorten the run"),
             Self::Budget { what, count } => write!(f, "{count} {what}: more than the run's budget (sim.max_{what}_per_second); the motion is stuck at an instant or far too fast for the tolerances"),
             Self::SlowSpin(k) => write!(f, "diabolo {k} spins too slowly for the fast-top limit; set sim.axle to \"rigid\""),
-            Self::PulledStraight { span, fastest } => {
-                write!(f, "the hands pull the string straight (the sticks {span:.4} m apart")?;
-                match fastest {
-                    Some((k, speed)) => write!(f, "; diabolo {k} at {speed:.3} m/s")?,
-                    None => write!(f, "; no diabolo on it")?,
-                }
-                write!(f, "): both hands impose their stick's acceleration (accel or path drives, no force limit) and the force to go on diverges; give a hand a force limit (a force drive, or a path with tracking and max_force) or keep the hands closer")
-            }
+            Self::PulledStraight { span, fastest } => write!(f, "the hands pull the string straight (the sticks {span:.4} m apart{}): {PULLED_STRAIGHT_FIX}", fastest_words(fastest)),
             Self::LedgerOpen { breach, tolerance } => write!(f, "the energy ledger opened: {breach} (tolerance {tolerance:.3e} J)"),
             Self::Impulse(e) => write!(f, "{e}"),
             Self::Failed(message) => write!(f, "{message}"),

@@ -11,6 +11,7 @@ use crate::model::friction::AxleMode;
 use crate::model::space::{space_energy, space_tensing_impulse, SpaceState};
 use crate::simulation::ode::events::{Crossing, Direction, EventLocator, EventOptions, EventSpec};
 use crate::simulation::ode::integrate::Stepper;
+use crate::simulation::report::fastest;
 use crate::simulation::tolerances::{STRAIGHT, TOUCH_GAP, TOUCH_SPEED};
 
 /// A rebound slower than this (m/s) counts as none: the string stays taut.
@@ -642,9 +643,8 @@ impl<H: SpaceHand + Clone> Run<H> {
             SpaceGuard::SlowSpin(k) => Some(SpaceStop::SlowSpin(diabolo(k))),
             SpaceGuard::Straighten => {
                 let state = &self.system.state;
-                let fastest = (state.diabolos.iter().enumerate())
-                    .map(|(i, d)| (diabolo(i + 1), d.vel.norm()))
-                    .max_by(|a, b| a.1.total_cmp(&b.1));
+                let speeds = state.diabolos.iter().enumerate();
+                let fastest = fastest(speeds.map(|(i, d)| (diabolo(i + 1), d.vel.norm())));
                 let span = (state.right.pos - state.left.pos).norm();
                 Some(SpaceStop::PulledStraight { span, fastest })
             }

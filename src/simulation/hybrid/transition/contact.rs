@@ -362,13 +362,8 @@ impl Hybrid<'_> {
     /// there): the sticks' distance and the fastest diabolo on the string.
     pub(crate) fn pulled_straight(&mut self, t: f64, y: &[f64]) -> RunError {
         let state = self.phases.state(t, y);
-        let view = &self.phases.taut.system.flight;
-        let fastest = state
-            .diabolos
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (view.slots.get(i).copied().unwrap_or(i + 1), d.vel.norm()))
-            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let speeds = state.diabolos.iter().enumerate();
+        let fastest = fastest(speeds.map(|(i, d)| (self.roster.diabolo_in(i + 1), d.vel.norm())));
         RunError::PulledStraight {
             t,
             span: (state.right.pos - state.left.pos).norm(),

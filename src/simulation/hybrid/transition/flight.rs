@@ -213,13 +213,28 @@ impl Hybrid<'_> {
         t: f64,
         kept: Vec<(usize, AxleMode)>,
     ) -> Result<(), RunError> {
-        self.gripping_before = gripping(&kept);
-        let result = match phase {
-            Phase::Taut => self.tense(string, accounts, t, Arrival::Start),
-            Phase::Loose => self.enter_loose(string, accounts, t),
-        };
-        self.gripping_before.clear();
+        let result = self.keeping_grip(&kept, |hybrid| match phase {
+            Phase::Taut => hybrid.tense(string, accounts, t, Arrival::Start),
+            Phase::Loose => hybrid.enter_loose(string, accounts, t),
+        });
         self.landed = None;
+        result
+    }
+
+    /// `enter` run with the axles that gripped before (`kept`, by diabolo K) remembered: they go
+    /// on gripping without a new `stick` event.
+    pub(crate) fn keeping_grip<R>(
+        &mut self,
+        kept: &[(usize, AxleMode)],
+        enter: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        self.gripping_before = kept
+            .iter()
+            .filter(|(_, m)| *m == AxleMode::Stuck)
+            .map(|(k, _)| *k)
+            .collect();
+        let result = enter(self);
+        self.gripping_before.clear();
         result
     }
 
@@ -243,14 +258,4 @@ impl Hybrid<'_> {
             *theta = PI;
         }
     }
-}
-
-impl Hybrid<'_> {}
-
-/// The diabolos whose axles grip among the friction modes `kept` (diabolo, mode).
-pub(crate) fn gripping(kept: &[(usize, AxleMode)]) -> Vec<usize> {
-    kept.iter()
-        .filter(|(_, m)| *m == AxleMode::Stuck)
-        .map(|(k, _)| *k)
-        .collect()
 }

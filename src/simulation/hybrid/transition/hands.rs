@@ -1,7 +1,6 @@
 //! What the hands do between steps: a path stick's velocity jump at a keyframe, and a drive
 //! replaced in a session.
 
-use super::flight::gripping;
 use super::*;
 
 impl Hybrid<'_> {
@@ -72,10 +71,7 @@ impl Hybrid<'_> {
             // from y as it is, its friction decided again, without the round trip through the
             // Cartesian state that a velocity jump needs.
             self.phases.set_drives(&self.sim.drives);
-            self.gripping_before = gripping(&kept);
-            let held = self.hold_taut(t, y, &accounts);
-            self.gripping_before.clear();
-            held?;
+            self.keeping_grip(&kept, |hybrid| hybrid.hold_taut(t, y, &accounts))?;
         } else {
             // The state (kinematic: the drives' change does not enter it) from the phase's
             // system as it is, then the string entered again from it.

@@ -38,7 +38,7 @@ use crate::simulation::failures::{dynamics_failure, impulse_failure, state_failu
 use crate::simulation::phase::{
     FlightView, Guard, Hit, LooseGuard, Object, Phase, SharedGuard, TautGuard, ACCUMULATORS,
 };
-use crate::simulation::report::{object_name, Event, EventKind, Partner, RunError};
+use crate::simulation::report::{fastest, object_name, Event, EventKind, Partner, RunError};
 use crate::simulation::tolerances::{
     JUST_LEFT, MAX_CASCADE, ON_CHORD, RESTING_FORCE, STRAIGHT, TOUCH_GAP, TOUCH_SPEED, VERTICAL,
 };

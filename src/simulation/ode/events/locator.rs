@@ -78,8 +78,16 @@ impl Track {
     }
 }
 
-/// Where the rate at a step's end is measured, as a fraction of the step before it.
+/// Where the rate at a step's end (or start) is measured, as a fraction of the step before
+/// (after) it.
 pub(super) const NEAR_END: f64 = 1e-3;
+
+/// Each member's rate dg/dt between its values `a` at `ta` and `b` at `tb`, into `out`.
+fn secant(a: &[f64], ta: f64, b: &[f64], tb: f64, out: &mut [f64]) {
+    for ((rate, a), b) in out.iter_mut().zip(a).zip(b) {
+        *rate = (b - a) / (tb - ta);
+    }
+}
 
 /// Iteration cap of the root solver (bisection every few iterations keeps it far below).
 pub(super) const MAX_ROOT_ITERATIONS: usize = 400;
@@ -259,9 +267,13 @@ impl EventLocator {
         } else if !need_probe && !self.set.dips {
             let near = t0 + NEAR_END * h;
             self.sample(sys, stepper, near, Buffer::Hit)?;
-            for i in 0..m {
-                self.rate_start[i] = (self.hit_values[i] - self.g_start[i]) / (near - t0);
-            }
+            secant(
+                &self.g_start[..m],
+                t0,
+                &self.hit_values[..m],
+                near,
+                &mut self.rate_start,
+            );
             true
         } else {
             false
@@ -276,9 +288,13 @@ impl EventLocator {
         self.motion_end[..m].copy_from_slice(&self.motion_sample[..m]);
         let near = t1 - NEAR_END * h;
         self.sample(sys, stepper, near, Buffer::Hit)?;
-        for i in 0..m {
-            self.rate_end[i] = (self.g_end[i] - self.hit_values[i]) / (t1 - near);
-        }
+        secant(
+            &self.hit_values[..m],
+            near,
+            &self.g_end[..m],
+            t1,
+            &mut self.rate_end,
+        );
         let skip = rates_known && !need_probe && !self.set.dips && self.no_zero_fits(t0, h);
         let interior = if skip {
             0
